@@ -1,0 +1,42 @@
+/* pgxcompat.h: the PETSc API differences that a plugin meets between 3.18 (Debian 12) and the current release.
+   Every PGX source includes this (through pgximpl.h) instead of testing PETSC_VERSION_* itself. */
+#pragma once
+#include <petscversion.h>
+#include <petscsys.h>
+#include <petscmat.h>
+
+/* 3.19: PETSC_SUCCESS (PetscFunctionReturn(PETSC_SUCCESS)) */
+#if !defined(PETSC_SUCCESS)
+  #define PETSC_SUCCESS ((PetscErrorCode)0)
+#endif
+
+/* 3.23: PetscOptionItems becomes a pointer type; the setfromoptions methods take it by value.
+   Write: static PetscErrorCode PCSetFromOptions_X(PC pc, PGXOptionItems PetscOptionsObject) */
+#if PETSC_VERSION_GE(3, 23, 0)
+typedef PetscOptionItems PGXOptionItems;
+#else
+typedef PetscOptionItems *PGXOptionItems;
+#endif
+
+/* 3.21: MatSolverTypeRegister takes a MatSolverFn *; before, a MatSolverFunction */
+#if PETSC_VERSION_GE(3, 21, 0)
+  #define PGXMatSolverFn(f) ((MatSolverFn *)(f))
+#else
+  #define PGXMatSolverFn(f) ((MatSolverFunction)(f))
+#endif
+
+/* 3.22: "leave unchanged" for KSPSetTolerances() and friends is PETSC_CURRENT; PETSC_DEFAULT is deprecated */
+#if PETSC_VERSION_GE(3, 22, 0)
+  #define PGX_CURRENT PETSC_CURRENT
+#else
+  #define PGX_CURRENT PETSC_DEFAULT
+#endif
+
+/* 3.20: MatGetFactor() may return a NULL factor instead of raising an error; PGXMatGetFactor() raises in both. */
+static inline PetscErrorCode PGXMatGetFactor(Mat A, MatSolverType stype, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGetFactor(A, stype, ftype, F));
+  PetscCheck(*F, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "MatGetFactor() gave no factor of type %s for this matrix", stype);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

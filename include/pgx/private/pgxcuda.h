@@ -1,0 +1,106 @@
+/* pgxcuda.h: the CUDA side of the device layer; included only by .cu files.
+
+   - PGXCallCUDA/PGXCallCUBLAS/PGXCallCUSPARSE/PGXCallCUSOLVER: a failed call becomes a PETSc error
+     (PETSC_ERR_GPU) naming the call and the library's error string.
+   - PGXCheckLaunch(name): after every kernel launch; catches bad configurations and earlier faults.
+   - PGXCUDAGetStream/GetCUBLAS/GetCUSPARSE/GetCUSOLVER: one lazily created context per process,
+     destroyed at PetscFinalize. Every PGX kernel runs on that stream.
+   - pgx::cuda::DeviceArray<T>: a device buffer freed by its destructor, so early returns on error
+     leak nothing. Use it for temporaries; persistent buffers live in the glue's context. */
+#pragma once
+#include <pgx/private/pgximpl.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cusparse.h>
+#include <cusolverDn.h>
+
+PETSC_EXTERN const char *PGXCUSOLVERGetErrorString(cusolverStatus_t);
+
+#define PGXCallCUDA(...) \
+  do { \
+    cudaError_t _pgx_e = (__VA_ARGS__); \
+    PetscCheck(_pgx_e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s: %s) in %s", (int)_pgx_e, cudaGetErrorName(_pgx_e), cudaGetErrorString(_pgx_e), #__VA_ARGS__); \
+  } while (0)
+
+#define PGXCheckLaunch(kernelname) \
+  do { \
+    cudaError_t _pgx_e = cudaGetLastError(); \
+    PetscCheck(_pgx_e == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s: %s) launching kernel %s", (int)_pgx_e, cudaGetErrorName(_pgx_e), cudaGetErrorString(_pgx_e), kernelname); \
+  } while (0)
+
+#define PGXCallCUBLAS(...) \
+  do { \
+    cublasStatus_t _pgx_s = (__VA_ARGS__); \
+    PetscCheck(_pgx_s == CUBLAS_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuBLAS error %d (%s: %s) in %s", (int)_pgx_s, cublasGetStatusName(_pgx_s), cublasGetStatusString(_pgx_s), #__VA_ARGS__); \
+  } while (0)
+
+#define PGXCallCUSPARSE(...) \
+  do { \
+    cusparseStatus_t _pgx_s = (__VA_ARGS__); \
+    PetscCheck(_pgx_s == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s: %s) in %s", (int)_pgx_s, cusparseGetErrorName(_pgx_s), cusparseGetErrorString(_pgx_s), #__VA_ARGS__); \
+  } while (0)
+
+#define PGXCallCUSOLVER(...) \
+  do { \
+    cusolverStatus_t _pgx_s = (__VA_ARGS__); \
+    PetscCheck(_pgx_s == CUSOLVER_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSOLVER error %d (%s) in %s", (int)_pgx_s, PGXCUSOLVERGetErrorString(_pgx_s), #__VA_ARGS__); \
+  } while (0)
+
+PETSC_EXTERN PetscErrorCode PGXCUDAGetStream(cudaStream_t *);
+PETSC_EXTERN PetscErrorCode PGXCUDAGetCUBLAS(cublasHandle_t *);
+PETSC_EXTERN PetscErrorCode PGXCUDAGetCUSPARSE(cusparseHandle_t *);
+PETSC_EXTERN PetscErrorCode PGXCUDAGetCUSOLVER(cusolverDnHandle_t *);
+PETSC_EXTERN PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **);
+
+/* Grid size for n work items of 'block' threads each, capped so that it fits gridDim.x */
+static inline unsigned int PGXCUDAGridSize(PetscInt n, unsigned int block)
+{
+  PetscInt g = (n + (PetscInt)block - 1) / (PetscInt)block;
+  if (g < 1) g = 1;
+  if (g > 2147483647) g = 2147483647;
+  return (unsigned int)g;
+}
+
+namespace pgx
+{
+namespace cuda
+{
+template <class T>
+class DeviceArray {
+public:
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray &)            = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  DeviceArray(DeviceArray &&o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  ~DeviceArray() { if (p_) (void)cudaFree(p_); }
+  /* (re)allocate for n elements; contents are not kept */
+  PetscErrorCode resize(size_t n)
+  {
+    PetscFunctionBegin;
+    if (n != n_) {
+      if (p_) PGXCallCUDA(cudaFree(p_));
+      p_ = nullptr;
+      n_ = 0;
+      if (n) PGXCallCUDA(cudaMalloc((void **)&p_, n * sizeof(T)));
+      n_ = n;
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode upload(const T *h, size_t n)
+  {
+    cudaStream_t s;
+    PetscFunctionBegin;
+    PetscCall(resize(n));
+    PetscCall(PGXCUDAGetStream(&s));
+    if (n) PGXCallCUDA(cudaMemcpyAsync(p_, h, n * sizeof(T), cudaMemcpyHostToDevice, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  T     *data() const { return p_; }
+  size_t size() const { return n_; }
+
+private:
+  T     *p_ = nullptr;
+  size_t n_ = 0;
+};
+} // namespace cuda
+} // namespace pgx

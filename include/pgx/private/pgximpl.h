@@ -1,0 +1,51 @@
+/* pgximpl.h: PGX internals shared by the glue of every capability (no CUDA headers here).
+
+   Device layer, as seen from host code:
+   - PGXDeviceResolve() turns -pgx_device auto into host or cuda, and refuses cuda without a GPU.
+   - PGXDeviceMalloc/Free/CopyToDevice/CopyToHost/Memset: device memory for the glue's persistent
+     buffers. Store every pointer in the object's context at once, so Reset frees it on any error path.
+   - PGXVecStage: device pointers for a PETSc Vec. A Vec whose array lives on the host is staged through
+     a device buffer owned by the stage; a Vec whose array already lives on the device (a CUDA-enabled
+     PETSc) is used in place.
+   The functions are defined in every build; without CUDA they raise PETSC_ERR_SUP_SYS. */
+#pragma once
+#include <pgx.h>
+#include <pgx/private/pgxcompat.h>
+#include <petsc/private/petscimpl.h>
+
+PETSC_EXTERN PetscClassId PGX_CLASSID;
+
+/* Log events, registered once in PGXInitializePackage() */
+PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
+
+/* Each capability registers its types and events here; called by PGXInitializePackage() */
+PETSC_INTERN PetscErrorCode PGXRegister_DILU(void);
+PETSC_INTERN PetscErrorCode PGXRegister_AIPS(void);
+
+/* Device memory (host-callable) */
+PETSC_EXTERN PetscErrorCode PGXDeviceMalloc(size_t, void **);
+PETSC_EXTERN PetscErrorCode PGXDeviceFree(void *); /* takes the address of the pointer: PGXDeviceFree(&ctx->d_x); NULLs it */
+PETSC_EXTERN PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t);
+PETSC_EXTERN PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t);
+PETSC_EXTERN PetscErrorCode PGXDeviceMemset(void *, int, size_t);
+PETSC_EXTERN PetscErrorCode PGXDeviceSynchronize(void);
+
+/* Typed helpers */
+#define PGXDeviceMallocArray(n, p)            PGXDeviceMalloc((size_t)(n) * sizeof(**(p)), (void **)(p))
+#define PGXDeviceCopyArrayToDevice(d, h, n)   PGXDeviceCopyToDevice((void *)(d), (const void *)(h), (size_t)(n) * sizeof(*(h)))
+#define PGXDeviceCopyArrayToHost(h, d, n)     PGXDeviceCopyToHost((void *)(h), (const void *)(d), (size_t)(n) * sizeof(*(h)))
+
+/* Vec <-> device arrays */
+typedef struct _n_PGXVecStage *PGXVecStage;
+PETSC_EXTERN PetscErrorCode PGXVecStageCreate(PGXVecStage *);
+PETSC_EXTERN PetscErrorCode PGXVecStageDestroy(PGXVecStage *);
+PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
+PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
+
+/* Backend names for View and -log_view */
+static inline const char *PGXDeviceName(PGXDeviceType t)
+{
+  return t == PGX_DEVICE_CUDA ? "cuda" : (t == PGX_DEVICE_HOST ? "host (reference)" : "auto");
+}

@@ -1,0 +1,357 @@
+/* The CUDA side of the device layer: one context per process (device, stream, library handles),
+   device memory, Vec staging, and the error strings of cuSOLVER. */
+#include <pgx/private/pgxcuda.h>
+#include <stdlib.h>
+
+namespace
+{
+struct Context {
+  PetscBool          init = PETSC_FALSE;
+  int                device = -1;
+  cudaDeviceProp     prop{};
+  cudaStream_t       stream   = nullptr;
+  cublasHandle_t     cublas   = nullptr;
+  cusparseHandle_t   cusparse = nullptr;
+  cusolverDnHandle_t cusolver = nullptr;
+};
+Context ctx;
+
+__global__ void probe_kernel(int *p)
+{
+  if (p) *p = 1;
+}
+
+/* Node-local rank from the launcher's environment (no collective call: contexts are created lazily,
+   from objects on any communicator). */
+int local_rank()
+{
+  const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
+  for (const char *v : vars) {
+    const char *s = getenv(v);
+    if (s) return atoi(s);
+  }
+  return 0;
+}
+
+PetscErrorCode ContextDestroy(void)
+{
+  PetscFunctionBegin;
+  if (ctx.cusolver) PGXCallCUSOLVER(cusolverDnDestroy(ctx.cusolver));
+  if (ctx.cusparse) PGXCallCUSPARSE(cusparseDestroy(ctx.cusparse));
+  if (ctx.cublas) PGXCallCUBLAS(cublasDestroy(ctx.cublas));
+  if (ctx.stream) PGXCallCUDA(cudaStreamDestroy(ctx.stream));
+  ctx = Context();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ContextInit(void)
+{
+  int count = 0;
+
+  PetscFunctionBegin;
+  if (ctx.init) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(PGX_DeviceInit, 0, 0, 0, 0));
+  PGXCallCUDA(cudaGetDeviceCount(&count));
+  PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No CUDA device is visible; use -pgx_device host");
+  ctx.device = local_rank() % count;
+  PGXCallCUDA(cudaSetDevice(ctx.device));
+  PGXCallCUDA(cudaGetDeviceProperties(&ctx.prop, ctx.device));
+  PGXCallCUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+  ctx.init = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(ContextDestroy));
+  PetscCall(PetscInfo(NULL, "PGX cuda context: device %d of %d (%s, sm_%d%d, %d SMs)\n", ctx.device, count, ctx.prop.name, ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount));
+  PetscCall(PetscLogEventEnd(PGX_DeviceInit, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, char reason[], size_t len)
+{
+  int                count = 0;
+  cudaError_t        e;
+  cudaFuncAttributes attr;
+
+  PetscFunctionBegin;
+  *avail = PETSC_FALSE;
+  e      = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    PetscCall(PetscSNPrintf(reason, len, "cudaGetDeviceCount() failed with %s (%s): no usable GPU or driver", cudaGetErrorName(e), cudaGetErrorString(e)));
+    (void)cudaGetLastError();
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (count == 0) {
+    PetscCall(PetscSNPrintf(reason, len, "no CUDA device is visible"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  e = cudaFuncGetAttributes(&attr, probe_kernel);
+  if (e != cudaSuccess) {
+    cudaDeviceProp p;
+    (void)cudaGetDeviceProperties(&p, local_rank() % count);
+    PetscCall(PetscSNPrintf(reason, len, "libpgx.so has no kernel image for this GPU (%s, sm_%d%d): %s; rebuild with CUDA_ARCH=%d%d", p.name, p.major, p.minor, cudaGetErrorString(e), p.major, p.minor));
+    (void)cudaGetLastError();
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  *avail = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXCUDAGetStream(cudaStream_t *s)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  *s = ctx.stream;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXCUDAGetCUBLAS(cublasHandle_t *h)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  if (!ctx.cublas) {
+    PGXCallCUBLAS(cublasCreate(&ctx.cublas));
+    PGXCallCUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
+  }
+  *h = ctx.cublas;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXCUDAGetCUSPARSE(cusparseHandle_t *h)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  if (!ctx.cusparse) {
+    PGXCallCUSPARSE(cusparseCreate(&ctx.cusparse));
+    PGXCallCUSPARSE(cusparseSetStream(ctx.cusparse, ctx.stream));
+  }
+  *h = ctx.cusparse;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXCUDAGetCUSOLVER(cusolverDnHandle_t *h)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  if (!ctx.cusolver) {
+    PGXCallCUSOLVER(cusolverDnCreate(&ctx.cusolver));
+    PGXCallCUSOLVER(cusolverDnSetStream(ctx.cusolver, ctx.stream));
+  }
+  *h = ctx.cusolver;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **p)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  *p = &ctx.prop;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *PGXCUSOLVERGetErrorString(cusolverStatus_t s)
+{
+  switch (s) {
+  case CUSOLVER_STATUS_SUCCESS:
+    return "CUSOLVER_STATUS_SUCCESS";
+  case CUSOLVER_STATUS_NOT_INITIALIZED:
+    return "CUSOLVER_STATUS_NOT_INITIALIZED";
+  case CUSOLVER_STATUS_ALLOC_FAILED:
+    return "CUSOLVER_STATUS_ALLOC_FAILED";
+  case CUSOLVER_STATUS_INVALID_VALUE:
+    return "CUSOLVER_STATUS_INVALID_VALUE";
+  case CUSOLVER_STATUS_ARCH_MISMATCH:
+    return "CUSOLVER_STATUS_ARCH_MISMATCH";
+  case CUSOLVER_STATUS_EXECUTION_FAILED:
+    return "CUSOLVER_STATUS_EXECUTION_FAILED";
+  case CUSOLVER_STATUS_INTERNAL_ERROR:
+    return "CUSOLVER_STATUS_INTERNAL_ERROR";
+  case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+    return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+  case CUSOLVER_STATUS_NOT_SUPPORTED:
+    return "CUSOLVER_STATUS_NOT_SUPPORTED";
+  default:
+    return "unknown cuSOLVER status";
+  }
+}
+
+/* ------------------------------------------------------------------------------------- device memory */
+PetscErrorCode PGXDeviceMalloc(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(p, 2);
+  PetscCall(ContextInit());
+  *p = NULL;
+  if (bytes) PGXCallCUDA(cudaMalloc(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceFree(void *pp)
+{
+  void **p = (void **)pp;
+
+  PetscFunctionBegin;
+  if (p && *p) {
+    PGXCallCUDA(cudaFree(*p));
+    *p = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceCopyToDevice(void *d, const void *h, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ContextInit());
+  PetscCall(PetscLogEventBegin(PGX_CopyToDevice, 0, 0, 0, 0));
+  PGXCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, ctx.stream));
+  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscCall(PetscLogEventEnd(PGX_CopyToDevice, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceCopyToHost(void *h, const void *d, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ContextInit());
+  PetscCall(PetscLogEventBegin(PGX_CopyToHost, 0, 0, 0, 0));
+  PGXCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, ctx.stream));
+  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceMemset(void *d, int v, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ContextInit());
+  PGXCallCUDA(cudaMemsetAsync(d, v, bytes, ctx.stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceSynchronize(void)
+{
+  PetscFunctionBegin;
+  if (ctx.init) PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXDeviceGetName(char name[], size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  PetscCall(PetscSNPrintf(name, len, "%s (sm_%d%d, %d SMs, device %d)", ctx.prop.name, ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount, ctx.device));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------- Vec staging */
+struct _n_PGXVecStage {
+  PetscScalar       *buf = nullptr; /* device staging buffer */
+  size_t             cap = 0;       /* its capacity in scalars */
+  PetscInt           n   = 0;       /* local length of the Vec being staged */
+  PetscBool          inplace = PETSC_FALSE; /* the Vec's own array is on the device */
+  const PetscScalar *rarr    = nullptr;     /* read access held until restore (in place only) */
+  PetscScalar       *warr    = nullptr;     /* write access held until restore */
+};
+
+static PetscErrorCode StageReserve(PGXVecStage s, PetscInt n)
+{
+  PetscFunctionBegin;
+  if ((size_t)n > s->cap) {
+    if (s->buf) PGXCallCUDA(cudaFree(s->buf));
+    s->buf = nullptr;
+    s->cap = 0;
+    PGXCallCUDA(cudaMalloc((void **)&s->buf, (size_t)n * sizeof(PetscScalar)));
+    s->cap = (size_t)n;
+  }
+  s->n = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecStageCreate(PGXVecStage *s)
+{
+  PetscFunctionBegin;
+  PetscCall(ContextInit());
+  *s = new _n_PGXVecStage();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecStageDestroy(PGXVecStage *s)
+{
+  PetscFunctionBegin;
+  if (!s || !*s) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*s)->buf) PGXCallCUDA(cudaFree((*s)->buf));
+  delete *s;
+  *s = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar **d)
+{
+  const PetscScalar *a;
+  PetscMemType       mt;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetArrayReadAndMemType(v, &a, &mt));
+  if (PetscMemTypeDevice(mt)) {
+    s->inplace = PETSC_TRUE;
+    s->rarr    = a;
+    *d         = a;
+  } else {
+    s->inplace = PETSC_FALSE;
+    PetscCall(StageReserve(s, n));
+    PetscCall(PetscLogEventBegin(PGX_CopyToDevice, 0, 0, 0, 0));
+    if (n) PGXCallCUDA(cudaMemcpyAsync(s->buf, a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, ctx.stream));
+    PetscCall(PetscLogEventEnd(PGX_CopyToDevice, 0, 0, 0, 0));
+    PetscCall(VecRestoreArrayReadAndMemType(v, &a));
+    *d = s->buf;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  if (s->inplace) PetscCall(VecRestoreArrayReadAndMemType(v, &s->rarr));
+  s->rarr = nullptr;
+  *d      = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecGetDeviceArrayWrite(Vec v, PGXVecStage s, PetscScalar **d)
+{
+  PetscScalar *a;
+  PetscMemType mt;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetArrayWriteAndMemType(v, &a, &mt));
+  s->warr = a;
+  if (PetscMemTypeDevice(mt)) {
+    s->inplace = PETSC_TRUE;
+    *d         = a;
+  } else {
+    s->inplace = PETSC_FALSE;
+    PetscCall(StageReserve(s, n));
+    *d = s->buf;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec v, PGXVecStage s, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  if (!s->inplace && s->n) {
+    PetscCall(PetscLogEventBegin(PGX_CopyToHost, 0, 0, 0, 0));
+    PGXCallCUDA(cudaMemcpyAsync(s->warr, s->buf, (size_t)s->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, ctx.stream));
+    PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+    PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
+  }
+  PetscCall(VecRestoreArrayWriteAndMemType(v, &s->warr));
+  s->warr = nullptr;
+  *d      = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

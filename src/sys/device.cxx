@@ -1,0 +1,127 @@
+/* Device selection (host side). The CUDA side lives in src/sys/cuda/device.cu; without CUDA the
+   device-memory functions below raise a clear error instead. */
+#include <pgx/private/pgximpl.h>
+
+#if PGX_HAVE_CUDA
+PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *, char[], size_t);
+#endif
+
+static PetscBool PGXCUDAProbed = PETSC_FALSE, PGXCUDAAvailable = PETSC_FALSE;
+static char      PGXCUDAReason[256];
+
+/*@C
+  PGXCUDAIsAvailable - Whether PGX was built with CUDA and a CUDA device is visible to this process.
+
+  Not Collective
+
+  Output Parameter:
+. avail - `PETSC_TRUE` when the cuda backend can run
+
+  Level: intermediate
+
+.seealso: `PGXDeviceResolve()`
+@*/
+PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(avail, 1);
+  if (!PGXCUDAProbed) {
+#if PGX_HAVE_CUDA
+    PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, PGXCUDAReason, sizeof(PGXCUDAReason)));
+#else
+    PGXCUDAAvailable = PETSC_FALSE;
+    PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA (nvcc was not found at build time; rebuild with CUDA=1 CUDA_DIR=/path/to/cuda)", sizeof(PGXCUDAReason)));
+#endif
+    PGXCUDAProbed = PETSC_TRUE;
+    PetscCall(PetscInfo(NULL, "PGX cuda backend %s%s%s\n", PGXCUDAAvailable ? "available" : "unavailable", PGXCUDAAvailable ? "" : ": ", PGXCUDAAvailable ? "" : PGXCUDAReason));
+  }
+  *avail = PGXCUDAAvailable;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXCUDAGetUnavailableReason - Why the cuda backend cannot run here (empty when it can).
+
+  Not Collective
+
+  Output Parameter:
+. reason - a sentence naming the cause (built without CUDA, no driver, no device, no kernel image)
+
+  Level: intermediate
+
+.seealso: `PGXCUDAIsAvailable()`
+@*/
+PetscErrorCode PGXCUDAGetUnavailableReason(const char **reason)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  *reason = avail ? "" : PGXCUDAReason;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXDeviceResolve - Turns a requested device type into the one that runs: `PGX_DEVICE_AUTO` becomes
+  `PGX_DEVICE_CUDA` when a GPU is available and `PGX_DEVICE_HOST` otherwise; `PGX_DEVICE_CUDA`
+  without a usable GPU is an error that says why.
+
+  Not Collective
+
+  Input Parameters:
++ comm - communicator for the error
+- req  - the requested type
+
+  Output Parameter:
+. type - `PGX_DEVICE_HOST` or `PGX_DEVICE_CUDA`
+
+  Level: developer
+
+.seealso: `PGXCUDAIsAvailable()`, `PGXGetDefaultDeviceType()`
+@*/
+PetscErrorCode PGXDeviceResolve(MPI_Comm comm, PGXDeviceType req, PGXDeviceType *type)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  PetscValidPointer(type, 3);
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  if (req == PGX_DEVICE_AUTO) *type = avail ? PGX_DEVICE_CUDA : PGX_DEVICE_HOST;
+  else {
+    PetscCheck(req != PGX_DEVICE_CUDA || avail, comm, PETSC_ERR_SUP_SYS, "-pgx_device cuda was requested but the cuda backend cannot run: %s. Use -pgx_device host (or auto)", PGXCUDAReason);
+    *type = req;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if !PGX_HAVE_CUDA
+  #define PGX_NO_CUDA SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "PGX was built without CUDA; %s needs the cuda backend", PETSC_FUNCTION_NAME)
+PetscErrorCode PGXDeviceMalloc(size_t, void **) { PGX_NO_CUDA; }
+PetscErrorCode PGXDeviceFree(void *p)
+{
+  PetscFunctionBegin;
+  if (p) *(void **)p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t) { PGX_NO_CUDA; }
+PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t) { PGX_NO_CUDA; }
+PetscErrorCode PGXDeviceMemset(void *, int, size_t) { PGX_NO_CUDA; }
+PetscErrorCode PGXDeviceSynchronize(void) { return PETSC_SUCCESS; }
+PetscErrorCode PGXDeviceGetName(char name[], size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(name, "none (built without CUDA)", len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXVecStageCreate(PGXVecStage *s) { PGX_NO_CUDA; }
+PetscErrorCode PGXVecStageDestroy(PGXVecStage *s)
+{
+  PetscFunctionBegin;
+  if (s) *s = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXVecGetDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
+PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
+PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
+PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
+#endif

@@ -1,0 +1,134 @@
+/* Package registration: PGXInitializePackage() registers every PGX type, option and log event once.
+   PetscDLLibraryRegister_pgx() is what PETSc calls for -dll_append .../libpgx.so. */
+#include <pgx/private/pgximpl.h>
+
+PetscClassId  PGX_CLASSID;
+PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
+
+const char *const PGXDeviceTypes[] = {"auto", "host", "cuda", "PGXDeviceType", "PGX_DEVICE_", NULL};
+
+static PetscBool     PGXPackageInitialized = PETSC_FALSE;
+static PGXDeviceType PGXDefaultDevice      = PGX_DEVICE_AUTO;
+
+/*@C
+  PGXFinalizePackage - Called from `PetscFinalize()`; undoes `PGXInitializePackage()`.
+
+  Level: developer
+
+.seealso: `PGXInitializePackage()`
+@*/
+PetscErrorCode PGXFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PGXPackageInitialized = PETSC_FALSE;
+  PGXDefaultDevice      = PGX_DEVICE_AUTO;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXInitializePackage - Registers the PGX types (`PCDILU`, `PCAIPS`, ...), the option -pgx_device and
+  PGX's log events. Called once; later calls return at once.
+
+  Options Database Key:
+. -pgx_device <auto,host,cuda> - where PGX's kernels run by default (auto: cuda when PGX was built with
+  CUDA and a GPU is visible, host otherwise); each PGX object also reads -<prefix>pgx_device
+
+  Level: beginner
+
+  Note:
+  A program loading PGX with -dll_append lib/libpgx.so gets this called by PETSc. A program linked
+  with -lpgx calls it after `PetscInitialize()`.
+
+.seealso: `PGXFinalizePackage()`, `PGXGetDefaultDeviceType()`
+@*/
+PetscErrorCode PGXInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (PGXPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXPackageInitialized = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("PGX", &PGX_CLASSID));
+  PetscCall(PetscLogEventRegister("PGXDeviceInit", PGX_CLASSID, &PGX_DeviceInit));
+  PetscCall(PetscLogEventRegister("PGXCopyToDevice", PGX_CLASSID, &PGX_CopyToDevice));
+  PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
+  PetscCall(PGXRegister_DILU());
+  PetscCall(PGXRegister_AIPS());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX: GPU preconditioners and solvers for PETSc", "PGX");
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
+  PetscOptionsEnd();
+  PetscCall(PetscRegisterFinalize(PGXFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXGetDefaultDeviceType - The device set with -pgx_device (not resolved: may be `PGX_DEVICE_AUTO`).
+
+  Not Collective
+
+  Output Parameter:
+. type - the device type
+
+  Level: intermediate
+
+.seealso: `PGXDeviceResolve()`, `PGXInitializePackage()`
+@*/
+PetscErrorCode PGXGetDefaultDeviceType(PGXDeviceType *type)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(type, 1);
+  PetscCall(PGXInitializePackage());
+  *type = PGXDefaultDevice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXGetVersion - The PGX version string.
+
+  Not Collective
+
+  Input Parameter:
+. len - the length of the buffer
+
+  Output Parameter:
+. version - the string
+
+  Level: beginner
+@*/
+PetscErrorCode PGXGetVersion(char version[], size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(version, len, "PGX 0.1.0 (%s backend%s)", PGX_HAVE_CUDA ? "host and cuda" : "host", PGX_HAVE_CUDA ? "s" : " only"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXPCApplyDevice - Applies a PGX preconditioner to vectors that live in GPU memory, without staging
+  through the host. This is what GPU-resident Krylov methods call.
+
+  Collective
+
+  Input Parameters:
++ pc  - the preconditioner, of a PGX type, set up with the cuda backend
+- x   - device array of the local length of the input
+
+  Output Parameter:
+. y   - device array of the local length of the output
+
+  Level: advanced
+
+.seealso: `PCApply()`, `PCDILU`, `PCAIPS`
+@*/
+PetscErrorCode PGXPCApplyDevice(PC pc, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscCall(PCSetUp(pc));
+  PetscUseMethod(pc, "PGXPCApplyDevice_C", (PC, const PetscScalar *, PetscScalar *), (pc, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_pgx(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

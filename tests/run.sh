@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# PGX test runner. Runs every test listed in tests/*.tests, one line per test, and ends with
+# 'N passed, N failed' (', N skipped' when tests were skipped). Exit status 1 on any failure.
+#
+# A .tests file has one test per line:   name | requires | nsize | command
+#   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable)
+#   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
+#   command:  run by bash from the repository root; it passes when it exits 0. Tests check their
+#             own numbers; tests/expect.sh checks output and error messages.
+# Environment: PGX_REQUIRE_GPU=1 turns skipped cuda tests into failures (for the GPU host);
+#   PGX_TESTS=regex runs only the tests whose name matches; PGX_TEST_TIMEOUT (seconds, default 900).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+export LD_LIBRARY_PATH="$ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export PGX_ROOT=$ROOT
+MPIEXEC=${PGX_MPIEXEC:-mpiexec}
+[ -n "$MPIEXEC" ] || MPIEXEC=mpiexec
+LOGDIR=${PGX_TEST_LOGDIR:-$ROOT/build/testlogs}
+mkdir -p "$LOGDIR"
+
+if [ ! -x build/tests/sys/pgx_info ]; then
+  echo "tests/run.sh: build/tests/sys/pgx_info is missing; run 'make' first" >&2
+  exit 1
+fi
+gpu_reason=$(build/tests/sys/pgx_info -gpu_reason 2>&1)
+if [ $? -eq 0 ]; then have_gpu=1; else have_gpu=0; fi
+echo "PGX tests: $(build/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")"
+
+pass=0 fail=0 skip=0 failed_names=()
+for f in tests/*.tests; do
+  while IFS='|' read -r name req nsize cmd; do
+    name=$(echo "$name" | xargs); req=$(echo "$req" | xargs); nsize=$(echo "$nsize" | xargs)
+    cmd=$(echo "$cmd" | sed -e 's/^ *//' -e 's/ *$//')
+    [ -z "$name" ] && continue
+    case "$name" in \#*) continue ;; esac
+    if [ -n "${PGX_TESTS:-}" ] && ! [[ $name =~ $PGX_TESTS ]]; then continue; fi
+    if [ "$req" = cuda ] && [ $have_gpu = 0 ]; then
+      if [ "${PGX_REQUIRE_GPU:-0}" = 1 ]; then
+        echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
+      else
+        echo "skip $name (needs a GPU)"; skip=$((skip + 1))
+      fi
+      continue
+    fi
+    if [ "$req" = nogpu ] && [ $have_gpu = 1 ]; then
+      echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue
+    fi
+    [ "${nsize:-1}" -gt 1 ] 2>/dev/null && cmd="$MPIEXEC -n $nsize $cmd"
+    log=$LOGDIR/$name.log
+    t0=$(date +%s%N)
+    timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000)); dt="$((ms / 1000)).$(((ms % 1000) / 100))"
+    if [ $rc -eq 0 ]; then
+      printf 'ok   %s (%s s)\n' "$name" "$dt"; pass=$((pass + 1))
+    else
+      printf 'FAIL %s (exit %d, %s s): %s\n' "$name" "$rc" "$dt" "$cmd"
+      tail -n 25 "$log" | sed 's/^/     | /'
+      fail=$((fail + 1)); failed_names+=("$name")
+    fi
+  done < "$f"
+done
+[ $fail -gt 0 ] && echo "failed: ${failed_names[*]}"
+if [ $skip -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"; else echo "$pass passed, $fail failed"; fi
+[ $fail -eq 0 ]

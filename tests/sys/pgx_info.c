@@ -1,0 +1,26 @@
+static char help[] = "Prints the PGX version and the GPU it would use.\n"
+                     "  -gpu_reason : print only the GPU (or why there is none); exit 0 with a GPU, 3 without\n";
+/* Used by tests/run.sh to decide whether cuda tests run or are skipped. */
+#include <pgx.h>
+
+int main(int argc, char **argv)
+{
+  PetscBool   avail, reason_only = PETSC_FALSE;
+  char        version[128];
+  const char *why;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu_reason", &reason_only, NULL));
+  PetscCall(PGXGetVersion(version, sizeof(version)));
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  PetscCall(PGXCUDAGetUnavailableReason(&why));
+  if (!reason_only) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, PETSc %d.%d.%d, PetscInt %d bits, PetscScalar %s\n", version, PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, (int)(8 * sizeof(PetscInt)), PetscDefined(USE_COMPLEX) ? "complex" : "real"));
+  if (avail) {
+    char name[256];
+    PetscCall(PGXDeviceGetName(name, sizeof(name)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", name));
+  } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s\n", why));
+  PetscCall(PetscFinalize());
+  return (reason_only && !avail) ? 3 : 0;
+}

@@ -1,0 +1,152 @@
+static char help[] = "Device-layer tests.\n"
+                     "  -mode resolve : -pgx_device resolution (host and no-GPU paths)\n"
+                     "  -mode cuda    : allocation, copies, a trivial kernel, Vec staging, error translation\n";
+#include <pgx/private/pgximpl.h>
+
+PETSC_EXTERN PetscErrorCode PGXDeviceTestAXPBY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar *);
+PETSC_EXTERN PetscErrorCode PGXDeviceTestForceError(const char *);
+
+/* An error handler that keeps the message, so the test can check what the user would read */
+static char           lastmsg[4096];
+static PetscErrorCode KeepMessage(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  if (p == PETSC_ERROR_INITIAL) PetscStrncpy(lastmsg, mess ? mess : "", sizeof(lastmsg));
+  return n;
+}
+
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "CHECK FAILED (%s:%d): ", __FILE__, __LINE__)); \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, __VA_ARGS__)); \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
+      nfail++; \
+    } \
+  } while (0)
+
+static PetscInt nfail = 0;
+
+static PetscErrorCode ExpectError(const char *which, const char *needle1, const char *needle2)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  lastmsg[0] = 0;
+  PetscCall(PetscPushErrorHandler(KeepMessage, NULL));
+  ierr = PGXDeviceTestForceError(which);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_GPU, "%s: error code %d, expected PETSC_ERR_GPU (%d)", which, (int)ierr, PETSC_ERR_GPU);
+  CHECK(strstr(lastmsg, needle1) && strstr(lastmsg, needle2), "%s: message '%s' should name '%s' and '%s'", which, lastmsg, needle1, needle2);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s error -> %s\n", which, lastmsg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestResolve(void)
+{
+  PGXDeviceType t, def;
+  PetscBool     avail;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  PetscCall(PGXGetDefaultDeviceType(&def));
+  PetscCall(PGXDeviceResolve(PETSC_COMM_WORLD, PGX_DEVICE_HOST, &t));
+  CHECK(t == PGX_DEVICE_HOST, "host must resolve to host");
+  PetscCall(PGXDeviceResolve(PETSC_COMM_WORLD, PGX_DEVICE_AUTO, &t));
+  CHECK(t == (avail ? PGX_DEVICE_CUDA : PGX_DEVICE_HOST), "auto must resolve to cuda exactly when a GPU is available");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "default -pgx_device %s; auto resolves to %s\n", PGXDeviceTypes[def], PGXDeviceTypes[t]));
+  /* the requested default, resolved: errors (clearly) for cuda without a GPU */
+  PetscCall(PGXDeviceResolve(PETSC_COMM_WORLD, def, &t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestCUDA(void)
+{
+  const PetscInt n = 1000003; /* odd, not a power of two, larger than a block */
+  PetscScalar   *h, *hy, *d_x = NULL, *d_y = NULL;
+  PGXVecStage    sin, sout;
+  Vec            x, y;
+  PetscRandom    rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(n, &h, n, &hy));
+  for (PetscInt i = 0; i < n; i++) h[i] = (PetscScalar)(i % 1000) - 0.25;
+  PetscCall(PGXDeviceMallocArray(n, &d_x));
+  PetscCall(PGXDeviceMallocArray(n, &d_y));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_x, h, n));
+  PetscCall(PGXDeviceMemset(d_y, 0, n * sizeof(PetscScalar)));
+  PetscCall(PGXDeviceTestAXPBY(n, 2.0, d_x, 3.0, d_y)); /* y = 2 x */
+  PetscCall(PGXDeviceTestAXPBY(n, 1.0, d_x, 0.5, d_y)); /* y = x + x = 2 x */
+  for (PetscInt i = 0; i < n; i++) hy[i] = -1.0;        /* poison */
+  PetscCall(PGXDeviceCopyArrayToHost(hy, d_y, n));
+  for (PetscInt i = 0; i < n; i++)
+    if (hy[i] != 2.0 * h[i]) {
+      CHECK(0, "kernel result y[%" PetscInt_FMT "] = %g, expected %g", i, (double)PetscRealPart(hy[i]), (double)PetscRealPart(2.0 * h[i]));
+      break;
+    }
+  PetscCall(PGXDeviceFree(&d_x));
+  PetscCall(PGXDeviceFree(&d_y));
+  CHECK(!d_x && !d_y, "PGXDeviceFree must NULL the pointer");
+
+  /* Vec staging: y = 3 x through device arrays of host Vecs */
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSet(y, -1.0));
+  PetscCall(PGXVecStageCreate(&sin));
+  PetscCall(PGXVecStageCreate(&sout));
+  for (int rep = 0; rep < 2; rep++) { /* twice: the stage buffers are reused */
+    const PetscScalar *dx;
+    PetscScalar       *dy;
+    PetscReal          err, nrm;
+    Vec                r;
+    PetscCall(PGXVecGetDeviceArrayRead(x, sin, &dx));
+    PetscCall(PGXVecGetDeviceArrayWrite(y, sout, &dy));
+    PetscCall(PGXDeviceTestAXPBY(n, 3.0, dx, 0.0, dy));
+    PetscCall(PGXVecRestoreDeviceArrayWrite(y, sout, &dy));
+    PetscCall(PGXVecRestoreDeviceArrayRead(x, sin, &dx));
+    PetscCall(VecDuplicate(x, &r));
+    PetscCall(VecWAXPY(r, -3.0, x, y));
+    PetscCall(VecNorm(r, NORM_INFINITY, &err));
+    PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
+    CHECK(err == 0.0 && nrm > 0, "staged kernel: |y - 3x| = %g", (double)err);
+    PetscCall(VecDestroy(&r));
+  }
+  PetscCall(PGXVecStageDestroy(&sin));
+  PetscCall(PGXVecStageDestroy(&sout));
+  CHECK(!sin && !sout, "PGXVecStageDestroy must NULL the stage");
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFree2(h, hy));
+
+  /* every library's failure becomes a PETSc error naming the call and the library's error */
+  PetscCall(ExpectError("cuda", "cudaSetDevice", "cudaErrorInvalidDevice"));
+  PetscCall(ExpectError("launch", "axpby_kernel", "cudaErrorInvalidConfiguration"));
+  PetscCall(ExpectError("cublas", "cublasDgemm", "CUBLAS_STATUS_INVALID_VALUE"));
+  PetscCall(ExpectError("cusparse", "cusparseCreateCsr", "CUSPARSE_STATUS_INVALID_VALUE"));
+  PetscCall(ExpectError("cusolver", "cusolverDnDgetrf_bufferSize", "CUSOLVER_STATUS_INVALID_VALUE"));
+  /* and the context still works after them */
+  PetscCall(PGXDeviceMallocArray(10, &d_x));
+  PetscCall(PGXDeviceTestAXPBY(10, 1.0, d_x, 0.0, d_x));
+  PetscCall(PGXDeviceSynchronize());
+  PetscCall(PGXDeviceFree(&d_x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      mode[32] = "resolve";
+  PetscBool flg;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscStrcmp(mode, "cuda", &flg));
+  if (flg) PetscCall(TestCUDA());
+  else PetscCall(TestResolve());
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks failed\n", nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
