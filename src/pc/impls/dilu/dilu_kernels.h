@@ -88,6 +88,8 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 /* Upload the values (host array, nnz of the analyzed pattern) and compute E unless skipE (then E
    must come from ShareE). badrow as in the reference. */
 PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
+/* The same with the values already on the device (nnz of them, in A's CSR order): no host transfer */
+PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow);
 /* Copy E from another Data with the same n (A's E into A^T's data) */
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */

@@ -535,15 +535,13 @@ static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow)
+/* values in d->aval: gather L and U, then E (unless skipE) */
+static PetscErrorCode Numeric(Data *d, PetscReal shift, PetscBool skipE, PetscInt *badrow, cudaStream_t s)
 {
-  cudaStream_t s;
-  int          hbad = INT_MAX;
-  RowArgs      a    = {};
+  int     hbad = INT_MAX;
+  RowArgs a    = {};
 
   PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
-  if (d->nnz) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), val, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
   if (d->L.nnz) {
     KGather<<<Grid(d->L.nnz), BLOCK, 0, s>>>(d->L.nnz, d->L.src.data(), d->aval.data(), d->L.val.data());
     PGXCheckLaunch("KGather L");
@@ -572,6 +570,28 @@ PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBoo
   PGXCallCUDA(cudaMemcpyAsync(&hbad, d->bad.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   *badrow = hbad == INT_MAX ? -1 : (PetscInt)hbad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  if (d->nnz) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), val, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
+  PetscCall(Numeric(d, shift, skipE, badrow, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  if (d->nnz && d_val != d->aval.data()) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), d_val, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  PetscCall(Numeric(d, shift, PETSC_FALSE, badrow, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
