@@ -247,14 +247,62 @@ __device__ __forceinline__ void DoRow(const RowArgs &a, PetscInt p, WAIT wait)
   }
 }
 
-/* multicolor: the rows of one color, all independent */
-template <int KIND>
+/* multicolor: the rows of one color, all independent; SUB threads per row (coalesced reads of the row's
+   entries, shuffle reduction), chosen from the half's average row length by LaunchLevel() */
+template <int KIND, int SUB>
 __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
 {
-  PetscInt p = lo + (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (p >= hi) return;
-  const PetscScalar *x = a.x;
-  DoRow<KIND>(a, p, [x](PetscInt j) { return x[j]; });
+  const PetscInt t      = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  const PetscInt p      = lo + t / SUB;
+  const int      lane   = (int)(t % SUB);
+  const bool     active = p < hi; /* no early return: every lane takes part in the shuffles */
+  PetscInt       i      = 0;
+  PetscScalar    s      = 0.0;
+  if (active) {
+    i = a.order[p];
+    for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += SUB) {
+      if (KIND == FACTOR) {
+        PetscInt pr = a.pair[q];
+        if (pr >= 0) s += a.val[q] * a.aval[pr] / a.x[a.col[q]];
+      } else s += a.val[q] * a.x[a.col[q]];
+    }
+  }
+  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  if (!active || lane) return;
+  if (KIND == FACTOR) {
+    PetscInt    ds = a.diagsrc[i];
+    PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = d0 - s;
+    a.x[i]         = d;
+    if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)i);
+  } else if (KIND == FORWARD) a.x[i] = (a.r[i] - s) / a.E[i];
+  else a.x[i] = a.x[i] - s / a.E[i];
+}
+
+/* the one place that maps the threads-per-row choice to a kernel instance */
+template <int KIND>
+static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, int sub, cudaStream_t s)
+{
+  PetscFunctionBegin;
+  unsigned grid = PGXCUDAGridSize((hi - lo) * (PetscInt)sub, BLOCK);
+  switch (sub) {
+  case 1: KLevel<KIND, 1><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  case 2: KLevel<KIND, 2><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  case 4: KLevel<KIND, 4><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  case 8: KLevel<KIND, 8><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  case 16: KLevel<KIND, 16><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  default: KLevel<KIND, 32><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  }
+  PGXCheckLaunch("PCDILU KLevel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* threads per row: the largest power of two <= the average row length of the half, in [1, 32] */
+static inline int ThreadsPerRow(const Sweep &S, PetscInt n)
+{
+  PetscInt avg = n ? S.nnz / n : 0;
+  int      sub = 1;
+  while (sub < 32 && 2 * sub <= avg) sub *= 2;
+  return sub;
 }
 
 /* natural: all levels in one launch, rows in level order, waiting on ready flags */
@@ -523,8 +571,7 @@ static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t 
     for (PetscInt l = 0; l < S.nlevels; l++) {
       PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
       if (hi == lo) continue;
-      KLevel<KIND><<<PGXCUDAGridSize(hi - lo, BLOCK), BLOCK, 0, s>>>(a, lo, hi);
-      PGXCheckLaunch("PCDILU KLevel");
+      PetscCall(LaunchLevel<KIND>(a, lo, hi, ThreadsPerRow(S, d->n), s));
     }
   } else {
     unsigned epoch;
