@@ -15,6 +15,7 @@ SHELL := /bin/bash
 ROOT := $(abspath .)
 BUILD := build
 LIBDIR := lib
+OBJDIR = $(BUILD)/obj
 Q := $(if $(V),,@)
 
 # ----------------------------------------------------------------------------------------------- PETSc
@@ -85,7 +86,7 @@ endif
 # Every .cxx under src/ outside cuda/ folders is host code (glue and reference kernels); every .cu is CUDA.
 LIB_CXX := $(shell find src -name '*.cxx' -not -path '*/cuda/*' | sort)
 LIB_CU  := $(if $(filter 1,$(CUDA)),$(shell find src -name '*.cu' | sort))
-LIB_OBJ := $(patsubst %.cxx,$(BUILD)/obj/%.o,$(LIB_CXX)) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(LIB_CU))
+LIB_OBJ := $(patsubst %.cxx,$(OBJDIR)/%.o,$(LIB_CXX)) $(patsubst %.cu,$(OBJDIR)/%.cu.o,$(LIB_CU))
 LIB_SO  := $(LIBDIR)/libpgx.so
 
 # Programs: tests/, examples/, bench/. A .cu program is built only with CUDA.
@@ -112,12 +113,12 @@ lib: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(LIB_SO))
 programs: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PROG_BIN))
 tutorials-petsc: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PETSC_TUT_BIN))
 
-$(BUILD)/obj/%.o: %.cxx $(FLAGS_STAMP)
+$(OBJDIR)/%.o: %.cxx $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
+$(OBJDIR)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -c $< -o $@
@@ -150,7 +151,7 @@ $(BUILD)/petsc-tutorials/%: $(FLAGS_STAMP)
 	 echo "  CC    $$src (unmodified PETSc tutorial)"; \
 	 $(CC) $(OPT) -w $(PETSC_INCLUDES) -o $@ $$src $(PETSC_LIBS) -lm
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(OBJDIR) -name '*.d' 2>/dev/null | sort -u)
 
 # ----------------------------------------------------------------------------------------------- targets
 test: all
@@ -162,16 +163,23 @@ demo: deps all
 deps:
 	@tools/deps.sh
 
-# The copy for a GPU host: SASS for sm_90 only, stripped, plus the packed Debian PETSc runtime.
+# The copy for a GPU host: SASS for sm_90 only, stripped, in build-gpu/ and lib-gpu/ (objects in .gpuobj/, not
+# carried), plus the packed Debian PETSc runtime (.gpuhost/) and the test matrices (.matrices/).
+# tools/gpuhost-run.sh moves build-gpu/ and lib-gpu/ into place on the host.
+GPU_VARS := BUILD=build-gpu LIBDIR=lib-gpu OBJDIR=.gpuobj CUDA=1 CUDA_ARCH=90 OPT=-O3
 gpuhost:
-	$(MAKE) --no-print-directory CUDA=1 CUDA_ARCH=90 OPT=-O3 all
-	@strip --strip-unneeded $(LIB_SO) $(PROG_BIN) $(PETSC_TUT_BIN) 2>/dev/null || true
+	@$(MAKE) --no-print-directory $(GPU_VARS) lib
+	@$(MAKE) --no-print-directory $(GPU_VARS) programs tutorials-petsc
+	@find build-gpu -name '*.d' -delete; find build-gpu -name '*.cu.o' -delete; rm -rf build-gpu/testlogs
+	@strip --strip-unneeded lib-gpu/libpgx.so $$(find build-gpu -type f -perm -u+x) 2>/dev/null || true
 	@[ -f .gpuhost/petsc-runtime.tar.xz ] || ../shared/gpuhost/pack.sh
-	@du -sh lib build .gpuhost | sed 's/^/  /'
+	@mkdir -p .matrices && cp -u $(or $(PGX_MATRICES),../shared/matrices)/*.mtx .matrices/
+	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
+	@echo "carry: lib-gpu build-gpu .gpuhost .matrices; on the host: tools/gpuhost-run.sh [tests] [bench]"
 
 config:
 	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
 	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR)
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj
