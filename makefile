@@ -105,6 +105,7 @@ ifeq ($(HAVE_PETSC),1)
 check-petsc: ;
 else
 check-petsc:
+	@if [ -n "$(PETSC_DIR)" ]; then echo "PGX: PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) holds no lib/petsc/conf/petscvariables; check PETSC_DIR and PETSC_ARCH (or unset them to use Debian's PETSc after 'make deps')" >&2; exit 1; fi
 	@if [ -f $(LIB_SO) ]; then echo "PGX: PETSc development files not found; using the prebuilt lib/ and build/"; \
 	else echo "PGX: PETSc not found. Run 'make deps' (Debian 12: installs petsc-dev, slepc-dev, libmetis-dev) or set PETSC_DIR and PETSC_ARCH." >&2; exit 1; fi
 endif
