@@ -98,7 +98,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -178,9 +178,16 @@ gpuhost:
 	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
 	@echo "carry: lib-gpu build-gpu .gpuhost .matrices; on the host: tools/gpuhost-run.sh [tests] [bench]"
 
+# The whole build and test suite again against Debian's 64-bit-index PETSc (libpetsc64-real3.18-dev).
+PETSC64_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc64-3.*/x86_64-linux-gnu-real))
+check64:
+	@[ -n "$(PETSC64_DIR)" ] || { echo "PGX: no 64-bit-index PETSc found (Debian: apt-get install libpetsc64-real3.18-dev, or PGX_DEPS_64=1 make deps)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC64_DIR) PETSC_ARCH= BUILD=build-64 LIBDIR=build-64/lib all
+	@PGX_BUILD=build-64 PGX_LIB=build-64/lib tests/run.sh
+
 config:
 	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
 	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64

@@ -4,6 +4,8 @@
 # tutorials used by the tests), and the build tools. CUDA is optional: /usr/local/cuda (CUDA_DIR).
 set -eu
 pkgs=(build-essential make petsc-dev slepc-dev libmetis-dev libpetsc3.18-dev-examples openmpi-bin xz-utils)
+# PGX_DEPS_64=1: also the 64-bit-index PETSc, for 'make check64' (CI runs it)
+[ "${PGX_DEPS_64:-0}" = 1 ] && pkgs+=(libpetsc64-real3.18-dev)
 if [ -n "${PETSC_DIR:-}" ]; then
   echo "deps: PETSC_DIR=$PETSC_DIR is set; using that PETSc (install METIS and SLEPc yourself if it lacks them)."
   exit 0
