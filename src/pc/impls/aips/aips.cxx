@@ -13,7 +13,7 @@ namespace K = pgx::kernels::aips;
 static PetscLogEvent PGX_AIPSSetUp, PGX_AIPSApply, PGX_AIPSTridiagSolve, PGX_AIPSEstimate;
 
 /* Default order, from the measurements in bench/aips (see the PCAIPS man page) */
-#define PC_AIPS_DEFAULT_ORDER 2
+#define PC_AIPS_DEFAULT_ORDER 1
 
 typedef struct {
   /* options */
@@ -538,7 +538,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   inside the tridiagonal part (order the unknowns with the strong direction first).
 
   Options Database Keys:
-+ -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 2)
++ -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 1)
 . -pc_aips_damping <omega>       - damping, `PCAIPSSetDamping()` (default 1)
 . -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 128)
 . -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
@@ -547,10 +547,15 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   Level: intermediate
 
   Notes:
-  The default order 2 comes from the bench/aips measurements (GMRES on the gallery problems aniso3d and
-  convdiff3d): going from order 0 to 1 and 1 to 2 cuts the iteration count by far more than the cost of an
-  apply grows (one R product and one tridiagonal solve per order), while order 3 saves few further
-  iterations and costs a third more per apply; see bench/results/ for the numbers on the GPU host.
+  The default order 1 comes from bench/aips (GMRES(30) to 1e-8 on the gallery problems, host backend,
+  m = 32 and 48): iterations for orders 0/1/2/3 were 240/102/128/69 and 458/175/225/116 on aniso3d,
+  154/51/51/25 and 238/87/85/36 on convdiff3d. Odd orders beat even ones: on these stencils the coupling
+  between grid lines is bipartite, so the eigenvalues of P^{-1} R come in pairs +-lambda and the
+  preconditioned spectrum 1 - lambda^(N+1) stays on one side of 1 only for odd N. Order 1 costs one R
+  product and two tridiagonal solves, order 3 three and four; order 1 gave the shortest solve on aniso3d
+  (1.6 s against 1.9 s for order 3 at m = 48) and order 3 on convdiff3d (0.55 s against 0.80 s). Order 1
+  is the default; try 3 when iterations are expensive (long GMRES restarts, many ranks). Even orders are
+  rarely worth it. See bench/results/ for the GPU numbers.
 
   A zero, tiny or non-finite pivot of a tridiagonal block (no pivoting is done) sets the PC's failed
   reason to `PC_FACTOR_NUMERIC_ZEROPIVOT`; the apply then returns Inf and the `KSP` stops with
@@ -600,7 +605,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
 
   Input Parameters:
 + pc    - the preconditioner context
-- order - N >= 0 (0: y = omega P^{-1} r, block-tridiagonal Jacobi)
+- order - N >= 0 (0: y = omega P^{-1} r, block-tridiagonal Jacobi; default 1)
 
   Options Database Key:
 . -pc_aips_order <N> - the order
