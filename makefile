@@ -15,6 +15,7 @@ SHELL := /bin/bash
 ROOT := $(abspath .)
 BUILD := build
 LIBDIR := lib
+OBJDIR = $(BUILD)/obj
 Q := $(if $(V),,@)
 
 # ----------------------------------------------------------------------------------------------- PETSc
@@ -85,7 +86,7 @@ endif
 # Every .cxx under src/ outside cuda/ folders is host code (glue and reference kernels); every .cu is CUDA.
 LIB_CXX := $(shell find src -name '*.cxx' -not -path '*/cuda/*' | sort)
 LIB_CU  := $(if $(filter 1,$(CUDA)),$(shell find src -name '*.cu' | sort))
-LIB_OBJ := $(patsubst %.cxx,$(BUILD)/obj/%.o,$(LIB_CXX)) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(LIB_CU))
+LIB_OBJ := $(patsubst %.cxx,$(OBJDIR)/%.o,$(LIB_CXX)) $(patsubst %.cu,$(OBJDIR)/%.cu.o,$(LIB_CU))
 LIB_SO  := $(LIBDIR)/libpgx.so
 
 # Programs: tests/, examples/, bench/. A .cu program is built only with CUDA.
@@ -97,13 +98,14 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
 check-petsc: ;
 else
 check-petsc:
+	@if [ -n "$(PETSC_DIR)" ]; then echo "PGX: PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) holds no lib/petsc/conf/petscvariables; check PETSC_DIR and PETSC_ARCH (or unset them to use Debian's PETSc after 'make deps')" >&2; exit 1; fi
 	@if [ -f $(LIB_SO) ]; then echo "PGX: PETSc development files not found; using the prebuilt lib/ and build/"; \
 	else echo "PGX: PETSc not found. Run 'make deps' (Debian 12: installs petsc-dev, slepc-dev, libmetis-dev) or set PETSC_DIR and PETSC_ARCH." >&2; exit 1; fi
 endif
@@ -112,12 +114,12 @@ lib: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(LIB_SO))
 programs: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PROG_BIN))
 tutorials-petsc: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PETSC_TUT_BIN))
 
-$(BUILD)/obj/%.o: %.cxx $(FLAGS_STAMP)
+$(OBJDIR)/%.o: %.cxx $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
+$(OBJDIR)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -c $< -o $@
@@ -150,7 +152,7 @@ $(BUILD)/petsc-tutorials/%: $(FLAGS_STAMP)
 	 echo "  CC    $$src (unmodified PETSc tutorial)"; \
 	 $(CC) $(OPT) -w $(PETSC_INCLUDES) -o $@ $$src $(PETSC_LIBS) -lm
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(OBJDIR) -name '*.d' 2>/dev/null | sort -u)
 
 # ----------------------------------------------------------------------------------------------- targets
 test: all
@@ -162,16 +164,30 @@ demo: deps all
 deps:
 	@tools/deps.sh
 
-# The copy for a GPU host: SASS for sm_90 only, stripped, plus the packed Debian PETSc runtime.
+# The copy for a GPU host: SASS for sm_90 only, stripped, in build-gpu/ and lib-gpu/ (objects in .gpuobj/, not
+# carried), plus the packed Debian PETSc runtime (.gpuhost/) and the test matrices (.matrices/).
+# tools/gpuhost-run.sh moves build-gpu/ and lib-gpu/ into place on the host.
+GPU_VARS := BUILD=build-gpu LIBDIR=lib-gpu OBJDIR=.gpuobj CUDA=1 CUDA_ARCH=90 OPT=-O3
 gpuhost:
-	$(MAKE) --no-print-directory CUDA=1 CUDA_ARCH=90 OPT=-O3 all
-	@strip --strip-unneeded $(LIB_SO) $(PROG_BIN) $(PETSC_TUT_BIN) 2>/dev/null || true
+	@$(MAKE) --no-print-directory $(GPU_VARS) lib
+	@$(MAKE) --no-print-directory $(GPU_VARS) programs tutorials-petsc
+	@find build-gpu -name '*.d' -delete; find build-gpu -name '*.cu.o' -delete; rm -rf build-gpu/testlogs
+	@strip --strip-unneeded lib-gpu/libpgx.so $$(find build-gpu -type f -perm -u+x) 2>/dev/null || true
 	@[ -f .gpuhost/petsc-runtime.tar.xz ] || ../shared/gpuhost/pack.sh
-	@du -sh lib build .gpuhost | sed 's/^/  /'
+	@mkdir -p .matrices && cp -u $(or $(PGX_MATRICES),../shared/matrices)/*.mtx .matrices/
+	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
+	@echo "carry: lib-gpu build-gpu .gpuhost .matrices; on the host: tools/gpuhost-run.sh [tests] [bench]"
+
+# The whole build and test suite again against Debian's 64-bit-index PETSc (libpetsc64-real3.18-dev).
+PETSC64_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc64-3.*/x86_64-linux-gnu-real))
+check64:
+	@[ -n "$(PETSC64_DIR)" ] || { echo "PGX: no 64-bit-index PETSc found (Debian: apt-get install libpetsc64-real3.18-dev, or PGX_DEPS_64=1 make deps)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC64_DIR) PETSC_ARCH= BUILD=build-64 LIBDIR=build-64/lib all
+	@PGX_BUILD=build-64 PGX_LIB=build-64/lib tests/run.sh
 
 config:
 	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
 	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR)
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64

@@ -12,21 +12,24 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
-export LD_LIBRARY_PATH="$ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# PGX_BUILD/PGX_LIB: run the suite on another build (make check64): build/ and $PGX_ROOT/lib/ in the
+# commands are rewritten to them
+B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
+export LD_LIBRARY_PATH="$ROOT/$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export PGX_ROOT=$ROOT
 MPIEXEC=${PGX_MPIEXEC:-mpiexec}
 [ -n "$MPIEXEC" ] || MPIEXEC=mpiexec
-LOGDIR=${PGX_TEST_LOGDIR:-$ROOT/build/testlogs}
+LOGDIR=${PGX_TEST_LOGDIR:-$ROOT/$B/testlogs}
 mkdir -p "$LOGDIR"
 
-if [ ! -x build/tests/sys/pgx_info ]; then
-  echo "tests/run.sh: build/tests/sys/pgx_info is missing; run 'make' first" >&2
+if [ ! -x $B/tests/sys/pgx_info ]; then
+  echo "tests/run.sh: $B/tests/sys/pgx_info is missing; run 'make' first" >&2
   exit 1
 fi
-gpu_reason=$(build/tests/sys/pgx_info -gpu_reason 2>&1)
+gpu_reason=$($B/tests/sys/pgx_info -gpu_reason 2>&1)
 if [ $? -eq 0 ]; then have_gpu=1; else have_gpu=0; fi
-echo "PGX tests: $(build/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")"
+echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")"
 
 pass=0 fail=0 skip=0 failed_names=()
 for f in tests/*.tests; do
@@ -47,6 +50,8 @@ for f in tests/*.tests; do
     if [ "$req" = nogpu ] && [ $have_gpu = 1 ]; then
       echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue
     fi
+    if [ "$B" != build ]; then cmd=${cmd//build\//$B/}; fi
+    if [ "$L" != lib ]; then cmd=${cmd//\$PGX_ROOT\/lib\//\$PGX_ROOT\/$L/}; fi
     [ "${nsize:-1}" -gt 1 ] 2>/dev/null && cmd="$MPIEXEC -n $nsize $cmd"
     log=$LOGDIR/$name.log
     t0=$(date +%s%N)

@@ -5,6 +5,10 @@
 #include <petscsys.h>
 #include <petscmat.h>
 
+#if !PETSC_VERSION_GE(3, 18, 0)
+  #error "PGX needs PETSc 3.18 or later"
+#endif
+
 /* 3.19: PETSC_SUCCESS (PetscFunctionReturn(PETSC_SUCCESS)) */
 #if !defined(PETSC_SUCCESS)
   #define PETSC_SUCCESS ((PetscErrorCode)0)

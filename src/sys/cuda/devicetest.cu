@@ -61,7 +61,9 @@ PETSC_EXTERN PetscErrorCode PGXDeviceTestForceError(const char *which)
     cusolverDnHandle_t h;
     int                lwork;
     PetscCall(PGXCUDAGetCUSOLVER(&h));
+    /* cuSOLVER 12 accepts some bad sizes in the _bufferSize queries: the computational routine checks them */
     PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(h, -3, 4, nullptr, 4, &lwork));
+    PGXCallCUSOLVER(cusolverDnDgetrf(h, 4, 4, nullptr, 1, nullptr, nullptr, nullptr));
   }
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXDeviceTestForceError(\"%s\") made no failing call", which);
 }

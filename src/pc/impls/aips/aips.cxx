@@ -1,8 +1,762 @@
-/* PCAIPS glue (placeholder until the implementation lands) */
+/* PCAIPS: Neumann-series preconditioner on the tridiagonal part of the matrix (after Yuldashev, Repin and
+   Spele's AIPS). A = P + R with P the tridiagonal part of the local diagonal block;
+       y0 = P^{-1} r,  y_{k+1} = y0 - P^{-1} (R y_k)  (k < N),  y = omega y_N.
+   The tridiagonal solves go to the batched solver of src/mat/utils/tridiag; R y = A y - P y goes through
+   the (parallel) matrix, so on MPI the series is a global Neumann series, not block Jacobi. */
 #include <pgx/private/pgximpl.h>
+#include <pgx/tridiag.h>
+#include <petsc/private/pcimpl.h>
+#include "aips_kernels.h"
+
+namespace K = pgx::kernels::aips;
+
+static PetscLogEvent PGX_AIPSSetUp, PGX_AIPSApply, PGX_AIPSTridiagSolve, PGX_AIPSEstimate;
+
+/* Default order, from the measurements in bench/aips (see the PCAIPS man page) */
+#define PC_AIPS_DEFAULT_ORDER 1
+
+typedef struct {
+  /* options */
+  PetscInt      order;     /* N: number of R products (0: y = omega P^{-1} r) */
+  PetscReal     damping;   /* omega */
+  PetscInt      threshold; /* blocks longer than this are solved by partitions (tridiagonal solver) */
+  PetscBool     estimate;  /* estimate rho(P^{-1} R) at setup (-pc_aips_estimate_radius) */
+  PGXDeviceType devreq;    /* -pgx_device as requested (auto: the package default) */
+  /* setup */
+  PGXDeviceType       dev;     /* resolved backend */
+  PetscInt            n;       /* local rows */
+  PetscInt            nblocks; /* local blocks of P */
+  PetscInt           *offsets; /* nblocks+1 block offsets */
+  PetscScalar        *dl, *d, *du; /* P (host), n entries each */
+  PGXTridiag          T;        /* solver for P */
+  PGXTridiag          Tt;       /* solver for P^T (built at the first transpose apply) */
+  PetscBool           Ttvalid;  /* Tt matches the current P */
+  PGXTridiagPivotInfo pivot;    /* zero-pivot report of the last numeric setup */
+  PetscBool           seq;      /* one rank: the whole series can run on the device */
+  PetscReal           radius;   /* estimate of rho(P^{-1} R), -1 when not computed */
+  Vec                 y0, t;    /* work: P^{-1} r and R y_k */
+  /* cuda backend */
+  PGXVecStage  sr, sw, sy;      /* staging of Vecs to device arrays */
+  PetscInt    *d_rowptr, *d_col; /* R = A - P (seq) on the device */
+  PetscScalar *d_val, *d_y0, *d_t;
+} PC_AIPS;
+
+static PetscErrorCode PCReset_AIPS(PC pc)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(aips->offsets));
+  PetscCall(PetscFree3(aips->dl, aips->d, aips->du));
+  PetscCall(PGXTridiagDestroy(&aips->T));
+  PetscCall(PGXTridiagDestroy(&aips->Tt));
+  PetscCall(VecDestroy(&aips->y0));
+  PetscCall(VecDestroy(&aips->t));
+  PetscCall(PGXVecStageDestroy(&aips->sr));
+  PetscCall(PGXVecStageDestroy(&aips->sw));
+  PetscCall(PGXVecStageDestroy(&aips->sy));
+  if (aips->d_rowptr) PetscCall(PGXDeviceFree(&aips->d_rowptr));
+  if (aips->d_col) PetscCall(PGXDeviceFree(&aips->d_col));
+  if (aips->d_val) PetscCall(PGXDeviceFree(&aips->d_val));
+  if (aips->d_y0) PetscCall(PGXDeviceFree(&aips->d_y0));
+  if (aips->d_t) PetscCall(PGXDeviceFree(&aips->d_t));
+  aips->n        = 0;
+  aips->nblocks  = 0;
+  aips->Ttvalid  = PETSC_FALSE;
+  aips->radius   = -1;
+  aips->pivot.failed = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = alpha P^{-1} r + beta w (trans: P^{-T}) for Vecs, on either backend (cuda: staged through the device) */
+static PetscErrorCode PCAIPSSolveVec(PC pc, PetscBool trans, PetscScalar alpha, Vec r, PetscScalar beta, Vec w, Vec y)
+{
+  PC_AIPS    *aips = (PC_AIPS *)pc->data;
+  PGXTridiag  T    = trans ? aips->Tt : aips->T;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_AIPSTridiagSolve, pc, r, y, 0));
+  if (aips->dev == PGX_DEVICE_HOST) {
+    const PetscScalar *ra, *wa = NULL;
+    PetscScalar       *ya;
+    PetscCall(VecGetArrayRead(r, &ra));
+    if (w) PetscCall(VecGetArrayRead(w, &wa));
+    PetscCall(VecGetArrayWrite(y, &ya));
+    PetscCall(PGXTridiagSolve(T, alpha, ra, beta, wa, ya));
+    PetscCall(VecRestoreArrayWrite(y, &ya));
+    if (w) PetscCall(VecRestoreArrayRead(w, &wa));
+    PetscCall(VecRestoreArrayRead(r, &ra));
+  } else {
+    const PetscScalar *ra, *wa = NULL;
+    PetscScalar       *ya;
+    PetscCall(PGXVecGetDeviceArrayRead(r, aips->sr, &ra));
+    if (w) PetscCall(PGXVecGetDeviceArrayRead(w, aips->sw, &wa));
+    PetscCall(PGXVecGetDeviceArrayWrite(y, aips->sy, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(PGXTridiagSolve(T, alpha, ra, beta, wa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PGXVecRestoreDeviceArrayWrite(y, aips->sy, &ya));
+    if (w) PetscCall(PGXVecRestoreDeviceArrayRead(w, aips->sw, &wa));
+    PetscCall(PGXVecRestoreDeviceArrayRead(r, aips->sr, &ra));
+  }
+  PetscCall(PetscLogFlops(5.0 * aips->n));
+  PetscCall(PetscLogEventEnd(PGX_AIPSTridiagSolve, pc, r, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* t = R y = A y - P y (trans: R^T y = A^T y - P^T y), through the parallel matrix */
+static PetscErrorCode PCAIPSRemainderProduct(PC pc, PetscBool trans, Vec y, Vec t)
+{
+  PC_AIPS           *aips = (PC_AIPS *)pc->data;
+  const PetscScalar *ya;
+  PetscScalar       *ta;
+
+  PetscFunctionBegin;
+  if (trans) PetscCall(MatMultTranspose(pc->pmat, y, t));
+  else PetscCall(MatMult(pc->pmat, y, t));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArray(t, &ta));
+  K::reference::sub_tridiagonal_product(aips->n, aips->dl, aips->d, aips->du, trans, ya, ta);
+  PetscCall(VecRestoreArray(t, &ta));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(PetscLogFlops(5.0 * aips->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The series on Vecs (host backend; cuda backend on MPI, and transposes) */
+static PetscErrorCode PCAIPSApplyVec(PC pc, PetscBool trans, Vec x, Vec y)
+{
+  PC_AIPS    *aips = (PC_AIPS *)pc->data;
+  PetscScalar omega = aips->damping;
+
+  PetscFunctionBegin;
+  if (!aips->order) {
+    PetscCall(PCAIPSSolveVec(pc, trans, omega, x, 0.0, NULL, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PCAIPSSolveVec(pc, trans, 1.0, x, 0.0, NULL, aips->y0));
+  for (PetscInt k = 1; k <= aips->order; k++) {
+    const PetscBool last = (PetscBool)(k == aips->order);
+    PetscCall(PCAIPSRemainderProduct(pc, trans, k == 1 ? aips->y0 : y, aips->t));
+    PetscCall(PCAIPSSolveVec(pc, trans, last ? -omega : -1.0, aips->t, last ? omega : 1.0, aips->y0, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The series on device arrays (cuda backend, one rank): R is held on the device */
+static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
+{
+  PC_AIPS    *aips  = (PC_AIPS *)pc->data;
+  PetscScalar omega = aips->damping;
+
+  PetscFunctionBegin;
+  PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
+  PetscCheck(aips->seq, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PGXPCApplyDevice() on PCAIPS is supported on one rank only (the product with R needs the parallel matrix); use PCApply()");
+#if PGX_HAVE_CUDA
+  if (aips->pivot.failed) {
+    PetscCall(K::cuda::fill(aips->n, PETSC_INFINITY, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(PGX_AIPSApply, pc, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (!aips->order) PetscCall(PGXTridiagSolve(aips->T, omega, x, 0.0, NULL, y));
+  else {
+    PetscCall(PGXTridiagSolve(aips->T, 1.0, x, 0.0, NULL, aips->d_y0));
+    for (PetscInt k = 1; k <= aips->order; k++) {
+      const PetscBool last = (PetscBool)(k == aips->order);
+      PetscCall(K::cuda::csr_product(aips->n, aips->d_rowptr, aips->d_col, aips->d_val, k == 1 ? aips->d_y0 : y, aips->d_t));
+      PetscCall(PGXTridiagSolve(aips->T, last ? -omega : -1.0, aips->d_t, last ? omega : 1.0, aips->d_y0, y));
+    }
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(PGX_AIPSApply, pc, 0, 0, 0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_AIPS(PC pc, Vec x, Vec y)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  if (aips->pivot.failed) {
+    PetscCall(PetscInfo(pc, "PCAIPS: zero pivot in block %" PetscInt_FMT " row %" PetscInt_FMT "; output set to Inf\n", aips->pivot.block, aips->pivot.row));
+    PetscCall(VecSetInf(y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (aips->dev == PGX_DEVICE_CUDA && aips->seq) {
+    const PetscScalar *xa;
+    PetscScalar       *ya;
+    PetscCall(PGXVecGetDeviceArrayRead(x, aips->sr, &xa));
+    PetscCall(PGXVecGetDeviceArrayWrite(y, aips->sy, &ya));
+    PetscCall(PCAIPSApplyDevice_AIPS(pc, xa, ya));
+    PetscCall(PGXVecRestoreDeviceArrayWrite(y, aips->sy, &ya));
+    PetscCall(PGXVecRestoreDeviceArrayRead(x, aips->sr, &xa));
+  } else {
+    PetscCall(PetscLogEventBegin(PGX_AIPSApply, pc, x, y, 0));
+    PetscCall(PCAIPSApplyVec(pc, PETSC_FALSE, x, y));
+    PetscCall(PetscLogEventEnd(PGX_AIPSApply, pc, x, y, 0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The solver for P^T: the same blocks, sub- and super-diagonals exchanged */
+static PetscErrorCode PCAIPSSetUpTranspose(PC pc)
+{
+  PC_AIPS     *aips = (PC_AIPS *)pc->data;
+  PetscScalar *tl, *tu;
+
+  PetscFunctionBegin;
+  if (aips->Ttvalid) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!aips->Tt) {
+    PetscCall(PGXTridiagCreate(aips->dev, &aips->Tt));
+    PetscCall(PGXTridiagSetThreshold(aips->Tt, aips->threshold));
+    PetscCall(PGXTridiagSetUpSymbolic(aips->Tt, aips->nblocks, aips->offsets));
+  }
+  PetscCall(PetscMalloc2(aips->n, &tl, aips->n, &tu));
+  for (PetscInt i = 0; i < aips->n; i++) {
+    tl[i] = i ? aips->du[i - 1] : 0;
+    tu[i] = i < aips->n - 1 ? aips->dl[i + 1] : 0;
+  }
+  PetscCall(PGXTridiagSetUpNumeric(aips->Tt, tl, aips->d, tu, &aips->pivot));
+  PetscCall(PetscFree2(tl, tu));
+  aips->Ttvalid = (PetscBool)!aips->pivot.failed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyTranspose_AIPS(PC pc, Vec x, Vec y)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  if (!aips->pivot.failed) PetscCall(PCAIPSSetUpTranspose(pc));
+  if (aips->pivot.failed) {
+    PetscCall(VecSetInf(y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(PGX_AIPSApply, pc, x, y, 0));
+  PetscCall(PCAIPSApplyVec(pc, PETSC_TRUE, x, y));
+  PetscCall(PetscLogEventEnd(PGX_AIPSApply, pc, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Power iteration on P^{-1} R: the geometric mean growth over the last 10 of 40 steps */
+static PetscErrorCode PCAIPSEstimateRadius(PC pc)
+{
+  PC_AIPS    *aips = (PC_AIPS *)pc->data;
+  Vec         v, w;
+  PetscRandom rnd;
+  PetscReal   nrm, logsum = 0;
+  const int   its = 40, avg = 10;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_AIPSEstimate, pc, 0, 0, 0));
+  PetscCall(MatCreateVecs(pc->pmat, &v, &w));
+  PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)pc), &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 20240611));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(VecSetRandom(v, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecNormalize(v, NULL));
+  aips->radius = 0;
+  for (int k = 0; k < its; k++) {
+    PetscCall(PCAIPSRemainderProduct(pc, PETSC_FALSE, v, aips->t));
+    PetscCall(PCAIPSSolveVec(pc, PETSC_FALSE, 1.0, aips->t, 0.0, NULL, w));
+    PetscCall(VecNorm(w, NORM_2, &nrm));
+    if (nrm == 0) { /* P^{-1} R v = 0: nilpotent on v (e.g. R = 0) */
+      logsum = -PETSC_INFINITY;
+      break;
+    }
+    if (k >= its - avg) logsum += PetscLogReal(nrm);
+    PetscCall(VecScale(w, 1.0 / nrm));
+    PetscCall(VecCopy(w, v));
+  }
+  aips->radius = PetscIsInfReal(logsum) ? 0 : PetscExpReal(logsum / avg);
+  PetscCall(VecDestroy(&v));
+  PetscCall(VecDestroy(&w));
+  PetscCall(PetscInfo(pc, "PCAIPS: estimated spectral radius of P^-1 R %g\n", (double)aips->radius));
+  PetscCall(PetscLogEventEnd(PGX_AIPSEstimate, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_AIPS(PC pc)
+{
+  PC_AIPS           *aips = (PC_AIPS *)pc->data;
+  Mat                Ad;
+  PetscBool          isseq, ismpi, done, newlayout;
+  PetscInt           nr, m, nb;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa;
+  PetscInt          *off;
+  PGXDeviceType      req;
+  PetscMPIInt        size;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_AIPSSetUp, pc, 0, 0, 0));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)pc->pmat, MATSEQAIJ, &isseq));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)pc->pmat, MATMPIAIJ, &ismpi));
+  PetscCheck(isseq || ismpi, comm, PETSC_ERR_SUP, "PCAIPS needs a MATSEQAIJ or MATMPIAIJ matrix, not %s", ((PetscObject)pc->pmat)->type_name);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (ismpi) PetscCall(MatGetDiagonalBlock(pc->pmat, &Ad));
+  else Ad = pc->pmat;
+  PetscCall(MatGetLocalSize(pc->pmat, &m, NULL));
+
+  req = aips->devreq;
+  if (req == PGX_DEVICE_AUTO) PetscCall(PGXGetDefaultDeviceType(&req));
+  PetscCall(PGXDeviceResolve(comm, req, &req));
+  if (pc->setupcalled && req != aips->dev) PetscCall(PCReset_AIPS(pc));
+  if (pc->setupcalled && (pc->flag != SAME_NONZERO_PATTERN || m != aips->n)) PetscCall(PCReset_AIPS(pc));
+  aips->dev = req;
+  aips->seq = (PetscBool)(size == 1);
+
+  /* P: the tridiagonal part of the local diagonal block */
+  if (!aips->d) {
+    aips->n = m;
+    PetscCall(PetscMalloc3(m, &aips->dl, m, &aips->d, m, &aips->du));
+  }
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == m, comm, PETSC_ERR_PLIB, "MatGetRowIJ() failed on the local diagonal block");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  PetscInt missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
+  if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
+
+  /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
+  PetscCall(PetscMalloc1(m + 1, &off));
+  nb        = K::reference::block_offsets(m, aips->dl, aips->du, off);
+  newlayout = (PetscBool)(!aips->T || !aips->offsets || nb != aips->nblocks);
+  if (!newlayout)
+    for (PetscInt b = 0; b <= nb; b++)
+      if (off[b] != aips->offsets[b]) {
+        newlayout = PETSC_TRUE;
+        break;
+      }
+  if (newlayout) {
+    PetscCall(PetscFree(aips->offsets));
+    aips->offsets = off;
+    aips->nblocks = nb;
+    PetscCall(PGXTridiagDestroy(&aips->T));
+    PetscCall(PGXTridiagDestroy(&aips->Tt));
+    PetscCall(PGXTridiagCreate(aips->dev, &aips->T));
+    PetscCall(PGXTridiagSetThreshold(aips->T, aips->threshold));
+    PetscCall(PGXTridiagSetUpSymbolic(aips->T, nb, aips->offsets));
+  } else PetscCall(PetscFree(off));
+  aips->Ttvalid = PETSC_FALSE;
+  PetscCall(PGXTridiagSetUpNumeric(aips->T, aips->dl, aips->d, aips->du, &aips->pivot));
+  pc->failedreason = PC_NOERROR;
+  if (aips->pivot.failed) {
+    pc->failedreason = PC_FACTOR_NUMERIC_ZEROPIVOT;
+    PetscCall(PetscInfo(pc, "PCAIPS: zero or tiny pivot %g in tridiagonal block %" PetscInt_FMT " at local row %" PetscInt_FMT "\n", (double)PetscRealPart(aips->pivot.pivot), aips->pivot.block, aips->pivot.row));
+  }
+
+  /* work vectors, and R on the device for the all-device series */
+  if (!aips->y0) PetscCall(MatCreateVecs(pc->pmat, &aips->y0, &aips->t));
+  if (aips->dev == PGX_DEVICE_CUDA) {
+    if (!aips->sr) {
+      PetscCall(PGXVecStageCreate(&aips->sr));
+      PetscCall(PGXVecStageCreate(&aips->sw));
+      PetscCall(PGXVecStageCreate(&aips->sy));
+    }
+    if (aips->seq) {
+      PetscInt    *rp, *rc;
+      PetscScalar *rv;
+      PetscCall(PetscMalloc1(m + 1, &rp));
+      K::reference::split_remainder(m, ia, ja, aa, rp, NULL, NULL);
+      PetscCall(PetscMalloc2(rp[m], &rc, rp[m], &rv));
+      K::reference::split_remainder(m, ia, ja, aa, rp, rc, rv);
+      if (aips->d_rowptr) PetscCall(PGXDeviceFree(&aips->d_rowptr));
+      if (aips->d_col) PetscCall(PGXDeviceFree(&aips->d_col));
+      if (aips->d_val) PetscCall(PGXDeviceFree(&aips->d_val));
+      PetscCall(PGXDeviceMallocArray(m + 1, &aips->d_rowptr));
+      PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_col));
+      PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_val));
+      PetscCall(PGXDeviceCopyArrayToDevice(aips->d_rowptr, rp, m + 1));
+      if (rp[m]) {
+        PetscCall(PGXDeviceCopyArrayToDevice(aips->d_col, rc, rp[m]));
+        PetscCall(PGXDeviceCopyArrayToDevice(aips->d_val, rv, rp[m]));
+      }
+      PetscCall(PGXDeviceSynchronize());
+      PetscCall(PetscFree2(rc, rv));
+      PetscCall(PetscFree(rp));
+      if (!aips->d_y0) {
+        PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_y0));
+        PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_t));
+      }
+    }
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+
+  aips->radius = -1;
+  {
+    PetscBool anyfailed = aips->pivot.failed;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &anyfailed, 1, MPIU_BOOL, MPI_LOR, comm));
+    if (aips->estimate && !anyfailed) PetscCall(PCAIPSEstimateRadius(pc));
+  }
+  PetscCall(PetscLogEventEnd(PGX_AIPSSetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_AIPS(PC pc, PGXOptionItems PetscOptionsObject)
+{
+  PC_AIPS  *aips = (PC_AIPS *)pc->data;
+  PetscInt  order = aips->order, thr = aips->threshold;
+  PetscReal omega = aips->damping;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "AIPS options");
+  PetscCall(PetscOptionsInt("-pc_aips_order", "Order N of the Neumann series (number of products with R)", "PCAIPSSetOrder", order, &order, &flg));
+  if (flg) PetscCall(PCAIPSSetOrder(pc, order));
+  PetscCall(PetscOptionsReal("-pc_aips_damping", "Damping omega: y = omega * series", "PCAIPSSetDamping", omega, &omega, &flg));
+  if (flg) PetscCall(PCAIPSSetDamping(pc, omega));
+  PetscCall(PetscOptionsInt("-pc_aips_block_threshold", "Tridiagonal blocks longer than this are solved by partitions", "PCAIPSSetBlockThreshold", thr, &thr, &flg));
+  if (flg) PetscCall(PCAIPSSetBlockThreshold(pc, thr));
+  PetscCall(PetscOptionsBool("-pc_aips_estimate_radius", "Estimate the spectral radius of P^-1 R at setup (power iteration; shown by PCView)", "PCAIPS", aips->estimate, &aips->estimate, NULL));
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)aips->devreq, (PetscEnum *)&aips->devreq, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
+{
+  PC_AIPS  *aips = (PC_AIPS *)pc->data;
+  PetscBool iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  Neumann series of order %" PetscInt_FMT ", damping %g, block threshold %" PetscInt_FMT "\n", aips->order, (double)aips->damping, aips->threshold));
+  if (!pc->setupcalled || !aips->T) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    MPI_Comm       comm = PetscObjectComm((PetscObject)pc);
+    PGXTridiagInfo ti;
+    PetscInt       sums[3], mins, maxs, maxg, maxlev;
+    PetscCall(PGXTridiagGetInfo(aips->T, &ti));
+    sums[0] = ti.nblocks;
+    sums[1] = ti.n;
+    sums[2] = ti.nlong;
+    mins    = ti.nblocks ? ti.minsize : PETSC_MAX_INT;
+    maxs    = ti.maxsize;
+    maxg    = ti.ngroups;
+    maxlev  = ti.nlevels;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, sums, 3, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mins, 1, MPIU_INT, MPI_MIN, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &maxs, 1, MPIU_INT, MPI_MAX, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &maxg, 1, MPIU_INT, MPI_MAX, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &maxlev, 1, MPIU_INT, MPI_MAX, comm));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal part P: %" PetscInt_FMT " blocks, size min %" PetscInt_FMT " max %" PetscInt_FMT " mean %.2f\n", sums[0], sums[0] ? mins : 0, maxs, sums[0] ? (double)sums[1] / sums[0] : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: %" PetscInt_FMT " groups of equal size (max per rank), %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, sums[2], maxlev));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s\n", PGXDeviceName(aips->dev)));
+    if (aips->radius >= 0) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));
+      if (aips->radius >= 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  WARNING: spectral radius >= 1: the Neumann series diverges as the order grows; use a low order or damping\n"));
+    }
+    if (aips->pivot.failed) PetscCall(PetscViewerASCIIPrintf(viewer, "  zero pivot %g in block %" PetscInt_FMT " at local row %" PetscInt_FMT "\n", (double)PetscRealPart(aips->pivot.pivot), aips->pivot.block, aips->pivot.row));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCAIPSSetOrder_AIPS(PC pc, PetscInt order)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  aips->order = order;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCAIPSGetOrder_AIPS(PC pc, PetscInt *order)
+{
+  PetscFunctionBegin;
+  *order = ((PC_AIPS *)pc->data)->order;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCAIPSSetDamping_AIPS(PC pc, PetscReal omega)
+{
+  PetscFunctionBegin;
+  ((PC_AIPS *)pc->data)->damping = omega;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCAIPSGetDamping_AIPS(PC pc, PetscReal *omega)
+{
+  PetscFunctionBegin;
+  *omega = ((PC_AIPS *)pc->data)->damping;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCAIPSSetBlockThreshold_AIPS(PC pc, PetscInt thr)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  if (thr != aips->threshold && pc->setupcalled) { /* the layout changes: redo the setup */
+    PetscCall(PCReset_AIPS(pc));
+    pc->setupcalled = 0;
+  }
+  aips->threshold = thr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCAIPSGetBlockThreshold_AIPS(PC pc, PetscInt *thr)
+{
+  PetscFunctionBegin;
+  *thr = ((PC_AIPS *)pc->data)->threshold;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_AIPS(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_AIPS(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetOrder_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetOrder_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetDamping_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetDamping_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetBlockThreshold_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetBlockThreshold_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  PCAIPS - Neumann-series preconditioner on the tridiagonal part of the matrix, after the AIPS
+  preconditioner of Yuldashev, Repin and Spele for reservoir-simulation matrices.
+
+  The matrix is split A = P + R, with P the tridiagonal part of the local diagonal block
+  (a_{i,i-1}, a_{ii}, a_{i,i+1}); P falls apart into independent tridiagonal blocks wherever both
+  a_{i,i+1} and a_{i+1,i} are zero, and never crosses a rank boundary. The preconditioner is the
+  truncated Neumann series for A^{-1} = (I + P^{-1} R)^{-1} P^{-1},
+.vb
+    y0 = P^{-1} r,   y_{k+1} = y0 - P^{-1} (R y_k)   (k < N),   y = omega y_N
+.ve
+  so order N costs N products with R and N+1 tridiagonal solves. R y is computed as A y - P y with the
+  (parallel) matrix, so on several ranks the series couples the ranks: it is a global Neumann series,
+  not block Jacobi. The tridiagonal solves use PGX's batched solver: blocks are grouped by size and
+  interleaved so one GPU thread solves one block with coalesced loads of precomputed Thomas factors;
+  blocks longer than the threshold are cut into partitions coupled by a reduced system.
+
+  The series converges when the spectral radius of P^{-1} R is below 1: the strong couplings must lie
+  inside the tridiagonal part (order the unknowns with the strong direction first).
+
+  Options Database Keys:
++ -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 1)
+. -pc_aips_damping <omega>       - damping, `PCAIPSSetDamping()` (default 1)
+. -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 128)
+. -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
+- -pgx_device <auto,host,cuda>   - backend (also read with the PC's prefix)
+
+  Level: intermediate
+
+  Notes:
+  The default order 1 comes from bench/aips (GMRES(30) to 1e-8 on the gallery problems, host backend,
+  m = 32 and 48): iterations for orders 0/1/2/3 were 240/102/128/69 and 458/175/225/116 on aniso3d,
+  154/51/51/25 and 238/87/85/36 on convdiff3d. Odd orders beat even ones: on these stencils the coupling
+  between grid lines is bipartite, so the eigenvalues of P^{-1} R come in pairs +-lambda and the
+  preconditioned spectrum 1 - lambda^(N+1) stays on one side of 1 only for odd N. Order 1 costs one R
+  product and two tridiagonal solves, order 3 three and four; order 1 gave the shortest solve on aniso3d
+  (1.6 s against 1.9 s for order 3 at m = 48) and order 3 on convdiff3d (0.55 s against 0.80 s). Order 1
+  is the default; try 3 when iterations are expensive (long GMRES restarts, many ranks). Even orders are
+  rarely worth it. See bench/results/ for the GPU numbers.
+
+  A zero, tiny or non-finite pivot of a tridiagonal block (no pivoting is done) sets the PC's failed
+  reason to `PC_FACTOR_NUMERIC_ZEROPIVOT`; the apply then returns Inf and the `KSP` stops with
+  `KSP_DIVERGED_PC_FAILED`. `-info` names the block and row.
+
+  Supports `MATSEQAIJ` and `MATMPIAIJ`. With -pgx_device cuda on one rank, the whole series runs on
+  the GPU (R held on the device) and `PGXPCApplyDevice()` applies it to device arrays; on several ranks
+  the tridiagonal solves run on the GPU and the products with R on the host matrix.
+
+.seealso: `PCAIPSSetOrder()`, `PCAIPSSetDamping()`, `PCAIPSSetBlockThreshold()`, `PCJACOBI`, `PCBJACOBI`, `PGXPCApplyDevice()`
+M*/
+PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
+{
+  PC_AIPS *aips;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&aips));
+  pc->data        = (void *)aips;
+  aips->order     = PC_AIPS_DEFAULT_ORDER;
+  aips->damping   = 1.0;
+  aips->threshold = PGX_TRIDIAG_DEFAULT_THRESHOLD;
+  aips->devreq    = PGX_DEVICE_AUTO;
+  aips->dev       = PGX_DEVICE_HOST;
+  aips->radius    = -1;
+
+  pc->ops->apply          = PCApply_AIPS;
+  pc->ops->applytranspose = PCApplyTranspose_AIPS;
+  pc->ops->setup          = PCSetUp_AIPS;
+  pc->ops->reset          = PCReset_AIPS;
+  pc->ops->destroy        = PCDestroy_AIPS;
+  pc->ops->setfromoptions = PCSetFromOptions_AIPS;
+  pc->ops->view           = PCView_AIPS;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetOrder_C", PCAIPSSetOrder_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetOrder_C", PCAIPSGetOrder_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetDamping_C", PCAIPSSetDamping_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetDamping_C", PCAIPSGetDamping_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetBlockThreshold_C", PCAIPSSetBlockThreshold_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetBlockThreshold_C", PCAIPSGetBlockThreshold_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PCAIPSApplyDevice_AIPS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSSetOrder - Sets the order N of the Neumann series (N products with R, N+1 tridiagonal solves).
+
+  Logically Collective
+
+  Input Parameters:
++ pc    - the preconditioner context
+- order - N >= 0 (0: y = omega P^{-1} r, block-tridiagonal Jacobi; default 1)
+
+  Options Database Key:
+. -pc_aips_order <N> - the order
+
+  Level: intermediate
+
+.seealso: `PCAIPS`, `PCAIPSGetOrder()`, `PCAIPSSetDamping()`
+@*/
+PetscErrorCode PCAIPSSetOrder(PC pc, PetscInt order)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, order, 2);
+  PetscCheck(order >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAIPS order %" PetscInt_FMT " must be >= 0", order);
+  PetscTryMethod(pc, "PCAIPSSetOrder_C", (PC, PetscInt), (pc, order));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSGetOrder - Gets the order of the Neumann series.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. order - the order
+
+  Level: intermediate
+
+.seealso: `PCAIPS`, `PCAIPSSetOrder()`
+@*/
+PetscErrorCode PCAIPSGetOrder(PC pc, PetscInt *order)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidIntPointer(order, 2);
+  PetscUseMethod(pc, "PCAIPSGetOrder_C", (PC, PetscInt *), (pc, order));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSSetDamping - Sets the damping omega: the preconditioner is omega times the truncated series.
+
+  Logically Collective
+
+  Input Parameters:
++ pc    - the preconditioner context
+- omega - the damping (> 0, default 1)
+
+  Options Database Key:
+. -pc_aips_damping <omega> - the damping
+
+  Level: intermediate
+
+.seealso: `PCAIPS`, `PCAIPSGetDamping()`, `PCAIPSSetOrder()`
+@*/
+PetscErrorCode PCAIPSSetDamping(PC pc, PetscReal omega)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscCheck(omega > 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAIPS damping %g must be > 0", (double)omega);
+  PetscTryMethod(pc, "PCAIPSSetDamping_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSGetDamping - Gets the damping omega.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. omega - the damping
+
+  Level: intermediate
+
+.seealso: `PCAIPS`, `PCAIPSSetDamping()`
+@*/
+PetscErrorCode PCAIPSGetDamping(PC pc, PetscReal *omega)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidRealPointer(omega, 2);
+  PetscUseMethod(pc, "PCAIPSGetDamping_C", (PC, PetscReal *), (pc, omega));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSSetBlockThreshold - Tridiagonal blocks with more rows than this are not solved by one GPU thread
+  but cut into partitions of at most this many rows, coupled through a reduced system, so that one long
+  block does not serialize the solve.
+
+  Logically Collective
+
+  Input Parameters:
++ pc        - the preconditioner context
+- threshold - between 2 and 4096 (default 128)
+
+  Options Database Key:
+. -pc_aips_block_threshold <n> - the threshold
+
+  Level: advanced
+
+.seealso: `PCAIPS`, `PCAIPSGetBlockThreshold()`
+@*/
+PetscErrorCode PCAIPSSetBlockThreshold(PC pc, PetscInt threshold)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, threshold, 2);
+  PetscCheck(threshold >= 2 && threshold <= PGX_TRIDIAG_MAX_THRESHOLD, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAIPS block threshold %" PetscInt_FMT " must be in [2, %d]", threshold, PGX_TRIDIAG_MAX_THRESHOLD);
+  PetscTryMethod(pc, "PCAIPSSetBlockThreshold_C", (PC, PetscInt), (pc, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCAIPSGetBlockThreshold - Gets the block threshold of the tridiagonal solver.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. threshold - the threshold
+
+  Level: advanced
+
+.seealso: `PCAIPS`, `PCAIPSSetBlockThreshold()`
+@*/
+PetscErrorCode PCAIPSGetBlockThreshold(PC pc, PetscInt *threshold)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidIntPointer(threshold, 2);
+  PetscUseMethod(pc, "PCAIPSGetBlockThreshold_C", (PC, PetscInt *), (pc, threshold));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode PGXRegister_AIPS(void)
 {
   PetscFunctionBegin;
+  PetscCall(PCRegister(PCAIPS, PCCreate_AIPS));
+  PetscCall(PetscLogEventRegister("PGXAIPSSetUp", PC_CLASSID, &PGX_AIPSSetUp));
+  PetscCall(PetscLogEventRegister("PGXAIPSApply", PC_CLASSID, &PGX_AIPSApply));
+  PetscCall(PetscLogEventRegister("PGXAIPSTriSolve", PC_CLASSID, &PGX_AIPSTridiagSolve));
+  PetscCall(PetscLogEventRegister("PGXAIPSEstimate", PC_CLASSID, &PGX_AIPSEstimate));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

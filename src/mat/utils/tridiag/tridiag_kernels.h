@@ -1,0 +1,76 @@
+/* tridiag_kernels.h: the kernels of the batched tridiagonal solver, declared once and implemented per
+   backend (reference/: plain sequential C++, the specification; cuda/: one thread per block, interleaved).
+
+   Data (built by the host setup in tridiag.cxx, identical for both backends):
+   - The batch: blocks of at most threshold+1 rows (whole short blocks and the partitions of long ones),
+     sorted into groups of equal size. Group g of m_g blocks of size s_g stores element k of its j-th block
+     at gbase + k*m_g + j (interleaved) in three factor arrays:
+         fl = a_k / piv_k (forward multiplier), finv = 1 / piv_k, fu = c_k / piv_k (modified super-diagonal)
+     so that  z_k = finv_k r_k - fl_k z_{k-1},  y_{s-1} = z_{s-1},  y_k = z_k - fu_k y_{k+1}.
+     The groups are cut into chunks (one thread block each on the GPU): chunk c holds blocks
+     bfirst .. bfirst+nblk-1 of the batch order, whose first rows are bstart[]; its element (k, j) is at
+     fbase + k*stride + j.
+   - The long blocks (more rows than the threshold): partitions (in the batch) separated by single rows.
+     After the batch solve, each separator gets  rs = r[row] - a y[row-1] - c y[row+1]; the child solver
+     solves the reduced (Schur complement) system for xs; then every partition row is corrected,
+         y[row] -= G xs[left] + H xs[right]   (G, H: the partition's spikes; left/right -1 when absent),
+     and the separator rows get y[row] = xs. */
+#pragma once
+#include <petscsys.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace tridiag
+{
+/* One chunk of the batch: a thread block on the GPU */
+struct Chunk {
+  PetscInt fbase;    /* factor index of element 0 of the chunk's first block */
+  PetscInt stride;   /* m_g: factor index step from element k to k+1 */
+  PetscInt bfirst;   /* index in bstart[] of the chunk's first block */
+  int      size;     /* rows of every block of the chunk */
+  int      nblk;     /* blocks in the chunk */
+  int      epilogue; /* 1: write alpha*sol + beta*w; 0: a partition of a long block (the correction does it) */
+  int      pad;
+};
+
+/* Maximum blocks per chunk (threads per block of the batch kernel) and shared-memory budget in scalars */
+constexpr int CHUNK_THREADS = 128;
+constexpr int CHUNK_SMEM    = 3072;
+
+/* The batch as seen by a kernel */
+struct Batch {
+  PetscInt           nchunks;
+  const Chunk       *chunks;
+  const PetscInt    *bstart;
+  const PetscScalar *fl, *finv, *fu;
+  PetscInt           smem; /* scalars of shared memory the largest chunk needs: size * (nblk | 1) */
+};
+
+/* The long-block part of a level */
+struct Long {
+  PetscInt           nsep;
+  const PetscInt    *seprow;
+  const PetscScalar *sepa, *sepc; /* separator row's sub- and super-diagonal entries */
+  PetscInt           nrow;        /* partition rows to correct */
+  const PetscInt    *row, *left, *right;
+  const PetscScalar *G, *H;
+};
+
+namespace reference
+{
+void batch_solve(const Batch &, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+void reduced_rhs(const Long &, const PetscScalar *r, const PetscScalar *y, PetscScalar *rs);
+void correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+} // namespace reference
+
+namespace cuda
+{
+PetscErrorCode batch_solve(const Batch &, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+PetscErrorCode reduced_rhs(const Long &, const PetscScalar *r, const PetscScalar *y, PetscScalar *rs);
+PetscErrorCode correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+} // namespace cuda
+} // namespace tridiag
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,37 @@
+/* aips_kernels.h: the kernels of PCAIPS besides the tridiagonal solve (src/mat/utils/tridiag/):
+   extraction of the tridiagonal part P of a CSR matrix, the product with P, and (cuda) the product with
+   R = A - P stored as CSR and a fill. Declared once, implemented per backend. */
+#pragma once
+#include <petscsys.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace aips
+{
+namespace reference
+{
+/* P of the n x n CSR matrix (local column indices; columns outside [0,n) are ignored):
+   dl[i] = a(i,i-1), d[i] = a(i,i), du[i] = a(i,i+1) (0 where absent; dl[0] = du[n-1] = 0).
+   Returns the number of rows whose diagonal entry is missing. */
+PetscInt extract_tridiagonal(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, PetscScalar *dl, PetscScalar *d, PetscScalar *du);
+/* Block offsets of P: a block ends after row i when du[i] == 0 and dl[i+1] == 0. offsets has room for
+   n+1 entries; returns the number of blocks. */
+PetscInt block_offsets(PetscInt n, const PetscScalar *dl, const PetscScalar *du, PetscInt *offsets);
+/* t -= P y (trans: t -= P^T y) */
+void sub_tridiagonal_product(PetscInt n, const PetscScalar *dl, const PetscScalar *d, const PetscScalar *du, PetscBool trans, const PetscScalar *y, PetscScalar *t);
+/* R = A - P as CSR (the entries of P dropped): counts the entries (rowptr filled) when col is NULL */
+void split_remainder(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, PetscInt *rrowptr, PetscInt *rcol, PetscScalar *rval);
+} // namespace reference
+
+namespace cuda
+{
+/* t = R y for R in CSR (device arrays) */
+PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
+/* y[i] = v */
+PetscErrorCode fill(PetscInt n, PetscScalar v, PetscScalar *y);
+} // namespace cuda
+} // namespace aips
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,57 @@
+/* CUDA kernels of PCAIPS: the product with R = A - P (CSR, one thread per row: R of a stencil matrix has a
+   few entries per row) and a fill. */
+#include <pgx/private/pgxcuda.h>
+#include "../aips_kernels.h"
+
+namespace pgx
+{
+namespace kernels
+{
+namespace aips
+{
+namespace cuda
+{
+namespace
+{
+__global__ void csr_product_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ y, PetscScalar *__restrict__ t)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    PetscScalar s = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) s += val[k] * y[col[k]];
+    t[i] = s;
+  }
+}
+
+__global__ void fill_kernel(PetscInt n, PetscScalar v, PetscScalar *__restrict__ y)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) y[i] = v;
+}
+} // namespace
+
+PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  csr_product_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, val, y, t);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::csr_product_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode fill(PetscInt n, PetscScalar v, PetscScalar *y)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  fill_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, v, y);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::fill_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace cuda
+} // namespace aips
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,304 @@
+/* Tests of the batched tridiagonal solver (include/pgx/tridiag.h).
+
+   -mode hand   : 5x5 hand-checked system (blocks of 2 and 3), with and without partitions, and the epilogue
+   -mode dense  : random diagonally dominant blocks of mixed sizes (size-1 blocks included, one block of
+                  -big rows) against LAPACK's dense gesv per block (the big block: residual and a textbook
+                  Thomas solve), for several thresholds (partitions and recursion)
+   -mode pivot  : a zero pivot (and a NaN) is reported with its block and row
+   -mode cuda   : the cuda backend equals the reference on the same random input to 1e-12 (needs a GPU)
+   Prints "all checks passed" when every check holds; exits non-zero otherwise. */
+#include <pgx/tridiag.h>
+#include <pgx/private/pgximpl.h>
+#include <petscblaslapack.h>
+#include <dlfcn.h>
+
+/* LAPACK's dgesv, found in the process at run time: libpetsc brings liblapack in, but the makefile's link
+   line for test programs names only PETSc's basic libraries */
+typedef void (*GesvFn)(const PetscBLASInt *, const PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *);
+static GesvFn gesv;
+
+static PetscInt nfail = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      nfail++; \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAILED: " __VA_ARGS__)); \
+    } \
+  } while (0)
+
+static unsigned long long rng = 88172645463325252ULL;
+static double             Rand(void) /* uniform in [0,1) (xorshift64) */
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* Random blocks: sizes from 1..maxsize (a third of them size 1), plus one block of 'big' rows in the middle */
+static PetscErrorCode RandomSystem(PetscInt nb, PetscInt maxsize, PetscInt big, PetscInt **offsets, PetscScalar **dl, PetscScalar **d, PetscScalar **du, PetscScalar **r, PetscInt *n)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nb + 1, offsets));
+  (*offsets)[0] = 0;
+  for (PetscInt b = 0; b < nb; b++) {
+    PetscInt s = Rand() < 0.33 ? 1 : 1 + (PetscInt)(Rand() * maxsize);
+    if (big && b == nb / 2) s = big;
+    (*offsets)[b + 1] = (*offsets)[b] + s;
+  }
+  *n = (*offsets)[nb];
+  PetscCall(PetscMalloc4(*n, dl, *n, d, *n, du, *n, r));
+  for (PetscInt i = 0; i < *n; i++) {
+    (*dl)[i] = 2 * Rand() - 1;
+    (*du)[i] = 2 * Rand() - 1;
+    (*d)[i]  = (Rand() < 0.5 ? -1 : 1) * (PetscAbsScalar((*dl)[i]) + PetscAbsScalar((*du)[i]) + 0.1 + Rand());
+    (*r)[i]  = 2 * Rand() - 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Build(PGXDeviceType type, PetscInt thr, PetscInt nb, const PetscInt *off, const PetscScalar *dl, const PetscScalar *d, const PetscScalar *du, PGXTridiag *T, PGXTridiagPivotInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXTridiagCreate(type, T));
+  if (thr) PetscCall(PGXTridiagSetThreshold(*T, thr));
+  PetscCall(PGXTridiagSetUpSymbolic(*T, nb, off));
+  PetscCall(PGXTridiagSetUpNumeric(*T, dl, d, du, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestHand(void)
+{
+  /* block 0: [2 1; 1 2] y = [3 3] -> y = [1 1]; block 1: [4 1 0; 1 4 1; 0 1 4] y = [6 12 14] -> y = [1 2 3]
+     (entries across the cut, dl[2] and du[1], are garbage and must be ignored) */
+  const PetscInt    off[] = {0, 2, 5};
+  const PetscScalar dl[] = {99, 1, 77, 1, 1}, d[] = {2, 2, 4, 4, 4}, du[] = {1, 55, 1, 1, 99};
+  const PetscScalar r[] = {3, 3, 6, 12, 14}, ex[] = {1, 1, 1, 2, 3}, w[] = {1, 2, 3, 4, 5};
+  const PetscInt    thrs[] = {0, 2};
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    PGXTridiag          T;
+    PGXTridiagPivotInfo info;
+    PGXTridiagInfo      ti;
+    PetscScalar         y[5];
+    PetscCall(Build(PGX_DEVICE_HOST, thrs[t], 2, off, dl, d, du, &T, &info));
+    CHECK(!info.failed, "hand: unexpected pivot failure\n");
+    PetscCall(PGXTridiagGetInfo(T, &ti));
+    CHECK(ti.nblocks == 2 && ti.minsize == 2 && ti.maxsize == 3 && ti.nlong == (thrs[t] ? 1 : 0), "hand: info nblocks %d min %d max %d nlong %d\n", (int)ti.nblocks, (int)ti.minsize, (int)ti.maxsize, (int)ti.nlong);
+    for (int i = 0; i < 5; i++) y[i] = NAN;
+    PetscCall(PGXTridiagSolve(T, 1.0, r, 0.0, NULL, y));
+    for (int i = 0; i < 5; i++) CHECK(PetscAbsScalar(y[i] - ex[i]) < 1e-14, "hand (threshold %d): y[%d] = %g, expected %g\n", (int)thrs[t], i, (double)y[i], (double)ex[i]);
+    /* epilogue: y = -2 P^-1 r + 0.5 w */
+    PetscCall(PGXTridiagSolve(T, -2.0, r, 0.5, w, y));
+    for (int i = 0; i < 5; i++) CHECK(PetscAbsScalar(y[i] - (-2 * ex[i] + 0.5 * w[i])) < 1e-14, "hand epilogue (threshold %d): y[%d] = %g, expected %g\n", (int)thrs[t], i, (double)y[i], (double)(-2 * ex[i] + 0.5 * w[i]));
+    PetscCall(PGXTridiagDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = P^-1 r for one block by LAPACK dense gesv */
+static PetscErrorCode DenseSolve(PetscInt s, const PetscScalar *dl, const PetscScalar *d, const PetscScalar *du, const PetscScalar *r, PetscScalar *x, PetscScalar *A)
+{
+  PetscBLASInt n, one = 1, lda, info, *ipiv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(s, &n));
+  lda = n;
+  PetscCall(PetscMalloc1(s, &ipiv));
+  for (PetscInt i = 0; i < s * s; i++) A[i] = 0;
+  for (PetscInt i = 0; i < s; i++) { /* column-major */
+    A[i + i * s] = d[i];
+    if (i) A[i + (i - 1) * s] = dl[i];
+    if (i < s - 1) A[i + (i + 1) * s] = du[i];
+    x[i] = r[i];
+  }
+  if (!gesv) gesv = (GesvFn)dlsym(RTLD_DEFAULT, "dgesv_");
+  PetscCheck(gesv, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dgesv_ not found in the process (dlsym)");
+  gesv(&n, &one, A, &lda, ipiv, x, &n, &info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK gesv info %d", (int)info);
+  PetscCall(PetscFree(ipiv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestDense(PetscInt nb, PetscInt maxsize, PetscInt big)
+{
+  PetscInt       *off, n;
+  PetscScalar    *dl, *d, *du, *r, *y, *x, *A, *cp, *z;
+  const PetscInt  thrs[] = {0, 2, 7, 33, 1000};
+  PetscReal       eps    = PETSC_MACHINE_EPSILON;
+
+  PetscFunctionBegin;
+  PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
+  PetscCall(PetscMalloc2(n, &y, n, &x));
+  PetscCall(PetscMalloc1(maxsize * maxsize, &A));
+  /* reference answer: dense LAPACK per block up to maxsize rows; textbook Thomas for the big block */
+  for (PetscInt b = 0; b < nb; b++) {
+    const PetscInt st = off[b], s = off[b + 1] - off[b];
+    if (s <= maxsize) PetscCall(DenseSolve(s, dl + st, d + st, du + st, r + st, x + st, A));
+    else {
+      PetscCall(PetscMalloc2(s, &cp, s, &z));
+      cp[0] = du[st] / d[st];
+      z[0]  = r[st] / d[st];
+      for (PetscInt k = 1; k < s; k++) {
+        PetscScalar m = d[st + k] - dl[st + k] * cp[k - 1];
+        cp[k]         = du[st + k] / m;
+        z[k]          = (r[st + k] - dl[st + k] * z[k - 1]) / m;
+      }
+      x[st + s - 1] = z[s - 1];
+      for (PetscInt k = s - 2; k >= 0; k--) x[st + k] = z[k] - cp[k] * x[st + k + 1];
+      PetscCall(PetscFree2(cp, z));
+    }
+  }
+  for (size_t t = 0; t < sizeof(thrs) / sizeof(thrs[0]); t++) {
+    PGXTridiag          T;
+    PGXTridiagPivotInfo info;
+    PGXTridiagInfo      ti;
+    PetscReal           err = 0, res = 0, rnorm = 0;
+    PetscCall(Build(PGX_DEVICE_HOST, thrs[t], nb, off, dl, d, du, &T, &info));
+    CHECK(!info.failed, "dense: pivot failure at block %d row %d\n", (int)info.block, (int)info.row);
+    PetscCall(PGXTridiagGetInfo(T, &ti));
+    for (PetscInt i = 0; i < n; i++) y[i] = NAN;
+    PetscCall(PGXTridiagSolve(T, 1.0, r, 0.0, NULL, y));
+    for (PetscInt b = 0; b < nb; b++) {
+      for (PetscInt i = off[b]; i < off[b + 1]; i++) {
+        PetscScalar ri = d[i] * y[i] - r[i];
+        if (i > off[b]) ri += dl[i] * y[i - 1];
+        if (i < off[b + 1] - 1) ri += du[i] * y[i + 1];
+        res   = PetscMax(res, PetscAbsScalar(ri));
+        rnorm = PetscMax(rnorm, PetscAbsScalar(r[i]));
+        err   = PetscMax(err, PetscAbsScalar(y[i] - x[i]) / (1 + PetscAbsScalar(x[i])));
+        if (PetscIsInfOrNanScalar(y[i])) err = PETSC_INFINITY;
+      }
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "dense: n %d blocks %d (sizes %d..%d) threshold %d: %d groups, %d long, %d levels; error %.1e residual %.1e\n", (int)n, (int)nb, (int)ti.minsize, (int)ti.maxsize, (int)ti.threshold, (int)ti.ngroups, (int)ti.nlong, (int)ti.nlevels, (double)err, (double)res));
+    CHECK(err < 1e3 * eps, "dense (threshold %d): max relative error vs LAPACK %g > 1e3 eps\n", (int)ti.threshold, (double)err);
+    CHECK(res < 1e3 * eps * rnorm, "dense (threshold %d): max residual %g\n", (int)ti.threshold, (double)res);
+    PetscCall(PGXTridiagDestroy(&T));
+  }
+  PetscCall(PetscFree(A));
+  PetscCall(PetscFree2(y, x));
+  PetscCall(PetscFree4(dl, d, du, r));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestPivot(void)
+{
+  /* blocks of sizes 1, 3, 2, 6; block 3's second pivot is 0 (d = 1 - 1*1); then a NaN on block 2 */
+  const PetscInt off[] = {0, 1, 4, 6, 12};
+  PetscScalar    dl[12], d[12], du[12];
+  const PetscInt thrs[] = {0, 2};
+
+  PetscFunctionBegin;
+  for (int i = 0; i < 12; i++) {
+    dl[i] = 1;
+    du[i] = 1;
+    d[i]  = 4;
+  }
+  d[6] = 1;
+  d[7] = 1; /* pivot 2 of block 3: 1 - 1*(1/1) = 0 at row 7 */
+  for (int t = 0; t < 2; t++) {
+    PGXTridiag          T;
+    PGXTridiagPivotInfo info;
+    PetscCall(Build(PGX_DEVICE_HOST, thrs[t], 4, off, dl, d, du, &T, &info));
+    if (!thrs[t]) CHECK(info.failed && info.block == 3 && info.row == 7, "pivot: expected failure at block 3 row 7, got failed %d block %d row %d\n", (int)info.failed, (int)info.block, (int)info.row);
+    else CHECK(info.failed && info.block == 3, "pivot (threshold 2): expected failure in block 3, got failed %d block %d row %d\n", (int)info.failed, (int)info.block, (int)info.row);
+    PetscCall(PGXTridiagDestroy(&T));
+  }
+  d[6] = 4;
+  d[7] = 4;
+  d[5] = NAN;
+  {
+    PGXTridiag          T;
+    PGXTridiagPivotInfo info;
+    PetscCall(Build(PGX_DEVICE_HOST, 0, 4, off, dl, d, du, &T, &info));
+    CHECK(info.failed && info.block == 2 && info.row == 5, "pivot: expected NaN failure at block 2 row 5, got failed %d block %d row %d\n", (int)info.failed, (int)info.block, (int)info.row);
+    PetscCall(PGXTridiagDestroy(&T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if PGX_HAVE_CUDA
+static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
+{
+  PetscInt       *off, n;
+  PetscScalar    *dl, *d, *du, *r, *w, *yh, *yd, *d_r, *d_w, *d_y;
+  const PetscInt  thrs[] = {0, 2, 7, 33, 1000};
+
+  PetscFunctionBegin;
+  PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
+  PetscCall(PetscMalloc3(n, &w, n, &yh, n, &yd));
+  for (PetscInt i = 0; i < n; i++) w[i] = 2 * Rand() - 1;
+  PetscCall(PGXDeviceMallocArray(n, &d_r));
+  PetscCall(PGXDeviceMallocArray(n, &d_w));
+  PetscCall(PGXDeviceMallocArray(n, &d_y));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_r, r, n));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_w, w, n));
+  for (size_t t = 0; t < sizeof(thrs) / sizeof(thrs[0]); t++) {
+    for (int epi = 0; epi < 2; epi++) {
+      PGXTridiag          Th, Td;
+      PGXTridiagPivotInfo ih, id;
+      PGXTridiagInfo      ti;
+      PetscReal           err = 0, ynorm = 0;
+      PetscScalar         alpha = epi ? -0.7 : 1.0, beta = 0.3;
+      PetscCall(Build(PGX_DEVICE_HOST, thrs[t], nb, off, dl, d, du, &Th, &ih));
+      PetscCall(Build(PGX_DEVICE_CUDA, thrs[t], nb, off, dl, d, du, &Td, &id));
+      CHECK(!ih.failed && !id.failed, "cuda: unexpected pivot failure\n");
+      PetscCall(PGXTridiagGetInfo(Td, &ti));
+      for (PetscInt i = 0; i < n; i++) yh[i] = NAN;
+      PetscCall(PGXDeviceMemset(d_y, 0xff, n * sizeof(PetscScalar))); /* poison: NaN pattern */
+      PetscCall(PGXTridiagSolve(Th, alpha, r, beta, epi ? w : NULL, yh));
+      PetscCall(PGXTridiagSolve(Td, alpha, d_r, beta, epi ? d_w : NULL, d_y));
+      PetscCall(PGXDeviceCopyArrayToHost(yd, d_y, n));
+      PetscCall(PGXDeviceSynchronize());
+      PetscInt first = -1;
+      for (PetscInt i = 0; i < n; i++) {
+        PetscReal e = PetscAbsScalar(yd[i] - yh[i]);
+        if (PetscIsInfOrNanScalar(yd[i]) || PetscIsInfOrNanScalar(yh[i])) e = PETSC_INFINITY;
+        if (e > err && first < 0 && e > 1e-12 * (1 + PetscAbsScalar(yh[i]))) first = i;
+        err   = PetscMax(err, e);
+        ynorm = PetscMax(ynorm, PetscAbsScalar(yh[i]));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda: n %d threshold %d (%d groups, %d chunks, %d long, %d levels) epilogue %d: max |cuda - reference| = %g\n", (int)n, (int)ti.threshold, (int)ti.ngroups, (int)ti.nchunks, (int)ti.nlong, (int)ti.nlevels, epi, (double)err));
+      CHECK(err <= 1e-12 * (1 + ynorm), "cuda (threshold %d, epilogue %d): max difference %g > 1e-12; first bad row %d: cuda %g reference %g\n", (int)ti.threshold, epi, (double)err, (int)first, first >= 0 ? (double)yd[first] : 0.0, first >= 0 ? (double)yh[first] : 0.0);
+      PetscCall(PGXTridiagDestroy(&Th));
+      PetscCall(PGXTridiagDestroy(&Td));
+    }
+  }
+  PetscCall(PGXDeviceFree(&d_r));
+  PetscCall(PGXDeviceFree(&d_w));
+  PetscCall(PGXDeviceFree(&d_y));
+  PetscCall(PetscFree3(w, yh, yd));
+  PetscCall(PetscFree4(dl, d, du, r));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+  char     mode[32] = "hand";
+  PetscInt nb = 3001, maxsize = 61, big = 100000;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxsize", &maxsize, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-big", &big, NULL));
+  if (!strcmp(mode, "hand")) PetscCall(TestHand());
+  else if (!strcmp(mode, "dense")) PetscCall(TestDense(nb, maxsize, big));
+  else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
+  else if (!strcmp(mode, "cuda")) {
+#if PGX_HAVE_CUDA
+    PetscCall(TestCUDA(nb, maxsize, big));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");
+#endif
+  } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -mode %s", mode);
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%d checks FAILED\n", (int)nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}

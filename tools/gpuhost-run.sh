@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs on the GPU host, from the repository root of a tree prepared here with 'make gpuhost'
+# (lib/, build/, .gpuhost/ with the packed Debian PETSc runtime, .matrices/ with the test matrices).
+#
+#   tools/gpuhost-run.sh [tests] [bench] [LIST...]
+#     tests : PGX_REQUIRE_GPU=1 make test (every test; cuda ones must run, none may skip)
+#     bench : every benchmark in bench/gpuhost.list (one command per line; '#' comments)
+# Logs and result tables go to $OUT (or ./gpuhost-out); a summary is printed last.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+OUTDIR=${OUT:-$ROOT/gpuhost-out}
+# the copy built by 'make gpuhost' (sm_90) replaces any other build
+if [ -d build-gpu ]; then rm -rf build lib; mv build-gpu build; mv lib-gpu lib; fi
+mkdir -p "$OUTDIR"
+# shellcheck disable=SC1091
+source .gpuhost/env.sh || { echo "gpuhost-run: cannot set up the PETSc runtime (.gpuhost/env.sh)"; exit 1; }
+export PGX_MATRICES=$ROOT/.matrices PGX_ROOT=$ROOT
+export LD_LIBRARY_PATH="$ROOT/lib:$LD_LIBRARY_PATH"
+what=("$@"); [ ${#what[@]} -eq 0 ] && what=(tests bench)
+summary=()
+{
+  echo "date: $(date -u +%FT%TZ)"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+  echo "host: $(nproc) cores, $(uname -r)"; build/tests/sys/pgx_info
+} 2>&1 | tee "$OUTDIR/device.txt"
+for w in "${what[@]}"; do
+  case "$w" in
+  tests)
+    t0=$(date +%s)
+    if command -v make >/dev/null; then PGX_REQUIRE_GPU=1 make --no-print-directory test > "$OUTDIR/tests.log" 2>&1
+    else PGX_REQUIRE_GPU=1 tests/run.sh > "$OUTDIR/tests.log" 2>&1; fi
+    summary+=("tests: $(grep -E '^[0-9]+ passed' "$OUTDIR/tests.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+    grep -E '^(FAIL|failed:)' "$OUTDIR/tests.log" | head -20 | while read -r l; do echo "  $l"; done
+    ;;
+  bench)
+    [ -f bench/gpuhost.list ] || continue
+    while IFS= read -r cmd; do
+      case "$cmd" in ''|\#*) continue ;; esac
+      name=$(echo "$cmd" | awk '{print $1}' | xargs basename)
+      t0=$(date +%s)
+      echo "### $cmd" >> "$OUTDIR/bench.log"
+      timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$OUTDIR/bench.log" 2>&1
+      summary+=("bench $name: exit $? ($(( $(date +%s) - t0 )) s)")
+    done < bench/gpuhost.list
+    ;;
+  *)
+    bash -c "$w" >> "$OUTDIR/extra.log" 2>&1; summary+=("extra '$w': exit $?")
+    ;;
+  esac
+done
+echo "==== summary"; printf '%s\n' "${summary[@]}"
