@@ -139,7 +139,7 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
 }
 
 /* cuSPARSE: SpMV, ILU(0) (csrilu02) + SpSV lower (unit) and upper */
-static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const PetscInt *d_rowptr, const PetscInt *d_col, const PetscScalar *d_val, PetscScalar *d_x, PetscScalar *d_y, const std::vector<PetscScalar> &hx, PetscInt reps, cudaStream_t s, Row &row)
+static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const int *d_rowptr, const int *d_col, const PetscScalar *d_val, PetscScalar *d_x, PetscScalar *d_y, const std::vector<PetscScalar> &hx, PetscInt reps, cudaStream_t s, Row &row)
 {
   cusparseHandle_t     h;
   cusparseSpMatDescr_t mA, mL, mU;
@@ -317,10 +317,11 @@ static PetscErrorCode RunOne(const char *name, Mat A, PetscBool symmetric, Petsc
   const PetscScalar *a;
   PetscBool          done;
   cudaStream_t       s;
-  pgx::cuda::DeviceArray<PetscInt>    d_rowptr, d_col;
+  pgx::cuda::DeviceArray<int>         d_rowptr, d_col; /* cuSPARSE: 32-bit indices whatever PetscInt is */
   pgx::cuda::DeviceArray<PetscScalar> d_val, d_x, d_y;
   std::vector<PetscScalar>            hx;
   std::vector<PetscInt>               rowptr, col;
+  std::vector<int>                    rowptr32, col32;
 
   PetscFunctionBeginUser;
   row.name = name;
@@ -335,8 +336,11 @@ static PetscErrorCode RunOne(const char *name, Mat A, PetscBool symmetric, Petsc
   PetscCall(MatSeqAIJGetArrayRead(A, &a));
   hx.resize(n);
   for (PetscInt i = 0; i < n; i++) hx[i] = std::sin(0.37 * (double)i) + 0.1;
-  PetscCall(d_rowptr.upload(rowptr.data(), n + 1));
-  PetscCall(d_col.upload(col.data(), row.nnz));
+  PetscCheck(row.nnz < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " entries do not fit the 32-bit cuSPARSE indices used here", name, row.nnz);
+  rowptr32.assign(rowptr.begin(), rowptr.end());
+  col32.assign(col.begin(), col.end());
+  PetscCall(d_rowptr.upload(rowptr32.data(), n + 1));
+  PetscCall(d_col.upload(col32.data(), row.nnz));
   PetscCall(d_val.upload(a, row.nnz));
   PetscCall(d_x.upload(hx.data(), n));
   PetscCall(d_y.resize(n));

@@ -72,6 +72,16 @@ __device__ __forceinline__ void StoreRelease(unsigned *p, unsigned v)
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> a(*p);
   a.store(v, ::cuda::memory_order_release);
 }
+__device__ __forceinline__ PetscInt AtomicAddIdx(PetscInt *p, PetscInt v) /* 32- or 64-bit PetscInt */
+{
+  if constexpr (sizeof(PetscInt) == 8) return (PetscInt)atomicAdd((unsigned long long *)p, (unsigned long long)v);
+  else return (PetscInt)atomicAdd((int *)p, (int)v);
+}
+__device__ __forceinline__ void AtomicMaxIdx(PetscInt *p, PetscInt v)
+{
+  if constexpr (sizeof(PetscInt) == 8) atomicMax((long long *)p, (long long)v);
+  else atomicMax((int *)p, (int)v);
+}
 __device__ __forceinline__ PetscInt FindPos(const PetscInt *colidx, PetscInt lo, PetscInt hi, PetscInt c)
 {
   PetscInt l = lo, h = hi;
@@ -104,12 +114,12 @@ __global__ void KScatterRank(PetscInt n, const PetscInt *order, PetscInt *rank)
 }
 __global__ void KColumnCount(PetscInt nnz, const PetscInt *colidx, PetscInt *cnt)
 {
-  for (PetscInt k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) atomicAdd(&cnt[colidx[k]], 1);
+  for (PetscInt k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[colidx[k]], 1);
 }
 __global__ void KTransposeFill(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *next, PetscInt *tcol)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) tcol[atomicAdd(&next[colidx[k]], 1)] = i;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) tcol[AtomicAddIdx(&next[colidx[k]], 1)] = i;
 }
 /* One Jones-Plassmann round (see reference::Color): round[v] = round in which v was colored, -1 if not yet */
 __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt r, PetscInt *round, PetscInt *color, PetscInt *ncolored, PetscInt *maxcolor)
@@ -151,13 +161,13 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
     }
     color[v] = c;
     ((volatile PetscInt *)round)[v] = r;
-    atomicAdd(ncolored, 1);
-    atomicMax(maxcolor, c);
+    AtomicAddIdx(ncolored, 1);
+    AtomicMaxIdx(maxcolor, c);
   }
 }
 __global__ void KColorCount(PetscInt n, const PetscInt *color, PetscInt *cnt)
 {
-  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) atomicAdd(&cnt[color[i]], 1);
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[color[i]], 1);
 }
 /* upper order (colors in decreasing order) from the lower one */
 __global__ void KUpperFromLower(PetscInt n, const PetscInt *lorder, const PetscInt *color, const PetscInt *llptr, const PetscInt *ulptr, PetscInt ncolors, PetscInt *uorder)
