@@ -1,16 +1,13 @@
 /* Test and benchmark problems of the PCDILU tests (header-only, static functions).
 
    DILUTestProblem(comm, name, m, &A): MATAIJ, rows split evenly over the ranks:
-     poisson2d (m^2, 5-point), poisson3d (m^3, 7-point, diagonal 6), poisson3d27 (m^3, 27-point, diagonal 26),
-     aniso3d (m^3, 7-point, k = 1e3 or 1 in a checkerboard of 4^3 subdomains, harmonic means on faces,
-              times (1, 1e-2, 1e-4) in (x, y, z); symmetric),
-     convdiff3d (m^3, 7-point diffusion + first-order upwind convection with velocity (2, 1, 0.5) in
-              units of the diffusion coefficient over h: nonsymmetric M-matrix),
+     poisson2d, poisson3d, poisson3d27, aniso3d, convdiff3d: PGXMatCreateGallery() (include/pgx/gallery.h);
      random (n = m, nonsymmetric pattern: diagonal plus 5 random columns a row, fixed seed, diagonally
-              dominant), zerodiag (poisson3d with a_ii = 0 in the row m^3/2 + 1).
-   DILUTestLoadMM(comm, path, &A): Matrix Market coordinate real/integer/pattern, general/symmetric. */
+              dominant), zerodiag (the 7-point Laplacian with a_ii = 0 in the row m^3/2 + 1).
+   DILUTestLoadMM(), DILUTestMatrixPath(): PGXMatLoadMatrixMarket(), PGXMatrixPath(). */
 #pragma once
 #include <petscmat.h>
+#include <pgx/gallery.h>
 #include <pgx/private/pgxcompat.h>
 
 static inline unsigned long long DILUTestLCG(unsigned long long *s)
@@ -33,6 +30,10 @@ static PetscErrorCode DILUTestProblem(MPI_Comm comm, const char name[], PetscInt
   PetscCall(PetscStrcmp(name, "random", &rnd));
   PetscCall(PetscStrcmp(name, "zerodiag", &zd));
   PetscCheck(p2 || p3 || p27 || an || cd || rnd || zd, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown test problem %s", name);
+  if (!rnd && !zd) {
+    PetscCall(PGXMatCreateGallery(comm, name, m, A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (p2) dim = 2, nnzrow = 5;
   if (p27) nnzrow = 27;
   if (rnd) dim = 1, nnzrow = 6;
@@ -113,52 +114,14 @@ static PetscErrorCode DILUTestProblem(MPI_Comm comm, const char name[], PetscInt
 
 static PetscErrorCode DILUTestLoadMM(MPI_Comm comm, const char path[], Mat *A)
 {
-  FILE     *f;
-  char      line[1024];
-  PetscInt  M, N, nz, rstart, rend;
-  PetscBool symmetric = PETSC_FALSE, pattern = PETSC_FALSE;
-
   PetscFunctionBeginUser;
-  f = fopen(path, "r");
-  PetscCheck(f, comm, PETSC_ERR_FILE_OPEN, "Cannot open Matrix Market file %s", path);
-  PetscCheck(fgets(line, sizeof(line), f), comm, PETSC_ERR_FILE_READ, "Empty file %s", path);
-  PetscCheck(strstr(line, "coordinate"), comm, PETSC_ERR_SUP, "%s: only coordinate Matrix Market files", path);
-  if (strstr(line, "symmetric")) symmetric = PETSC_TRUE;
-  if (strstr(line, "pattern")) pattern = PETSC_TRUE;
-  do PetscCheck(fgets(line, sizeof(line), f), comm, PETSC_ERR_FILE_READ, "%s: no size line", path);
-  while (line[0] == '%');
-  PetscCheck(sscanf(line, "%" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT, &M, &N, &nz) == 3 && M == N, comm, PETSC_ERR_FILE_READ, "%s: bad size line (square matrices only)", path);
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, M, N));
-  PetscCall(MatSetType(*A, MATAIJ));
-  PetscCall(MatSetUp(*A));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
-  for (PetscInt t = 0; t < nz; t++) {
-    PetscInt    i, j;
-    double      v = 1.0;
-    PetscScalar s;
-    PetscCheck(fgets(line, sizeof(line), f), comm, PETSC_ERR_FILE_READ, "%s: entry %" PetscInt_FMT " missing", path, t);
-    if (pattern) PetscCheck(sscanf(line, "%" PetscInt_FMT " %" PetscInt_FMT, &i, &j) == 2, comm, PETSC_ERR_FILE_READ, "%s: bad entry", path);
-    else PetscCheck(sscanf(line, "%" PetscInt_FMT " %" PetscInt_FMT " %lf", &i, &j, &v) == 3, comm, PETSC_ERR_FILE_READ, "%s: bad entry", path);
-    i--, j--, s = v;
-    if (i >= rstart && i < rend) PetscCall(MatSetValue(*A, i, j, s, ADD_VALUES));
-    if (symmetric && i != j && j >= rstart && j < rend) PetscCall(MatSetValue(*A, j, i, s, ADD_VALUES));
-  }
-  fclose(f);
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PGXMatLoadMatrixMarket(comm, path, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ../shared/matrices/<name>.mtx via $PGX_MATRICES, $PGX_ROOT/../shared/matrices or ../shared/matrices */
 static PetscErrorCode DILUTestMatrixPath(const char name[], char path[], size_t len)
 {
-  const char *env = getenv("PGX_MATRICES"), *root = getenv("PGX_ROOT");
-
   PetscFunctionBeginUser;
-  if (env) PetscCall(PetscSNPrintf(path, len, "%s/%s.mtx", env, name));
-  else if (root) PetscCall(PetscSNPrintf(path, len, "%s/../shared/matrices/%s.mtx", root, name));
-  else PetscCall(PetscSNPrintf(path, len, "../shared/matrices/%s.mtx", name));
+  PetscCall(PGXMatrixPath(name, path, len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
