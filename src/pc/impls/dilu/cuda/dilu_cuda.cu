@@ -9,7 +9,8 @@
    Schedules:
    - multicolor: Jones-Plassmann coloring of the symmetrized graph on the GPU (the same deterministic
      rounds as the reference), rows sorted by color with a stable radix sort; one launch per color per sweep.
-   - natural: level sets (computed on the host), rows sorted by level; ONE sync-free launch per sweep: blocks
+   - natural: level sets (computed on the GPU by a sync-free longest-path sweep), rows sorted by level with
+     a stable radix sort; ONE sync-free launch per sweep: blocks
      take consecutive rows through an atomic ticket (so every dependency is held by a block that started
      earlier), each row spins on the ready flags of its dependencies, then publishes its value and its flag
      (release). An epoch counter makes the flags reusable without clearing them between sweeps.
@@ -333,6 +334,29 @@ __global__ void KSyncFree(RowArgs a, PetscInt n, unsigned *flags, unsigned epoch
   StoreRelease(&flags[a.order[p]], epoch);
 }
 
+/* level of each row in the lower (upper) dependency graph of the natural order: a longest-path DAG sweep,
+   sync-free like the sweeps (rows in index order, reversed for upper; dependencies come earlier) */
+__global__ void KLevelsSyncFree(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, bool upper, PetscInt *level, PetscInt *maxlevel, unsigned *flags, unsigned epoch, unsigned *ticket)
+{
+  __shared__ unsigned blk;
+  if (threadIdx.x == 0) blk = atomicAdd(ticket, 1u);
+  __syncthreads();
+  PetscInt p = (PetscInt)blk * (PetscInt)blockDim.x + (PetscInt)threadIdx.x;
+  if (p >= n) return;
+  PetscInt i = upper ? n - 1 - p : p, l = 0;
+  for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+    PetscInt j = colidx[k];
+    if (upper ? j <= i : j >= i) continue;
+    while (LoadAcquire(&flags[j]) != epoch) { }
+    PetscInt lj = __ldcg(&level[j]);
+    l           = lj + 1 > l ? lj + 1 : l;
+  }
+  level[i] = l;
+  __threadfence();
+  StoreRelease(&flags[i], epoch);
+  AtomicMaxIdx(maxlevel, l);
+}
+
 /* ---------------------------------------------------------------------------------------- host side */
 PetscErrorCode Create(Data **d)
 {
@@ -493,6 +517,63 @@ static PetscErrorCode ColorOrders(Data *d, cudaStream_t s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the next epoch of the ready flags (natural schedule) */
+static PetscErrorCode NextEpoch(Data *d, cudaStream_t s, unsigned *epoch)
+{
+  PetscFunctionBegin;
+  if (d->epoch >= 0xFFFFFFF0u) {
+    PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, d->n * sizeof(unsigned), s));
+    d->epoch = 0;
+  }
+  *epoch = ++d->epoch;
+  PGXCallCUDA(cudaMemsetAsync(d->ticket.data(), 0, sizeof(unsigned), s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* natural: level sets of the lower (upper) sweep on the GPU, rows sorted by level (stable: index order
+   within a level, as the reference) */
+static PetscErrorCode LevelSetsGPU(Data *d, bool upper, Sweep &S, cudaStream_t s)
+{
+  PetscInt              n = d->n, hmax = 0, nl, total;
+  DeviceArray<PetscInt> level, maxl, keys_out, vals_in, cnt, dlptr;
+  DeviceArray<char>     tmp;
+  size_t                bytes = 0;
+  int                   bits  = 1;
+  unsigned              epoch;
+
+  PetscFunctionBegin;
+  PetscCall(level.resize(n));
+  PetscCall(maxl.resize(1));
+  PGXCallCUDA(cudaMemsetAsync(maxl.data(), 0, sizeof(PetscInt), s));
+  PetscCall(NextEpoch(d, s, &epoch));
+  KLevelsSyncFree<<<PGXCUDAGridSize(n, BLOCK), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), upper, level.data(), maxl.data(), d->flags.data(), epoch, d->ticket.data());
+  PGXCheckLaunch("KLevelsSyncFree");
+  PGXCallCUDA(cudaMemcpyAsync(&hmax, maxl.data(), sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  nl = hmax + 1;
+  while ((1LL << bits) < (long long)nl + 1 && bits < (int)(8 * sizeof(PetscInt))) bits++;
+  PetscCall(keys_out.resize(n));
+  PetscCall(vals_in.resize(n));
+  PetscCall(S.order.resize(n));
+  KIota<<<Grid(n), BLOCK, 0, s>>>(n, vals_in.data());
+  PGXCheckLaunch("KIota");
+  PGXCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, level.data(), keys_out.data(), vals_in.data(), S.order.data(), (int)n, 0, bits, s));
+  PetscCall(tmp.resize(bytes ? bytes : 1));
+  PGXCallCUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, level.data(), keys_out.data(), vals_in.data(), S.order.data(), (int)n, 0, bits, s));
+  PetscCall(cnt.resize(nl));
+  PGXCallCUDA(cudaMemsetAsync(cnt.data(), 0, nl * sizeof(PetscInt), s));
+  KColorCount<<<Grid(n), BLOCK, 0, s>>>(n, level.data(), cnt.data()); /* histogram of the levels */
+  PGXCheckLaunch("KColorCount (levels)");
+  PetscCall(dlptr.resize(nl + 1));
+  PetscCall(ExclusiveScan(nl, cnt.data(), dlptr.data(), &total, s));
+  PetscCheck(total == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda level sets cover %" PetscInt_FMT " of %" PetscInt_FMT " rows", total, n);
+  S.nlevels = nl;
+  S.lptr.resize(nl + 1);
+  PGXCallCUDA(cudaMemcpyAsync(S.lptr.data(), dlptr.data(), (nl + 1) * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper)
 {
   cudaStream_t s;
@@ -506,6 +587,10 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   PetscCall(d->rowptr.upload(rowptr, n + 1));
   PetscCall(d->colidx.upload(colidx, d->nnz ? d->nnz : 0));
   if (!d->nnz) PetscCall(d->colidx.resize(1));
+  PetscCall(d->flags.resize(n));
+  PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, n * sizeof(unsigned), s));
+  d->epoch = 0;
+  PetscCall(d->ticket.resize(1));
   if (d->multicolor) {
     if (color) {
       d->ncolors = ncolors;
@@ -513,21 +598,11 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
     } else PetscCall(ColorGPU(d, s));
     PetscCall(ColorOrders(d, s));
   } else {
-    std::vector<PetscInt> order(n), lptr(n + 1);
-    PetscInt              nl;
-    PetscCall(reference::LevelSets(n, rowptr, colidx, NULL, PETSC_FALSE, order.data(), lptr.data(), &nl));
-    d->L.nlevels = nl;
-    d->L.lptr.assign(lptr.begin(), lptr.begin() + nl + 1);
-    PetscCall(d->L.order.upload(order.data(), n));
-    PGXCallCUDA(cudaStreamSynchronize(s)); /* order is reused below */
-    PetscCall(reference::LevelSets(n, rowptr, colidx, NULL, PETSC_TRUE, order.data(), lptr.data(), &nl));
-    d->U.nlevels = nl;
-    d->U.lptr.assign(lptr.begin(), lptr.begin() + nl + 1);
-    PetscCall(d->U.order.upload(order.data(), n));
+    PetscCall(LevelSetsGPU(d, false, d->L, s));
+    PetscCall(LevelSetsGPU(d, true, d->U, s));
     PetscCall(d->rank.resize(n));
     KIota<<<Grid(n), BLOCK, 0, s>>>(n, d->rank.data());
     PGXCheckLaunch("KIota");
-    PGXCallCUDA(cudaStreamSynchronize(s));
   }
   PetscCall(BuildHalf(d, d->L, false, s));
   PetscCall(BuildHalf(d, d->U, true, s));
@@ -536,10 +611,6 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   PGXCheckLaunch("KDiagSrc");
   PetscCall(d->aval.resize(d->nnz ? d->nnz : 1));
   PetscCall(d->E.resize(n));
-  PetscCall(d->flags.resize(n));
-  PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, n * sizeof(unsigned), s));
-  d->epoch = 0;
-  PetscCall(d->ticket.resize(1));
   PetscCall(d->bad.resize(1));
   PGXCallCUDA(cudaStreamSynchronize(s));
   if (nlower) *nlower = d->L.nlevels;
@@ -557,19 +628,6 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
   PGXCallCUDA(cudaMemcpyAsync(color, d->color.data(), d->n * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   *ncolors = d->ncolors;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the next epoch of the ready flags (natural schedule) */
-static PetscErrorCode NextEpoch(Data *d, cudaStream_t s, unsigned *epoch)
-{
-  PetscFunctionBegin;
-  if (d->epoch >= 0xFFFFFFF0u) {
-    PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, d->n * sizeof(unsigned), s));
-    d->epoch = 0;
-  }
-  *epoch = ++d->epoch;
-  PGXCallCUDA(cudaMemsetAsync(d->ticket.data(), 0, sizeof(unsigned), s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
