@@ -120,6 +120,10 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
     } else {
       PetscCall(ref::LevelSets(n, ia, ja, NULL, PETSC_FALSE, lorder.data(), llptr.data(), &rl));
       PetscCall(ref::LevelSets(n, ia, ja, NULL, PETSC_TRUE, uorder.data(), ulptr.data(), &ru));
+      if (rl != nl || ru != nu) {
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s: GPU level sets %" PetscInt_FMT "/%" PetscInt_FMT ", reference %" PetscInt_FMT "/%" PetscInt_FMT "\n", row.name.c_str(), nl, nu, rl, ru));
+        nverify_fail++;
+      }
     }
     PetscCall(ref::FindPairs(n, ia, ja, mc ? rank.data() : NULL, pair.data()));
     PetscCall(ref::Factor(n, ia, ja, a, mc ? rank.data() : NULL, diag.data(), pair.data(), rl, lorder.data(), llptr.data(), 0.0, E.data(), &rbad));
@@ -250,7 +254,7 @@ static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const int *
     PGXCallCUDA(cudaMemcpyAsync(yd.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
     PGXCallCUDA(cudaStreamSynchronize(s));
     row.ilu_err = RelDiff(yd, yh);
-    if (!(row.ilu_err <= 1e-8)) {
+    if (!(row.ilu_err <= 1e-6)) {
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s: cuSPARSE ILU(0) apply vs PETSc ILU(0) %g\n", row.name.c_str(), row.ilu_err));
       nverify_fail++;
     }
