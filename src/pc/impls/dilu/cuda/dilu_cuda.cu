@@ -579,11 +579,15 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   cudaStream_t s;
 
   PetscFunctionBegin;
-  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCDILU cuda backend: empty local matrix");
-  PetscCall(PGXCUDAGetStream(&s));
-  d->n          = n;
-  d->nnz        = rowptr[n];
   d->multicolor = multicolor ? true : false;
+  d->n          = n;
+  if (n == 0) { /* a rank without rows */
+    if (nlower) *nlower = 0;
+    if (nupper) *nupper = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetStream(&s));
+  d->nnz = rowptr[n];
   PetscCall(d->rowptr.upload(rowptr, n + 1));
   PetscCall(d->colidx.upload(colidx, d->nnz ? d->nnz : 0));
   if (!d->nnz) PetscCall(d->colidx.resize(1));
@@ -624,6 +628,8 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
 
   PetscFunctionBegin;
   PetscCheck(d->multicolor, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCDILU cuda: no colors in the natural schedule");
+  *ncolors = d->ncolors;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMemcpyAsync(color, d->color.data(), d->n * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
@@ -693,6 +699,8 @@ PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBoo
   cudaStream_t s;
 
   PetscFunctionBegin;
+  *badrow = -1;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (d->nnz) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), val, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
   PetscCall(Numeric(d, shift, skipE, badrow, s));
@@ -704,6 +712,8 @@ PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, 
   cudaStream_t s;
 
   PetscFunctionBegin;
+  *badrow = -1;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (d->nnz && d_val != d->aval.data()) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), d_val, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   PetscCall(Numeric(d, shift, PETSC_FALSE, badrow, s));
@@ -716,6 +726,7 @@ PetscErrorCode ShareE(Data *dst, const Data *src)
 
   PetscFunctionBegin;
   PetscCheck(dst->n == src->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCDILU cuda ShareE: sizes %" PetscInt_FMT " and %" PetscInt_FMT " differ", dst->n, src->n);
+  if (!src->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMemcpyAsync(dst->E.data(), src->E.data(), src->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -727,6 +738,7 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   RowArgs      a = {};
 
   PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   a.E     = d->E.data();
   a.x     = y;
@@ -762,6 +774,7 @@ PetscErrorCode GetE(const Data *d, PetscScalar *E)
   cudaStream_t s;
 
   PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMemcpyAsync(E, d->E.data(), d->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
