@@ -197,6 +197,15 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
   }
   PetscCall(CudaApply(d, n, x, y, true));
   CHECK(RelErr(y, yr) <= TOL, "%s %s in-place apply: differs from the reference by %g", name, sched, RelErr(y, yr));
+  if (!mc) { /* one launch per level instead of the sync-free kernel */
+    PetscCall(K::cuda::SetSyncFree(d, PETSC_FALSE));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s natural, one launch per level: differs from the reference by %g", name, RelErr(y, yr));
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+    PetscCall(K::cuda::GetE(d, Ed.data()));
+    CHECK(RelErr(Ed, r.E) <= TOL, "%s natural, one launch per level: E differs from the reference by %g", name, RelErr(Ed, r.E));
+    PetscCall(K::cuda::SetSyncFree(d, PETSC_TRUE));
+  }
 
   /* re-setup from device values (scaled and shifted), no new analysis */
   {

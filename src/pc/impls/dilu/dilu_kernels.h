@@ -94,6 +94,9 @@ PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, 
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */
 PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
+/* natural schedule: one sync-free launch per sweep (default, PETSC_TRUE) or one launch per level (for
+   measuring the difference) */
+PetscErrorCode SetSyncFree(Data *d, PetscBool syncfree);
 /* y = Inf (the factor-failure convention) */
 PetscErrorCode FillInf(PetscInt n, PetscScalar *y);
 /* E to the host (tests) */

@@ -48,6 +48,7 @@ struct Sweep {
 struct Data {
   PetscInt                 n = 0, nnz = 0, ncolors = 0;
   bool                     multicolor = false;
+  bool                     syncfree   = true; /* natural: one sync-free launch per sweep, else one per level */
   DeviceArray<PetscInt>    rowptr, colidx; /* A's pattern */
   DeviceArray<PetscInt>    rank;           /* elimination position of each row */
   DeviceArray<PetscInt>    color;          /* multicolor: color of each row */
@@ -641,7 +642,7 @@ template <int KIND>
 static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t s)
 {
   PetscFunctionBegin;
-  if (d->multicolor) {
+  if (d->multicolor || !d->syncfree) {
     for (PetscInt l = 0; l < S.nlevels; l++) {
       PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
       if (hi == lo) continue;
@@ -753,6 +754,13 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   a.col   = d->U.col.data();
   a.val   = d->U.val.data();
   PetscCall(RunSweep<BACKWARD>(d, d->U, a, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetSyncFree(Data *d, PetscBool syncfree)
+{
+  PetscFunctionBegin;
+  d->syncfree = syncfree ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
