@@ -15,6 +15,7 @@ static const char help[] = "PCDILU benchmark (issue 3, item 4): PGX DILU (cuda b
 #include <algorithm>
 #include <string>
 #include <cmath>
+#include <ctime>
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
 #include "../../tests/dilu/dilu_problems.h"
 
@@ -373,13 +374,18 @@ static PetscErrorCode RunOne(const char *name, Mat A, PetscBool symmetric, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static std::string cmdline;
+
 static PetscErrorCode Print(FILE *f, const std::vector<Row> &rows, PetscInt reps)
 {
-  char dev[256];
+  char   dev[256], date[64];
+  time_t now = time(NULL);
 
   PetscFunctionBeginUser;
   PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\nPCDILU benchmark on %s (FP64, medians of %" PetscInt_FMT " runs; times in ms)\n", dev, reps));
+  strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\nPCDILU benchmark on %s, %s (FP64, medians of %" PetscInt_FMT " runs; times in ms)\ncommand: %s\n"
+                                             "host solvers (PETSc ILU(0), Jacobi, the KSPs): 1 rank, 1 thread\n", dev, date, reps, cmdline.c_str()));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "nat = natural schedule (sync-free level sets), mc = multicolor; ana = analysis (wall, incl. host level sets / GPU coloring and pattern upload);\n"
                                              "num = numeric re-setup from device values; apply = both sweeps; /SpMV = apply / one cuSPARSE SpMV; ILU/x = cuSPARSE ILU(0) two-SpSV apply / PGX apply;\n"
                                              "lvl-ap = natural apply with one launch per level instead of one sync-free launch per sweep\n"));
@@ -406,6 +412,7 @@ int main(int argc, char **argv)
   std::vector<Row> rows;
   PetscBool        avail;
 
+  for (int a = 0; a < argc; a++) cmdline += (a ? " " : "") + std::string(argv[a]);
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m7", &m7, NULL));
