@@ -57,7 +57,7 @@ struct Data {
   DeviceArray<PetscScalar> aval;           /* A's values */
   DeviceArray<PetscScalar> E;              /* the DILU diagonal, by row */
   DeviceArray<unsigned>    flags;          /* natural: ready flags, by row */
-  DeviceArray<unsigned>    ticket;         /* natural: block ticket */
+  DeviceArray<unsigned>    ticket;         /* natural: [0] block ticket, [1] set when a wait gave up */
   DeviceArray<int>         bad;            /* smallest failing row */
   unsigned                 epoch = 0;
   Sweep                    L, U;
@@ -68,6 +68,18 @@ __device__ __forceinline__ unsigned LoadAcquire(unsigned *p)
 {
   ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> a(*p);
   return a.load(::cuda::memory_order_acquire);
+}
+/* spin until the flag of row j shows this epoch; a wait of ~2^24 polls (far beyond any legitimate wait, which
+   is bounded by one sweep) gives up and raises ticket[1], so a schedule bug shows up as an error, not a hang */
+__device__ __forceinline__ void WaitFlag(unsigned *flags, PetscInt j, unsigned epoch, unsigned *ticket)
+{
+  unsigned long long spins = 0;
+  while (LoadAcquire(&flags[j]) != epoch) {
+    if (++spins > (1ull << 24)) {
+      atomicExch(&ticket[1], 1u);
+      break;
+    }
+  }
 }
 __device__ __forceinline__ void StoreRelease(unsigned *p, unsigned v)
 {
@@ -327,8 +339,8 @@ __global__ void KSyncFree(RowArgs a, PetscInt n, unsigned *flags, unsigned epoch
   PetscInt p = (PetscInt)blk * (PetscInt)blockDim.x + (PetscInt)threadIdx.x;
   if (p >= n) return;
   PetscScalar *x = a.x;
-  DoRow<KIND>(a, p, [x, flags, epoch](PetscInt j) {
-    while (LoadAcquire(&flags[j]) != epoch) { }
+  DoRow<KIND>(a, p, [x, flags, epoch, ticket](PetscInt j) {
+    WaitFlag(flags, j, epoch, ticket);
     return __ldcg(&x[j]);
   });
   __threadfence();
@@ -348,7 +360,7 @@ __global__ void KLevelsSyncFree(PetscInt n, const PetscInt *rowptr, const PetscI
   for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
     PetscInt j = colidx[k];
     if (upper ? j <= i : j >= i) continue;
-    while (LoadAcquire(&flags[j]) != epoch) { }
+    WaitFlag(flags, j, epoch, ticket);
     PetscInt lj = __ldcg(&level[j]);
     l           = lj + 1 > l ? lj + 1 : l;
   }
@@ -531,6 +543,18 @@ static PetscErrorCode NextEpoch(Data *d, cudaStream_t s, unsigned *epoch)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* after a synchronization: did a sync-free wait give up? (a schedule bug; never expected) */
+static PetscErrorCode CheckHang(Data *d, cudaStream_t s, const char *what)
+{
+  unsigned h = 0;
+
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaMemcpyAsync(&h, d->ticket.data() + 1, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCheck(!h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda: a sync-free %s waited too long for a dependency (a scheduling bug: please report it); results are invalid", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* natural: level sets of the lower (upper) sweep on the GPU, rows sorted by level (stable: index order
    within a level, as the reference) */
 static PetscErrorCode LevelSetsGPU(Data *d, bool upper, Sweep &S, cudaStream_t s)
@@ -550,7 +574,7 @@ static PetscErrorCode LevelSetsGPU(Data *d, bool upper, Sweep &S, cudaStream_t s
   KLevelsSyncFree<<<PGXCUDAGridSize(n, BLOCK), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), upper, level.data(), maxl.data(), d->flags.data(), epoch, d->ticket.data());
   PGXCheckLaunch("KLevelsSyncFree");
   PGXCallCUDA(cudaMemcpyAsync(&hmax, maxl.data(), sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(CheckHang(d, s, "level-set computation"));
   nl = hmax + 1;
   while ((1LL << bits) < (long long)nl + 1 && bits < (int)(8 * sizeof(PetscInt))) bits++;
   PetscCall(keys_out.resize(n));
@@ -595,7 +619,8 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   PetscCall(d->flags.resize(n));
   PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, n * sizeof(unsigned), s));
   d->epoch = 0;
-  PetscCall(d->ticket.resize(1));
+  PetscCall(d->ticket.resize(2));
+  PGXCallCUDA(cudaMemsetAsync(d->ticket.data(), 0, 2 * sizeof(unsigned), s));
   if (d->multicolor) {
     if (color) {
       d->ncolors = ncolors;
@@ -690,7 +715,7 @@ static PetscErrorCode Numeric(Data *d, PetscReal shift, PetscBool skipE, PetscIn
   a.bad     = d->bad.data();
   PetscCall(RunSweep<FACTOR>(d, d->L, a, s));
   PGXCallCUDA(cudaMemcpyAsync(&hbad, d->bad.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(CheckHang(d, s, "sweep"));
   *badrow = hbad == INT_MAX ? -1 : (PetscInt)hbad;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
