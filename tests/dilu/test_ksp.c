@@ -29,6 +29,12 @@ int main(int argc, char **argv)
     PetscCall(DILUTestLoadMM(PETSC_COMM_WORLD, path, &A));
     if (negate) PetscCall(MatScale(A, -1.0));
   } else PetscCall(DILUTestProblem(PETSC_COMM_WORLD, problem, m, &A));
+  {
+    char      mtype[64];
+    PetscBool conv;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-convert", mtype, sizeof(mtype), &conv)); /* e.g. baij, sbaij, mpiaij */
+    if (conv) PetscCall(MatConvert(A, mtype, MAT_INPLACE_MATRIX, &A));
+  }
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(x, &u));
   PetscCall(VecSet(u, 1.0));

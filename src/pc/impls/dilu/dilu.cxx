@@ -105,12 +105,13 @@ static PetscErrorCode GetLocalMatrix(PC pc, PetscBool reuse)
   PC_DILU    *dilu = (PC_DILU *)pc->data;
   Mat         B;
   PetscMPIInt size;
-  PetscBool   isaij;
+  PetscBool   isaij, ismpi;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc->pmat), &size));
-  if (size == 1) B = pc->pmat;
-  else PetscCall(MatGetDiagonalBlock(pc->pmat, &B));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)pc->pmat, MATMPIAIJ, &ismpi));
+  if (size == 1 && !ismpi) B = pc->pmat;
+  else PetscCall(MatGetDiagonalBlock(pc->pmat, &B)); /* also an MPIAIJ on one rank */
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &isaij));
   if (!isaij) PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isaij, MATSEQAIJ, MATSEQAIJCUSPARSE, MATSEQAIJKOKKOS, MATSEQAIJPERM, MATSEQAIJSELL, MATSEQAIJMKL, ""));
   if (isaij) {
