@@ -197,6 +197,12 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
   }
   PetscCall(CudaApply(d, n, x, y, true));
   CHECK(RelErr(y, yr) <= TOL, "%s %s in-place apply: differs from the reference by %g", name, sched, RelErr(y, yr));
+  if (mc) { /* direct launches instead of the CUDA graph */
+    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(y == first, "%s multicolor, direct launches: not the same bits as the graph replay", name);
+    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+  }
   if (!mc) { /* one launch per level instead of the sync-free kernel */
     PetscCall(K::cuda::SetSyncFree(d, PETSC_FALSE));
     PetscCall(CudaApply(d, n, x, y, false));

@@ -97,6 +97,8 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
 /* natural schedule: one sync-free launch per sweep (default, PETSC_TRUE) or one launch per level (for
    measuring the difference) */
 PetscErrorCode SetSyncFree(Data *d, PetscBool syncfree);
+/* multicolor: replay the apply's per-color launches from a CUDA graph (default, PETSC_TRUE) or launch directly */
+PetscErrorCode SetGraph(Data *d, PetscBool graph);
 /* y = Inf (the factor-failure convention) */
 PetscErrorCode FillInf(PetscInt n, PetscScalar *y);
 /* E to the host (tests) */

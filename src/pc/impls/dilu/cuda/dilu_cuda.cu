@@ -61,6 +61,16 @@ struct Data {
   DeviceArray<int>         bad;            /* smallest failing row */
   unsigned                 epoch = 0;
   Sweep                    L, U;
+  /* multicolor: the apply's launches (2 per color) captured once in a CUDA graph, replayed while the
+     input and output arrays stay the same (the staging buffers do) */
+  bool               usegraph = true;
+  cudaGraphExec_t    gexec    = nullptr;
+  const PetscScalar *gr       = nullptr;
+  PetscScalar       *gy       = nullptr;
+  ~Data()
+  {
+    if (gexec) (void)cudaGraphExecDestroy(gexec);
+  }
 };
 
 /* ---------------------------------------------------------------------------------------- helpers */
@@ -758,14 +768,11 @@ PetscErrorCode ShareE(Data *dst, const Data *src)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
+static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
 {
-  cudaStream_t s;
-  RowArgs      a = {};
+  RowArgs a = {};
 
   PetscFunctionBegin;
-  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PGXCUDAGetStream(&s));
   a.E     = d->E.data();
   a.x     = y;
   a.r     = r;
@@ -779,6 +786,62 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   a.col   = d->U.col.data();
   a.val   = d->U.val.data();
   PetscCall(RunSweep<BACKWARD>(d, d->U, a, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* capture the multicolor apply for (r, y); on any failure fall back to direct launches for good */
+static PetscErrorCode CaptureApply(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
+{
+  cudaGraph_t    g = nullptr;
+  cudaError_t    e;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  if (d->gexec) PGXCallCUDA(cudaGraphExecDestroy(d->gexec));
+  d->gexec = nullptr;
+  PGXCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  ierr = ApplyLaunches(d, r, y, s);
+  e    = cudaStreamEndCapture(s, &g);
+  if (!ierr && e == cudaSuccess && g) e = cudaGraphInstantiate(&d->gexec, g, 0);
+  if (g) (void)cudaGraphDestroy(g);
+  if (ierr || e != cudaSuccess || !d->gexec) {
+    (void)cudaGetLastError();
+    d->gexec    = nullptr;
+    d->usegraph = false;
+    PetscCall(PetscInfo(NULL, "PCDILU cuda: CUDA graph capture of the multicolor apply failed (%s); using direct launches\n", cudaGetErrorString(e)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  d->gr = r;
+  d->gy = y;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  if (d->multicolor && d->usegraph) {
+    if (!d->gexec || d->gr != r || d->gy != y) PetscCall(CaptureApply(d, r, y, s));
+    if (d->gexec) {
+      PGXCallCUDA(cudaGraphLaunch(d->gexec, s));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(ApplyLaunches(d, r, y, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetGraph(Data *d, PetscBool graph)
+{
+  PetscFunctionBegin;
+  d->usegraph = graph ? true : false;
+  if (!graph && d->gexec) {
+    PGXCallCUDA(cudaGraphExecDestroy(d->gexec));
+    d->gexec = nullptr;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
