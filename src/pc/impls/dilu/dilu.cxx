@@ -246,7 +246,10 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
   if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA
+    PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cu, a, dilu->shift, PETSC_FALSE, &dilu->badrow));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(3.0 * dilu->A.nnz));
     if (dilu->badrow >= 0) {
       PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, dilu->E));
       dilu->badvalue = dilu->E[dilu->badrow];
@@ -256,11 +259,11 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     PC_DILU_Sweeps *s = &dilu->A;
     PetscCall(ref::Factor(s->n, s->rowptr, s->colidx, a, dilu->rank, dilu->diag, dilu->pair, s->nlower, s->lorder, s->llptr, dilu->shift, dilu->E, &dilu->badrow));
     if (dilu->badrow >= 0) dilu->badvalue = dilu->E[dilu->badrow];
+    PetscCall(PetscLogFlops(3.0 * dilu->A.nnz));
   }
   PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
   PetscCall(PetscTime(&t1));
   dilu->t_numeric = t1 - t0;
-  PetscCall(PetscLogFlops(3.0 * dilu->A.nnz));
   PetscCall(PetscLogEventEnd(PGX_DILUSetUp, pc, 0, 0, 0));
 
   if (dilu->badrow >= 0) {
@@ -336,7 +339,10 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
     if (!dilu->sy) PetscCall(PGXVecStageCreate(&dilu->sy));
     PetscCall(PGXVecGetDeviceArrayRead(x, dilu->sx, &dx));
     PetscCall(PGXVecGetDeviceArrayWrite(y, dilu->sy, &dy));
+    PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::Apply((K::cuda::Data *)(transpose ? dilu->cuT : dilu->cu), dx, dy));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * s->nnz));
     PetscCall(PGXVecRestoreDeviceArrayWrite(y, dilu->sy, &dy));
     PetscCall(PGXVecRestoreDeviceArrayRead(x, dilu->sx, &dx));
 #endif
@@ -351,8 +357,8 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
     if (!transpose) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &val));
     PetscCall(VecRestoreArrayWrite(y, &ya));
     PetscCall(VecRestoreArrayRead(x, &xa));
+    PetscCall(PetscLogFlops(2.0 * s->nnz));
   }
-  PetscCall(PetscLogFlops(2.0 * s->nnz));
   PetscCall(PetscLogEventEnd(PGX_DILUApply, pc, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -382,8 +388,10 @@ static PetscErrorCode PGXPCApplyDevice_DILU(PC pc, const PetscScalar *x, PetscSc
   if (pc->failedreason) PetscCall(K::cuda::FillInf(dilu->A.n, y));
   else {
     PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, 0, 0, 0));
+    PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::Apply((K::cuda::Data *)dilu->cu, x, y));
-    PetscCall(PetscLogFlops(2.0 * dilu->A.nnz));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * dilu->A.nnz));
     PetscCall(PetscLogEventEnd(PGX_DILUApply, pc, 0, 0, 0));
   }
 #endif
