@@ -35,9 +35,11 @@ struct Chunk {
   int      pad;
 };
 
-/* Maximum blocks per chunk (threads per block of the batch kernel) and shared-memory budget in scalars */
+/* Maximum blocks per chunk (threads per block of the batch kernel) and shared-memory budget in scalars:
+   a chunk of blocks of size s holds min(128, 1536/(s+1)) blocks, so that the largest chunk needs about
+   12 KiB and 16 chunks of 128 threads (the thread limit of an SM) fit in an SM's shared memory. */
 constexpr int CHUNK_THREADS = 128;
-constexpr int CHUNK_SMEM    = 3072;
+constexpr int CHUNK_SMEM    = 1536;
 
 /* The batch as seen by a kernel */
 struct Batch {

@@ -7,7 +7,9 @@
    3. thread j < nblk runs the forward and backward sweeps of block j in shared memory, reading its
       interleaved factors (coalesced across the threads of the chunk);
    4. all threads scatter y[bstart[j] + k] = alpha*sm[k*ld + j] + beta*w[...] back in natural order.
-   ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts. */
+   ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts.
+   The factors are read once per solve with streaming loads (__ldcs, evict-first), so that L2 keeps the
+   sectors of r and y that the gathers and scatters of neighbouring chunks share. */
 #include <pgx/private/pgxcuda.h>
 #include "../tridiag_kernels.h"
 
@@ -40,14 +42,14 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
     PetscScalar z = 0;
 #pragma unroll 4
     for (int k = 0; k < s; k++, f += c.stride) {
-      z              = finv[f] * sm[k * ld + j] - fl[f] * z;
+      z              = __ldcs(finv + f) * sm[k * ld + j] - __ldcs(fl + f) * z;
       sm[k * ld + j] = z;
     }
     f -= c.stride;
 #pragma unroll 4
     for (int k = s - 2; k >= 0; k--) {
       f -= c.stride;
-      z              = sm[k * ld + j] - fu[f] * z;
+      z              = sm[k * ld + j] - __ldcs(fu + f) * z;
       sm[k * ld + j] = z;
     }
   }
