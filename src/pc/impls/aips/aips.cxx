@@ -146,13 +146,13 @@ static PetscErrorCode PCAIPSApplyVec(PC pc, PetscBool trans, Vec x, Vec y)
 /* The series on device arrays (cuda backend, one rank): R is held on the device */
 static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
 {
-  PC_AIPS    *aips  = (PC_AIPS *)pc->data;
-  PetscScalar omega = aips->damping;
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
   PetscCheck(aips->seq, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PGXPCApplyDevice() on PCAIPS is supported on one rank only (the product with R needs the parallel matrix); use PCApply()");
 #if PGX_HAVE_CUDA
+  const PetscScalar omega = aips->damping;
   if (aips->pivot.failed) {
     PetscCall(K::cuda::fill(aips->n, PETSC_INFINITY, y));
     PetscFunctionReturn(PETSC_SUCCESS);
