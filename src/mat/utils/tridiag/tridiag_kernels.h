@@ -2,8 +2,8 @@
    backend (reference/: plain sequential C++, the specification; cuda/: one thread per block, interleaved).
 
    Data (built by the host setup in tridiag.cxx, identical for both backends):
-   - The batch: blocks of at most threshold+1 rows (whole short blocks and the partitions of long ones),
-     sorted into groups of equal size. Group g of m_g blocks of size s_g stores element k of its j-th block
+   - The batch: blocks of at most threshold rows (whole short blocks and the partitions of long ones),
+     sorted into groups of equal size (per window of ROW_WINDOW rows). Group g of m_g blocks of size s_g stores element k of its j-th block
      at gbase + k*m_g + j (interleaved) in three factor arrays:
          fl = a_k / piv_k (forward multiplier), finv = 1 / piv_k, fu = c_k / piv_k (modified super-diagonal)
      so that  z_k = finv_k r_k - fl_k z_{k-1},  y_{s-1} = z_{s-1},  y_k = z_k - fu_k y_{k+1}.
@@ -40,6 +40,10 @@ struct Chunk {
    12 KiB and 16 chunks of 128 threads (the thread limit of an SM) fit in an SM's shared memory. */
 constexpr int CHUNK_THREADS = 128;
 constexpr int CHUNK_SMEM    = 1536;
+/* Blocks are grouped by size within windows of this many rows (window-major chunk order): the chunks in
+   flight on the GPU then gather and scatter r and y from a few MiB of rows, whose partly used 32-byte
+   sectors stay in L2 until the neighbouring chunks use the rest of them. */
+constexpr PetscInt ROW_WINDOW = 262144;
 
 /* The batch as seen by a kernel */
 struct Batch {
