@@ -285,7 +285,8 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
       T->bfbase[q0 + j]  = fbase + j;
       T->bstride[q0 + j] = m;
     }
-    const PetscInt per = std::min<PetscInt>(K::CHUNK_THREADS, std::max<PetscInt>(1, K::CHUNK_SMEM / (s + 1)));
+    const bool     staged = s <= K::STAGED_MAX;
+    const PetscInt per    = staged ? std::min<PetscInt>(K::CHUNK_THREADS, std::max<PetscInt>(1, K::CHUNK_SMEM / (s + 1))) : K::CHUNK_THREADS;
     for (PetscInt j = 0; j < m; j += per) {
       K::Chunk c;
       c.fbase    = fbase + j;
@@ -294,9 +295,9 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
       c.size     = (int)s;
       c.nblk     = (int)std::min(per, m - j);
       c.epilogue = ispart ? 0 : 1;
-      c.pad      = 0;
+      c.staged   = staged ? 1 : 0;
       T->chunks.push_back(c);
-      T->smem = std::max<PetscInt>(T->smem, s * (c.nblk | 1));
+      if (staged) T->smem = std::max<PetscInt>(T->smem, s * (c.nblk | 1));
     }
     fbase += m * s;
     T->ngroups++;

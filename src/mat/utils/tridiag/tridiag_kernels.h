@@ -32,14 +32,17 @@ struct Chunk {
   int      size;     /* rows of every block of the chunk */
   int      nblk;     /* blocks in the chunk */
   int      epilogue; /* 1: write alpha*sol + beta*w; 0: a partition of a long block (the correction does it) */
-  int      pad;
+  int      staged;   /* 1: r and y go through shared memory (small blocks); 0: each thread streams its block */
 };
 
-/* Maximum blocks per chunk (threads per block of the batch kernel) and shared-memory budget in scalars:
-   a chunk of blocks of size s holds min(128, 1536/(s+1)) blocks, so that the largest chunk needs about
-   12 KiB and 16 chunks of 128 threads (the thread limit of an SM) fit in an SM's shared memory. */
+/* Chunks: at most CHUNK_THREADS blocks (threads of the batch kernel). Blocks of at most STAGED_MAX rows are
+   staged: the chunk's r and y pass through shared memory (coalesced gathers and scatters of short
+   segments), min(128, CHUNK_SMEM/(s+1)) blocks per chunk, about 12 KiB, so that 16 chunks of 128 threads
+   (the thread limit of an SM) fit. Longer blocks are streamed: each thread reads its block's rows in
+   order (whole 32-byte sectors, reused from L1), 128 blocks per chunk, no shared memory. */
 constexpr int CHUNK_THREADS = 128;
 constexpr int CHUNK_SMEM    = 1536;
+constexpr int STAGED_MAX    = 16;
 /* Blocks are grouped by size within windows of this many rows (window-major chunk order): the chunks in
    flight on the GPU then gather and scatter r and y from a few MiB of rows, whose partly used 32-byte
    sectors stay in L2 until the neighbouring chunks use the rest of them. */
