@@ -22,7 +22,7 @@
    with cudaMemcpy device-to-device (read + write).
 
    Options: -cases paper,problems,uniform,oneblock (default all) -m 128 (problem size) -reps 20
-            -threshold 128 -pad_limit_gb 12 (skip padded solvers above this memory) */
+            -threshold 256 -pad_limit_gb 12 (skip padded solvers above this memory) */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/tridiag.h>
 #include <pgx/gallery.h>
