@@ -1,10 +1,652 @@
-/* PCDILU glue (placeholder until the implementation lands) */
+/* PCDILU glue: diagonal-based incomplete LU (DIC for symmetric A), host reference and cuda backends.
+   Kernels live behind dilu_kernels.h; this file only moves PETSc objects to plain arrays. */
 #include <pgx/private/pgximpl.h>
+#include <petsc/private/pcimpl.h>
+#include "dilu_kernels.h"
+
+namespace K   = pgx::kernels::dilu;
+namespace ref = pgx::kernels::dilu::reference;
 
 const char *const PCDILUOrderings[] = {"natural", "multicolor", "PCDILUOrdering", "PC_DILU_ORDERING_", NULL};
+
+static PetscLogEvent PGX_DILUSetUp, PGX_DILUAnalysis, PGX_DILUApply;
+
+/* The schedule and data of one matrix (A, or A^T for PCApplyTranspose) on the host */
+typedef struct {
+  PetscInt     n, nnz;       /* size of the local block and its number of stored entries */
+  PetscInt    *rowptr;       /* CSR pattern (A^T: built here; A: copied from the Mat, so it stays valid) */
+  PetscInt    *colidx;
+  PetscScalar *val;          /* values (A^T only; A's are read from the Mat at each setup) */
+  PetscInt    *perm;         /* A^T only: A^T's entry k is A's entry perm[k] */
+  PetscInt     nlower;       /* levels (colors) of the lower sweep */
+  PetscInt    *lorder, *llptr;
+  PetscInt     nupper;       /* levels (colors) of the upper sweep */
+  PetscInt    *uorder, *ulptr;
+} PC_DILU_Sweeps;
+
+typedef struct {
+  /* options */
+  PCDILUOrdering ordering;   /* natural or multicolor (PCDILUSetOrdering()) */
+  PetscReal      shift;      /* added to every a_ii before factoring (PCDILUSetShift()) */
+  PGXDeviceType  devreq;     /* -pgx_device as requested (auto, host, cuda) */
+  /* set up */
+  PGXDeviceType  device;     /* the backend that runs (host or cuda) */
+  PetscBool      analyzed;   /* the symbolic part matches the current pattern, ordering and device */
+  PCDILUOrdering analyzed_ordering;
+  Mat            local;      /* the factored SEQAIJ matrix: pmat, its diagonal block, or a converted copy */
+  PetscBool      localowned; /* local was converted here and is destroyed by Reset */
+  PC_DILU_Sweeps A;          /* A's pattern and schedules (host) */
+  PC_DILU_Sweeps T;          /* A^T's, built on the first PCApplyTranspose() */
+  PetscBool      haveT;      /* T is analyzed for the current pattern */
+  PetscBool      Tvalues;    /* T.val holds the current values */
+  PetscInt      *diag;       /* position of a_ii (host) */
+  PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
+  PetscInt      *color;      /* multicolor: color of each row */
+  PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
+  PetscInt       ncolors;    /* multicolor: number of colors */
+  PetscScalar   *E;          /* the DILU diagonal (host backend) */
+  PetscInt       badrow;     /* local row of the zero or non-finite E_ii, -1 if none */
+  PetscScalar    badvalue;   /* that E_ii */
+  void          *cu;         /* cuda backend: pgx::kernels::dilu::cuda::Data of A */
+  void          *cuT;        /* cuda backend: ... of A^T */
+  PGXVecStage    sx, sy;     /* staging of host Vecs to the device */
+  PetscLogDouble t_analysis; /* seconds of the last analysis */
+  PetscLogDouble t_numeric;  /* seconds of the last numeric setup */
+  PetscInt       nanalysis;  /* analyses done (reuse check) */
+} PC_DILU;
+
+static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(s->rowptr, s->colidx, s->perm));
+  PetscCall(PetscFree(s->val));
+  PetscCall(PetscFree4(s->lorder, s->llptr, s->uorder, s->ulptr));
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CudaDataDestroy(void **p)
+{
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  K::cuda::Data *d = (K::cuda::Data *)*p;
+  PetscCall(K::cuda::Destroy(&d));
+#endif
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_DILU(PC pc)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(SweepsFree(&dilu->A));
+  PetscCall(SweepsFree(&dilu->T));
+  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree(dilu->rank));
+  PetscCall(CudaDataDestroy(&dilu->cu));
+  PetscCall(CudaDataDestroy(&dilu->cuT));
+  PetscCall(PGXVecStageDestroy(&dilu->sx));
+  PetscCall(PGXVecStageDestroy(&dilu->sy));
+  if (dilu->localowned) PetscCall(MatDestroy(&dilu->local));
+  dilu->local      = NULL;
+  dilu->localowned = PETSC_FALSE;
+  dilu->analyzed   = PETSC_FALSE;
+  dilu->haveT      = PETSC_FALSE;
+  dilu->Tvalues    = PETSC_FALSE;
+  dilu->badrow     = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The SEQAIJ matrix to factor: pmat (one rank), its diagonal block (MPI), converted when not AIJ */
+static PetscErrorCode GetLocalMatrix(PC pc, PetscBool reuse)
+{
+  PC_DILU    *dilu = (PC_DILU *)pc->data;
+  Mat         B;
+  PetscMPIInt size;
+  PetscBool   isaij;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc->pmat), &size));
+  if (size == 1) B = pc->pmat;
+  else PetscCall(MatGetDiagonalBlock(pc->pmat, &B));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &isaij));
+  if (!isaij) PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isaij, MATSEQAIJ, MATSEQAIJCUSPARSE, MATSEQAIJKOKKOS, MATSEQAIJPERM, MATSEQAIJSELL, MATSEQAIJMKL, ""));
+  if (isaij) {
+    if (dilu->localowned) PetscCall(MatDestroy(&dilu->local));
+    dilu->local      = B;
+    dilu->localowned = PETSC_FALSE;
+  } else {
+    MatType type;
+    PetscCall(MatGetType(B, &type));
+    PetscCall(PetscInfo(pc, "PCDILU: converting the %s matrix to MATSEQAIJ\n", type));
+    if (reuse && dilu->localowned && dilu->local) PetscCall(MatConvert(B, MATSEQAIJ, MAT_REUSE_MATRIX, &dilu->local));
+    else {
+      if (dilu->localowned) PetscCall(MatDestroy(&dilu->local));
+      PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &dilu->local));
+      dilu->localowned = PETSC_TRUE;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetCSR(Mat B, PetscInt *n, const PetscInt **ia, const PetscInt **ja)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, n, ia, ja, &done));
+  PetscCheck(done, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "PCDILU: cannot get the CSR structure of the matrix");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreCSR(Mat B, PetscInt *n, const PetscInt **ia, const PetscInt **ja)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, n, ia, ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host schedules of the matrix in s (pattern already in s) */
+static PetscErrorCode SweepsSchedule(PC_DILU *dilu, PC_DILU_Sweeps *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc4(s->n, &s->lorder, s->n + 1, &s->llptr, s->n, &s->uorder, s->n + 1, &s->ulptr));
+  if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
+    PetscCall(ref::ColorSchedule(s->n, dilu->color, dilu->ncolors, PETSC_FALSE, s->lorder, s->llptr));
+    PetscCall(ref::ColorSchedule(s->n, dilu->color, dilu->ncolors, PETSC_TRUE, s->uorder, s->ulptr));
+    s->nlower = s->nupper = dilu->ncolors;
+  } else {
+    PetscCall(ref::LevelSets(s->n, s->rowptr, s->colidx, NULL, PETSC_FALSE, s->lorder, s->llptr, &s->nlower));
+    PetscCall(ref::LevelSets(s->n, s->rowptr, s->colidx, NULL, PETSC_TRUE, s->uorder, s->ulptr, &s->nupper));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUAnalyze(PC pc)
+{
+  PC_DILU        *dilu = (PC_DILU *)pc->data;
+  PetscInt        n, nr;
+  const PetscInt *ia, *ja;
+  PetscLogDouble  t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_DILUAnalysis, pc, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  PetscCall(SweepsFree(&dilu->A));
+  PetscCall(SweepsFree(&dilu->T));
+  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree(dilu->rank));
+  PetscCall(CudaDataDestroy(&dilu->cu));
+  PetscCall(CudaDataDestroy(&dilu->cuT));
+  dilu->haveT = dilu->Tvalues = PETSC_FALSE;
+  dilu->ncolors               = 0;
+
+  PetscCall(GetCSR(dilu->local, &n, &ia, &ja));
+  dilu->A.n   = n;
+  dilu->A.nnz = ia[n];
+  PetscCall(PetscMalloc3(n + 1, &dilu->A.rowptr, ia[n], &dilu->A.colidx, 0, &dilu->A.perm));
+  PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
+  PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
+  PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
+  PetscCall(PetscMalloc4(n, &dilu->diag, dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
+  PetscCall(ref::FindDiagonal(n, dilu->A.rowptr, dilu->A.colidx, dilu->diag));
+
+  if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+    K::cuda::Data *d = NULL;
+    PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(K::cuda::Create(&d));
+    dilu->cu = d;
+    PetscCall(K::cuda::Analyze(d, n, dilu->A.rowptr, dilu->A.colidx, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
+    if (mc) PetscCall(K::cuda::GetColors(d, dilu->color, &dilu->ncolors));
+#endif
+  } else {
+    if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
+      PetscCall(ref::Color(n, dilu->A.rowptr, dilu->A.colidx, dilu->color, &dilu->ncolors));
+      PetscCall(PetscMalloc1(n, &dilu->rank));
+      PetscCall(ref::RankFromColors(n, dilu->color, dilu->ncolors, dilu->rank));
+    }
+    PetscCall(ref::FindPairs(n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->pair));
+    PetscCall(SweepsSchedule(dilu, &dilu->A));
+  }
+  dilu->analyzed          = PETSC_TRUE;
+  dilu->analyzed_ordering = dilu->ordering;
+  dilu->nanalysis++;
+  PetscCall(PetscTime(&t1));
+  dilu->t_analysis = t1 - t0;
+  PetscCall(PetscInfo(pc, "PCDILU: analysis of %" PetscInt_FMT " rows, %" PetscInt_FMT " entries: %s, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper %s (%g s)\n", n, dilu->A.nnz, PCDILUOrderings[dilu->ordering], dilu->A.nlower, dilu->A.nupper,
+                      dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? "colors" : "levels", (double)dilu->t_analysis));
+  PetscCall(PetscLogEventEnd(PGX_DILUAnalysis, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_DILU(PC pc)
+{
+  PC_DILU           *dilu = (PC_DILU *)pc->data;
+  PGXDeviceType      device;
+  const PetscScalar *a;
+  PetscLogDouble     t0, t1;
+  PetscBool          redo;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_DILUSetUp, pc, 0, 0, 0));
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)pc), dilu->devreq, &device));
+  redo = (PetscBool)(!pc->setupcalled || pc->flag != SAME_NONZERO_PATTERN || !dilu->analyzed || device != dilu->device || dilu->ordering != dilu->analyzed_ordering);
+  PetscCall(GetLocalMatrix(pc, (PetscBool)!redo));
+  dilu->device = device;
+  if (redo) PetscCall(PCDILUAnalyze(pc));
+
+  PetscCall(PetscTime(&t0));
+  dilu->Tvalues = PETSC_FALSE;
+  PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
+  if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+    PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cu, a, dilu->shift, PETSC_FALSE, &dilu->badrow));
+    if (dilu->badrow >= 0) {
+      PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, dilu->E));
+      dilu->badvalue = dilu->E[dilu->badrow];
+    }
+#endif
+  } else {
+    PC_DILU_Sweeps *s = &dilu->A;
+    PetscCall(ref::Factor(s->n, s->rowptr, s->colidx, a, dilu->rank, dilu->diag, dilu->pair, s->nlower, s->lorder, s->llptr, dilu->shift, dilu->E, &dilu->badrow));
+    if (dilu->badrow >= 0) dilu->badvalue = dilu->E[dilu->badrow];
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
+  PetscCall(PetscTime(&t1));
+  dilu->t_numeric = t1 - t0;
+  PetscCall(PetscLogFlops(3.0 * dilu->A.nnz));
+  PetscCall(PetscLogEventEnd(PGX_DILUSetUp, pc, 0, 0, 0));
+
+  if (dilu->badrow >= 0) {
+    PetscInt rstart;
+    PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
+    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCDILU: zero or non-finite pivot E_ii = %g in row %" PetscInt_FMT " (the diagonal is missing or zero, or the factorization broke down); try -pc_dilu_shift <s> (PCDILUSetShift())", (double)PetscRealPart(dilu->badvalue), rstart + dilu->badrow);
+    PetscCall(PetscInfo(pc, "PCDILU: zero or non-finite pivot E_ii = %g in row %" PetscInt_FMT "\n", (double)PetscRealPart(dilu->badvalue), rstart + dilu->badrow));
+    pc->failedreason = PC_FACTOR_NUMERIC_ZEROPIVOT;
+  } else if (pc->failedreason == PC_FACTOR_NUMERIC_ZEROPIVOT) pc->failedreason = PC_NOERROR;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A^T's pattern, schedules (host or cuda) and values, built when first needed */
+static PetscErrorCode PCDILUSetUpTranspose(PC pc)
+{
+  PC_DILU           *dilu = (PC_DILU *)pc->data;
+  PC_DILU_Sweeps    *T    = &dilu->T;
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  if (!dilu->haveT) {
+    PetscInt n = dilu->A.n, nnz = dilu->A.nnz;
+    T->n   = n;
+    T->nnz = nnz;
+    PetscCall(PetscMalloc3(n + 1, &T->rowptr, nnz, &T->colidx, nnz, &T->perm));
+    PetscCall(PetscMalloc1(nnz, &T->val));
+    PetscCall(ref::Transpose(n, dilu->A.rowptr, dilu->A.colidx, T->rowptr, T->colidx, T->perm));
+    if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+      K::cuda::Data *d  = NULL;
+      PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(K::cuda::Create(&d));
+      dilu->cuT = d;
+      PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
+#endif
+    } else PetscCall(SweepsSchedule(dilu, T));
+    dilu->haveT   = PETSC_TRUE;
+    dilu->Tvalues = PETSC_FALSE;
+  }
+  if (!dilu->Tvalues) {
+    PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
+    for (PetscInt k = 0; k < T->nnz; k++) T->val[k] = a[T->perm[k]];
+    PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
+    if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+      PetscInt bad;
+      PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cuT, T->val, dilu->shift, PETSC_TRUE, &bad));
+      PetscCall(K::cuda::ShareE((K::cuda::Data *)dilu->cuT, (K::cuda::Data *)dilu->cu));
+#endif
+    }
+    dilu->Tvalues = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpose)
+{
+  PC_DILU        *dilu = (PC_DILU *)pc->data;
+  PC_DILU_Sweeps *s    = transpose ? &dilu->T : &dilu->A;
+
+  PetscFunctionBegin;
+  if (pc->failedreason) { /* PETSc's factor-failure convention: Inf output, the KSP stops with DIVERGED_PC_FAILED */
+    PetscCall(VecSetInf(y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (transpose) PetscCall(PCDILUSetUpTranspose(pc));
+  PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, x, y, 0));
+  if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+    const PetscScalar *dx;
+    PetscScalar       *dy;
+    if (!dilu->sx) PetscCall(PGXVecStageCreate(&dilu->sx));
+    if (!dilu->sy) PetscCall(PGXVecStageCreate(&dilu->sy));
+    PetscCall(PGXVecGetDeviceArrayRead(x, dilu->sx, &dx));
+    PetscCall(PGXVecGetDeviceArrayWrite(y, dilu->sy, &dy));
+    PetscCall(K::cuda::Apply((K::cuda::Data *)(transpose ? dilu->cuT : dilu->cu), dx, dy));
+    PetscCall(PGXVecRestoreDeviceArrayWrite(y, dilu->sy, &dy));
+    PetscCall(PGXVecRestoreDeviceArrayRead(x, dilu->sx, &dx));
+#endif
+  } else {
+    const PetscScalar *xa, *val;
+    PetscScalar       *ya;
+    PetscCall(VecGetArrayRead(x, &xa));
+    PetscCall(VecGetArrayWrite(y, &ya));
+    if (transpose) val = s->val;
+    else PetscCall(MatSeqAIJGetArrayRead(dilu->local, &val));
+    PetscCall(ref::Apply(s->n, s->rowptr, s->colidx, val, dilu->rank, dilu->E, s->nlower, s->lorder, s->llptr, s->nupper, s->uorder, s->ulptr, xa, ya));
+    if (!transpose) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &val));
+    PetscCall(VecRestoreArrayWrite(y, &ya));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
+  PetscCall(PetscLogFlops(2.0 * s->nnz));
+  PetscCall(PetscLogEventEnd(PGX_DILUApply, pc, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_DILU(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(PCDILUApply_Private(pc, x, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyTranspose_DILU(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(PCDILUApply_Private(pc, x, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device-array entry point (composed as "PGXPCApplyDevice_C") */
+static PetscErrorCode PGXPCApplyDevice_DILU(PC pc, const PetscScalar *x, PetscScalar *y)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(dilu->device == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() needs PCDILU set up with the cuda backend (-pgx_device cuda); this one runs on %s", PGXDeviceName(dilu->device));
+#if PGX_HAVE_CUDA
+  if (pc->failedreason) PetscCall(K::cuda::FillInf(dilu->A.n, y));
+  else {
+    PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, 0, 0, 0));
+    PetscCall(K::cuda::Apply((K::cuda::Data *)dilu->cu, x, y));
+    PetscCall(PetscLogFlops(2.0 * dilu->A.nnz));
+    PetscCall(PetscLogEventEnd(PGX_DILUApply, pc, 0, 0, 0));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsObject)
+{
+  PC_DILU       *dilu = (PC_DILU *)pc->data;
+  PCDILUOrdering ord  = dilu->ordering;
+  PetscReal      shift = dilu->shift;
+  PetscBool      flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DILU options");
+  PetscCall(PetscOptionsEnum("-pc_dilu_ordering", "Schedule: natural (level sets, exactly sequential DILU) or multicolor", "PCDILUSetOrdering", PCDILUOrderings, (PetscEnum)ord, (PetscEnum *)&ord, &flg));
+  if (flg) PetscCall(PCDILUSetOrdering(pc, ord));
+  PetscCall(PetscOptionsReal("-pc_dilu_shift", "Shift added to the diagonal before factoring", "PCDILUSetShift", shift, &shift, &flg));
+  if (flg) PetscCall(PCDILUSetShift(pc, shift));
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
+{
+  PC_DILU    *dilu = (PC_DILU *)pc->data;
+  PetscBool   iascii;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  DILU (DIC for symmetric matrices)%s: ordering %s, shift %g\n", size > 1 ? " of each rank's diagonal block" : "", PCDILUOrderings[dilu->ordering], (double)dilu->shift));
+  if (!pc->setupcalled || !dilu->analyzed) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  not set up yet; backend requested: %s\n", PGXDeviceTypes[dilu->devreq]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s\n", PGXDeviceName(dilu->device)));
+  if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors%s\n", dilu->ncolors, size > 1 ? " (rank 0)" : ""));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  setup time: analysis %g s, numeric %g s%s\n", (double)dilu->t_analysis, (double)dilu->t_numeric, size > 1 ? " (rank 0)" : ""));
+  if (dilu->badrow >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  factorization failed: E_ii = %g in local row %" PetscInt_FMT "\n", (double)PetscRealPart(dilu->badvalue), dilu->badrow));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUSetOrdering_DILU(PC pc, PCDILUOrdering ord)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  dilu->ordering = ord;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUGetOrdering_DILU(PC pc, PCDILUOrdering *ord)
+{
+  PetscFunctionBegin;
+  *ord = ((PC_DILU *)pc->data)->ordering;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUSetShift_DILU(PC pc, PetscReal shift)
+{
+  PetscFunctionBegin;
+  ((PC_DILU *)pc->data)->shift = shift;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDILUGetShift_DILU(PC pc, PetscReal *shift)
+{
+  PetscFunctionBegin;
+  *shift = ((PC_DILU *)pc->data)->shift;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_DILU(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_DILU(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetOrdering_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetOrdering_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCDILUSetOrdering - Sets the schedule of the `PCDILU` factorization and sweeps.
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- ord - `PC_DILU_ORDERING_NATURAL` (level sets of the matrix's own ordering: exactly sequential DILU) or
+        `PC_DILU_ORDERING_MULTICOLOR` (DILU of the color-permuted matrix: few sequential steps, usually weaker)
+
+  Options Database Key:
+. -pc_dilu_ordering <natural,multicolor> - the ordering
+
+  Level: intermediate
+
+.seealso: `PCDILU`, `PCDILUGetOrdering()`, `PCDILUSetShift()`
+@*/
+PetscErrorCode PCDILUSetOrdering(PC pc, PCDILUOrdering ord)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, ord, 2);
+  PetscCheck(ord == PC_DILU_ORDERING_NATURAL || ord == PC_DILU_ORDERING_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCDILUOrdering %d", (int)ord);
+  PetscTryMethod(pc, "PCDILUSetOrdering_C", (PC, PCDILUOrdering), (pc, ord));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCDILUGetOrdering - Gets the schedule of the `PCDILU` factorization and sweeps.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. ord - the ordering
+
+  Level: intermediate
+
+.seealso: `PCDILU`, `PCDILUSetOrdering()`
+@*/
+PetscErrorCode PCDILUGetOrdering(PC pc, PCDILUOrdering *ord)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidPointer(ord, 2);
+  PetscUseMethod(pc, "PCDILUGetOrdering_C", (PC, PCDILUOrdering *), (pc, ord));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCDILUSetShift - Sets a shift added to every diagonal entry before the `PCDILU` factorization, as
+  PETSc's factor shifts do, for matrices with tiny, zero or negative diagonals.
+
+  Logically Collective
+
+  Input Parameters:
++ pc    - the preconditioner context
+- shift - the shift (default 0)
+
+  Options Database Key:
+. -pc_dilu_shift <shift> - the shift
+
+  Level: intermediate
+
+.seealso: `PCDILU`, `PCDILUGetShift()`, `PCDILUSetOrdering()`
+@*/
+PetscErrorCode PCDILUSetShift(PC pc, PetscReal shift)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, shift, 2);
+  PetscCheck(!PetscIsInfOrNanReal(shift), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCDILU shift must be finite, not %g", (double)shift);
+  PetscTryMethod(pc, "PCDILUSetShift_C", (PC, PetscReal), (pc, shift));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCDILUGetShift - Gets the diagonal shift of `PCDILU`.
+
+  Not Collective
+
+  Input Parameter:
+. pc - the preconditioner context
+
+  Output Parameter:
+. shift - the shift
+
+  Level: intermediate
+
+.seealso: `PCDILU`, `PCDILUSetShift()`
+@*/
+PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidRealPointer(shift, 2);
+  PetscUseMethod(pc, "PCDILUGetShift_C", (PC, PetscReal *), (pc, shift));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  PCDILU - Diagonal-based incomplete LU: M = (E+L) E^-1 (E+U), with L and U the strictly lower and upper
+  parts of A and E the diagonal for which diag(M) = diag(A):
+  E_ii = a_ii - sum_{j<i, a_ij != 0, a_ji != 0} a_ij a_ji / E_jj. For symmetric A this is DIC and M is
+  symmetric positive definite when A is an M-matrix, so it serves `KSPCG`. Only E is new storage.
+
+  Options Database Keys:
++ -pc_dilu_ordering <natural,multicolor> - natural: level sets of the matrix's own ordering, exactly
+    sequential DILU (on 5- and 7-point stencils the same as ILU(0)/ICC(0)); multicolor: DILU of the matrix
+    permuted by a distance-1 coloring of its symmetrized graph (computed on the GPU with the cuda backend),
+    far fewer sequential steps, usually more iterations (`PCDILUSetOrdering()`)
+. -pc_dilu_shift <shift> - added to the diagonal before factoring (`PCDILUSetShift()`)
+- -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
+
+  Level: intermediate
+
+  Notes:
+  In parallel (`MATMPIAIJ`) this is the DILU of each rank's diagonal block, like `PCBJACOBI` with one
+  block per rank and DILU on each block; couplings between ranks are ignored.
+
+  `MATSEQAIJ` and `MATMPIAIJ` (and their subtypes) are used in place; other matrix types (`MATSEQBAIJ`,
+  `MATSEQSBAIJ`, `MATSEQDENSE`, ...) are converted to `MATSEQAIJ` at each setup (the local block for MPI types).
+
+  When the pattern is unchanged (`SAME_NONZERO_PATTERN`), a new setup only recomputes E; the level sets,
+  colors and the device copy of the pattern are kept.
+
+  A missing or zero diagonal entry, or an E_ii that becomes zero or not finite, is a factorization failure:
+  `PCGetFailedReason()` gives `PC_FACTOR_NUMERIC_ZEROPIVOT`, `PCApply()` returns Inf, the `KSP` stops with
+  `KSP_DIVERGED_PC_FAILED`, and with -ksp_error_if_not_converged the error names the row. -pc_dilu_shift
+  often cures it.
+
+  `PCApplyTranspose()` uses M^T = (E+U^T) E^-1 (E+L^T), the DILU of A^T with the same E.
+  With the cuda backend, `PGXPCApplyDevice()` applies the preconditioner to device arrays.
+
+.seealso: `PCCreate()`, `PCSetType()`, `PCILU`, `PCICC`, `PCBJACOBI`, `PCDILUSetOrdering()`, `PCDILUSetShift()`, `PGXPCApplyDevice()`
+M*/
+PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
+{
+  PC_DILU *dilu;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&dilu));
+  pc->data       = (void *)dilu;
+  dilu->ordering = PC_DILU_ORDERING_NATURAL;
+  dilu->shift    = 0.0;
+  dilu->badrow   = -1;
+  PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
+
+  pc->ops->setup               = PCSetUp_DILU;
+  pc->ops->apply               = PCApply_DILU;
+  pc->ops->applytranspose      = PCApplyTranspose_DILU;
+  pc->ops->reset               = PCReset_DILU;
+  pc->ops->destroy             = PCDestroy_DILU;
+  pc->ops->setfromoptions      = PCSetFromOptions_DILU;
+  pc->ops->view                = PCView_DILU;
+  pc->ops->applyrichardson     = NULL;
+  pc->ops->applysymmetricleft  = NULL;
+  pc->ops->applysymmetricright = NULL;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetOrdering_C", PCDILUSetOrdering_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetOrdering_C", PCDILUGetOrdering_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", PCDILUSetShift_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", PCDILUGetShift_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PGXPCApplyDevice_DILU));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode PGXRegister_DILU(void)
 {
   PetscFunctionBegin;
+  PetscCall(PCRegister(PCDILU, PCCreate_DILU));
+  PetscCall(PetscLogEventRegister("PGXDILUSetUp", PC_CLASSID, &PGX_DILUSetUp));
+  PetscCall(PetscLogEventRegister("PGXDILUAnalysis", PC_CLASSID, &PGX_DILUAnalysis));
+  PetscCall(PetscLogEventRegister("PGXDILUApply", PC_CLASSID, &PGX_DILUApply));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,104 @@
+/* dilu_kernels.h: the one kernel interface of PCDILU (reference and cuda backends).
+
+   DILU of a square matrix A = L + D + U with respect to an elimination order: M = (E+L) E^-1 (E+U),
+   E diagonal with diag(M) = diag(A):
+       E_ii = a_ii + shift - sum_{j before i, a_ij != 0, a_ji != 0} a_ij a_ji / E_jj.
+   The elimination order is given by rank[]: row i comes before row j when rank[i] < rank[j]. Entry
+   (i,j) is "lower" when rank[j] < rank[i] and "upper" when rank[j] > rank[i]. With rank = identity
+   this is the DILU of A's own ordering (schedule natural); with rank = position after sorting the rows
+   by color it is the DILU of P A P^T applied to vectors in A's ordering (schedule multicolor). Vectors
+   are always in A's ordering: no permuted copies.
+
+   Apply: forward (E+L) z = r, backward (E+U) y = E z, i.e. y = z - E^-1 U y.
+   Transpose: M^T = (E+U^T) E^-1 (E+L^T) is the DILU of A^T with the same rank and the same E, so
+   M^-T r = Apply() on A^T's CSR (with A^T's own sweep schedules) and A's E.
+
+   A schedule of one sweep: rows order[lptr[l]] .. order[lptr[l+1]-1] form level l; they depend only
+   on rows of earlier levels (lower sweep: on their lower neighbors; upper sweep: upper neighbors).
+
+   CSR inputs: 0-based, square n x n, columns sorted within each row (PETSc AIJ), no duplicates.
+   The host reference backend is plain sequential C++ and is the specification. The cuda backend keeps
+   its device data in an opaque Data object (analysis once, values and E on every numeric setup).
+   Neither backend knows PETSc objects beyond plain arrays and sizes. */
+#pragma once
+#include <pgx/private/pgxcompat.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace dilu
+{
+/* Priority hash of the Jones-Plassmann coloring (the same in both backends, so both color alike) */
+static inline PetscInt ColorPriority(PetscInt v)
+{
+  unsigned int h = (unsigned int)v * 0x9E3779B1u + 0x7F4A7C15u;
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return (PetscInt)(h >> 1);
+}
+
+namespace reference
+{
+/* ------------------------------------------------------------------ analysis (pattern only) */
+/* diag[i] = position of a_ii in colidx, or -1 when row i stores no diagonal entry */
+PetscErrorCode FindDiagonal(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *diag);
+/* For each lower entry k = (i,j) (rank[j] < rank[i]): pair[k] = position of (j,i), or -1 when A does not
+   store a_ji; pair[k] = -1 for the other entries. rank = NULL means the identity. */
+PetscErrorCode FindPairs(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscInt *pair);
+/* Distance-1 coloring of the symmetrized graph of A (diagonal ignored), Jones-Plassmann rounds with the
+   priorities ColorPriority(): in round r every uncolored vertex whose (priority, index) is larger than
+   that of each neighbor uncolored at the start of the round takes the smallest color not used by its
+   neighbors colored in earlier rounds. Deterministic; the cuda backend computes the same colors. */
+PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors);
+/* rank[i] = position of row i after a stable sort of the rows by color */
+PetscErrorCode RankFromColors(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscInt *rank);
+/* Level sets of the lower (upper = PETSC_FALSE) or upper (PETSC_TRUE) dependency graph w.r.t. rank
+   (NULL: identity): order[n], lptr[n+1] (only nlevels+1 entries used) */
+PetscErrorCode LevelSets(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscBool upper, PetscInt *order, PetscInt *lptr, PetscInt *nlevels);
+/* The multicolor schedule: colors in increasing (lower sweep) or decreasing (upper sweep) order */
+PetscErrorCode ColorSchedule(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscBool upper, PetscInt *order, PetscInt *lptr);
+/* CSR transpose: at_rowptr[n+1], at_colidx[nnz] (sorted), perm[nnz]: A^T's entry k is A's entry perm[k] */
+PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *at_rowptr, PetscInt *at_colidx, PetscInt *perm);
+
+/* ------------------------------------------------------------------ numeric */
+/* E in the lower schedule. badrow = smallest row whose E_ii is zero or not finite, or whose a_ii + shift
+   is zero (a missing or zero diagonal), -1 if none. */
+PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow);
+/* y = M^-1 r (r and y may be the same array) */
+PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y);
+} // namespace reference
+
+namespace cuda
+{
+/* Device data of one matrix: the pattern split into schedule-ordered L and U parts, values, E, flags */
+struct Data;
+
+PetscErrorCode Create(Data **);
+PetscErrorCode Destroy(Data **);
+/* Analysis from the host CSR pattern. multicolor: colors computed on the GPU unless rank is given
+   (rank, e.g. of A when d holds A^T, with ncolors colors in color[]); natural: level sets.
+   Outputs (may be NULL): the number of lower and upper levels (multicolor: colors). */
+PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper);
+/* The colors found by Analyze (host array of n; multicolor only) */
+PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
+/* Upload the values (host array, nnz of the analyzed pattern) and compute E unless skipE (then E
+   must come from ShareE). badrow as in the reference. */
+PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
+/* The same with the values already on the device (nnz of them, in A's CSR order): no host transfer */
+PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow);
+/* Copy E from another Data with the same n (A's E into A^T's data) */
+PetscErrorCode ShareE(Data *dst, const Data *src);
+/* y = M^-1 r on device arrays (may be the same array) */
+PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
+/* y = Inf (the factor-failure convention) */
+PetscErrorCode FillInf(PetscInt n, PetscScalar *y);
+/* E to the host (tests) */
+PetscErrorCode GetE(const Data *d, PetscScalar *E);
+} // namespace cuda
+} // namespace dilu
+} // namespace kernels
+} // namespace pgx

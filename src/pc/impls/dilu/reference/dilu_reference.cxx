@@ -1,0 +1,222 @@
+/* PCDILU host reference backend: plain sequential C++, the specification of the kernels
+   (see dilu_kernels.h). Every sweep visits the rows level by level, exactly as the parallel backends
+   schedule them, so the level sets themselves are exercised by the host tests. */
+#include "../dilu_kernels.h"
+#include <vector>
+#include <algorithm>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace dilu
+{
+namespace reference
+{
+static inline bool Before(const PetscInt *rank, PetscInt j, PetscInt i)
+{
+  return rank ? rank[j] < rank[i] : j < i;
+}
+
+PetscErrorCode FindDiagonal(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *diag)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt *lo = colidx + rowptr[i], *hi = colidx + rowptr[i + 1];
+    const PetscInt *p  = std::lower_bound(lo, hi, i);
+    diag[i]            = (p != hi && *p == i) ? (PetscInt)(p - colidx) : -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FindPairs(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscInt *pair)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      PetscInt j = colidx[k];
+      pair[k]    = -1;
+      if (j == i || !Before(rank, j, i)) continue;
+      const PetscInt *lo = colidx + rowptr[j], *hi = colidx + rowptr[j + 1];
+      const PetscInt *p  = std::lower_bound(lo, hi, i);
+      if (p != hi && *p == i) pair[k] = (PetscInt)(p - colidx);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *at_rowptr, PetscInt *at_colidx, PetscInt *perm)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i <= n; i++) at_rowptr[i] = 0;
+  for (PetscInt k = 0; k < rowptr[n]; k++) at_rowptr[colidx[k] + 1]++;
+  for (PetscInt i = 0; i < n; i++) at_rowptr[i + 1] += at_rowptr[i];
+  std::vector<PetscInt> next(at_rowptr, at_rowptr + n);
+  for (PetscInt i = 0; i < n; i++) { /* rows in increasing order: A^T's columns come out sorted */
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      PetscInt q   = next[colidx[k]]++;
+      at_colidx[q] = i;
+      perm[q]      = k;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors)
+{
+  std::vector<PetscInt> tptr(n + 1), tcol(rowptr[n]), tperm(rowptr[n]), round(n, -1);
+  PetscInt              ncolored = 0, maxcolor = -1;
+
+  PetscFunctionBegin;
+  PetscCall(Transpose(n, rowptr, colidx, tptr.data(), tcol.data(), tperm.data()));
+  for (PetscInt i = 0; i < n; i++) color[i] = -1;
+  for (PetscInt r = 0; ncolored < n; r++) {
+    for (PetscInt v = 0; v < n; v++) {
+      if (round[v] != -1) continue;
+      const PetscInt pv  = ColorPriority(v);
+      bool           sel = true;
+      /* neighbors: row v of A and row v of A^T */
+      for (int pass = 0; pass < 2 && sel; pass++) {
+        const PetscInt *ptr = pass ? tptr.data() : rowptr, *col = pass ? tcol.data() : colidx;
+        for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+          PetscInt u = col[k];
+          if (u == v || (round[u] != -1 && round[u] != r)) continue;
+          PetscInt pu = ColorPriority(u);
+          if (pu > pv || (pu == pv && u > v)) {
+            sel = false;
+            break;
+          }
+        }
+      }
+      if (!sel) continue;
+      round[v] = r;
+      ncolored++;
+      /* smallest color not used by neighbors colored in earlier rounds, 64 colors at a time */
+      for (PetscInt base = 0;; base += 64) {
+        unsigned long long used = 0;
+        for (int pass = 0; pass < 2; pass++) {
+          const PetscInt *ptr = pass ? tptr.data() : rowptr, *col = pass ? tcol.data() : colidx;
+          for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+            PetscInt u = col[k];
+            if (u == v || round[u] == -1 || round[u] == r) continue;
+            PetscInt c = color[u] - base;
+            if (c >= 0 && c < 64) used |= 1ull << c;
+          }
+        }
+        if (~used) {
+          PetscInt c = 0;
+          while (used & (1ull << c)) c++;
+          color[v] = base + c;
+          break;
+        }
+      }
+      maxcolor = std::max(maxcolor, color[v]);
+    }
+  }
+  *ncolors = maxcolor + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode RankFromColors(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscInt *rank)
+{
+  std::vector<PetscInt> start(ncolors + 1, 0);
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) start[color[i] + 1]++;
+  for (PetscInt c = 0; c < ncolors; c++) start[c + 1] += start[c];
+  for (PetscInt i = 0; i < n; i++) rank[i] = start[color[i]]++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ColorSchedule(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscBool upper, PetscInt *order, PetscInt *lptr)
+{
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l <= ncolors; l++) lptr[l] = 0;
+  for (PetscInt i = 0; i < n; i++) lptr[(upper ? ncolors - 1 - color[i] : color[i]) + 1]++;
+  for (PetscInt l = 0; l < ncolors; l++) lptr[l + 1] += lptr[l];
+  std::vector<PetscInt> next(lptr, lptr + ncolors);
+  for (PetscInt i = 0; i < n; i++) order[next[upper ? ncolors - 1 - color[i] : color[i]]++] = i;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode LevelSets(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscBool upper, PetscInt *order, PetscInt *lptr, PetscInt *nlevels)
+{
+  std::vector<PetscInt> level(n, 0), byrank(n);
+  PetscInt              nl = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) byrank[rank ? rank[i] : i] = i;
+  for (PetscInt t = 0; t < n; t++) {
+    PetscInt i = byrank[upper ? n - 1 - t : t], l = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      PetscInt j = colidx[k];
+      if (j == i) continue;
+      if (upper ? Before(rank, i, j) : Before(rank, j, i)) l = std::max(l, level[j] + 1);
+    }
+    level[i] = l;
+    nl       = std::max(nl, l + 1);
+  }
+  for (PetscInt l = 0; l <= nl; l++) lptr[l] = 0;
+  for (PetscInt i = 0; i < n; i++) lptr[level[i] + 1]++;
+  for (PetscInt l = 0; l < nl; l++) lptr[l + 1] += lptr[l];
+  std::vector<PetscInt> next(lptr, lptr + nl);
+  for (PetscInt i = 0; i < n; i++) order[next[level[i]]++] = i;
+  *nlevels = nl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow)
+{
+  PetscInt bad = -1;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < nlevels; l++) {
+    for (PetscInt p = lptr[l]; p < lptr[l + 1]; p++) {
+      PetscInt    i = order[p];
+      PetscScalar d    = (diag[i] >= 0 ? val[diag[i]] : 0.0) + shift;
+      bool        zero = d == 0.0; /* a missing or zero (shifted) diagonal is a failure even when E_ii would not be 0 */
+      for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        if (pair[k] < 0) continue;
+        d -= val[k] * val[pair[k]] / E[colidx[k]];
+      }
+      E[i] = d;
+      if ((zero || d == 0.0 || PetscIsInfOrNanScalar(d)) && (bad < 0 || i < bad)) bad = i;
+    }
+  }
+  *badrow = bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  /* forward: (E + L) z = r, z in y */
+  for (PetscInt l = 0; l < nlower; l++) {
+    for (PetscInt p = llptr[l]; p < llptr[l + 1]; p++) {
+      PetscInt    i = lorder[p];
+      PetscScalar s = r[i];
+      for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        PetscInt j = colidx[k];
+        if (j != i && Before(rank, j, i)) s -= val[k] * y[j];
+      }
+      y[i] = s / E[i];
+    }
+  }
+  /* backward: (E + U) y = E z, i.e. y_i = z_i - E_ii^-1 sum_{upper j} a_ij y_j, in place */
+  for (PetscInt l = 0; l < nupper; l++) {
+    for (PetscInt p = ulptr[l]; p < ulptr[l + 1]; p++) {
+      PetscInt    i = uorder[p];
+      PetscScalar s = 0.0;
+      for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        PetscInt j = colidx[k];
+        if (j != i && Before(rank, i, j)) s += val[k] * y[j];
+      }
+      y[i] -= s / E[i];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace reference
+} // namespace dilu
+} // namespace kernels
+} // namespace pgx

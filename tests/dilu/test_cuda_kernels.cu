@@ -1,0 +1,293 @@
+static char help[] = "PCDILU cuda kernels against the host reference kernels (needs a GPU).\n"
+                     "Random nonsymmetric n = 3001 and 7-point 23^3 (not powers of two, larger than a warp), both schedules:\n"
+                     "colors, E, apply (poisoned outputs, repeated for the epoch flags, in place), re-setup from device values,\n"
+                     "zero-pivot row, transpose data with shared E. Tolerance: 1e-12 relative (about 4500 eps).\n";
+#include <pgx/private/pgxcuda.h>
+#include <vector>
+#include <tuple>
+#include <cmath>
+#include <algorithm>
+#include "../../src/pc/impls/dilu/dilu_kernels.h"
+
+namespace K   = pgx::kernels::dilu;
+namespace ref = pgx::kernels::dilu::reference;
+
+static int nfail = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      printf("CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+      nfail++; \
+    } \
+  } while (0)
+
+static const double TOL = 1e-12;
+
+struct Csr {
+  PetscInt                 n = 0;
+  std::vector<PetscInt>    ptr, col;
+  std::vector<PetscScalar> val;
+};
+
+static unsigned long long seed = 77;
+static double             Rand() { return (double)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 11) / 9007199254740992.0; }
+
+static Csr FromTriplets(PetscInt n, std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t)
+{
+  Csr A;
+  std::sort(t.begin(), t.end(), [](auto &a, auto &b) { return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b); });
+  A.n = n;
+  A.ptr.assign(n + 1, 0);
+  for (size_t k = 0; k < t.size(); k++) {
+    if (k > 0 && std::get<0>(t[k - 1]) == std::get<0>(t[k]) && std::get<1>(t[k - 1]) == std::get<1>(t[k])) {
+      A.val.back() += std::get<2>(t[k]);
+      continue;
+    }
+    A.col.push_back(std::get<1>(t[k])), A.val.push_back(std::get<2>(t[k])), A.ptr[std::get<0>(t[k]) + 1]++;
+  }
+  for (PetscInt i = 0; i < n; i++) A.ptr[i + 1] += A.ptr[i];
+  return A;
+}
+
+static Csr RandomMatrix(PetscInt n)
+{
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt i = 0; i < n; i++) {
+    for (int q = 0; q < 5; q++) {
+      PetscInt j = (PetscInt)(Rand() * n);
+      if (j == i) continue;
+      t.push_back({i, j, Rand() - 0.7});
+      if (Rand() < 0.6) t.push_back({j, i, Rand() - 0.7});
+    }
+    t.push_back({i, i, 0.0});
+  }
+  Csr A = FromTriplets(n, t);
+  for (PetscInt i = 0; i < n; i++) {
+    double s = 0;
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] != i) s += std::fabs(A.val[k]);
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] == i) A.val[k] = s + 0.5 + Rand();
+  }
+  return A;
+}
+
+static Csr Poisson3d(PetscInt m)
+{
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt k = 0; k < m; k++)
+    for (PetscInt j = 0; j < m; j++)
+      for (PetscInt i = 0; i < m; i++) {
+        PetscInt r = i + m * (j + m * k);
+        t.push_back({r, r, 6.0 + 0.01 * Rand()});
+        if (i > 0) t.push_back({r, r - 1, -1.0 - 0.1 * Rand()});
+        if (i < m - 1) t.push_back({r, r + 1, -1.0});
+        if (j > 0) t.push_back({r, r - m, -1.0});
+        if (j < m - 1) t.push_back({r, r + m, -1.0 + 0.1 * Rand()});
+        if (k > 0) t.push_back({r, r - m * m, -1.0});
+        if (k < m - 1) t.push_back({r, r + m * m, -1.0});
+      }
+  return FromTriplets(m * m * m, t);
+}
+
+static double RelErr(const std::vector<PetscScalar> &a, const std::vector<PetscScalar> &b)
+{
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); i++) {
+    double d = std::fabs(a[i] - b[i]);
+    if (!std::isfinite(d)) return INFINITY;
+    num = std::max(num, d), den = std::max(den, std::fabs(b[i]));
+  }
+  return den > 0 ? num / den : num;
+}
+
+/* host reference of everything for one schedule (colors given for multicolor) */
+struct Ref {
+  std::vector<PetscInt>    diag, pair, rank, lorder, llptr, uorder, ulptr;
+  PetscInt                 nl = 0, nu = 0;
+  std::vector<PetscScalar> E;
+  PetscInt                 bad = -1;
+};
+
+static PetscErrorCode RefSetup(const Csr &A, const std::vector<PetscInt> *color, PetscInt ncolors, Ref &r)
+{
+  PetscInt n = A.n;
+
+  PetscFunctionBeginUser;
+  r.diag.resize(n), r.pair.resize(A.col.size()), r.lorder.resize(n), r.llptr.resize(n + 1), r.uorder.resize(n), r.ulptr.resize(n + 1), r.E.assign(n, 0);
+  PetscCall(ref::FindDiagonal(n, A.ptr.data(), A.col.data(), r.diag.data()));
+  if (color) {
+    r.rank.resize(n);
+    PetscCall(ref::RankFromColors(n, color->data(), ncolors, r.rank.data()));
+    PetscCall(ref::ColorSchedule(n, color->data(), ncolors, PETSC_FALSE, r.lorder.data(), r.llptr.data()));
+    PetscCall(ref::ColorSchedule(n, color->data(), ncolors, PETSC_TRUE, r.uorder.data(), r.ulptr.data()));
+    r.nl = r.nu = ncolors;
+  } else {
+    PetscCall(ref::LevelSets(n, A.ptr.data(), A.col.data(), NULL, PETSC_FALSE, r.lorder.data(), r.llptr.data(), &r.nl));
+    PetscCall(ref::LevelSets(n, A.ptr.data(), A.col.data(), NULL, PETSC_TRUE, r.uorder.data(), r.ulptr.data(), &r.nu));
+  }
+  PetscCall(ref::FindPairs(n, A.ptr.data(), A.col.data(), color ? r.rank.data() : NULL, r.pair.data()));
+  PetscCall(ref::Factor(n, A.ptr.data(), A.col.data(), A.val.data(), color ? r.rank.data() : NULL, r.diag.data(), r.pair.data(), r.nl, r.lorder.data(), r.llptr.data(), 0.0, r.E.data(), &r.bad));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RefApply(const Csr &A, const Ref &r, const std::vector<PetscScalar> &x, std::vector<PetscScalar> &y, const std::vector<PetscScalar> *E = nullptr)
+{
+  PetscFunctionBeginUser;
+  y.assign(A.n, 0);
+  PetscCall(ref::Apply(A.n, A.ptr.data(), A.col.data(), A.val.data(), r.rank.empty() ? NULL : r.rank.data(), E ? E->data() : r.E.data(), r.nl, r.lorder.data(), r.llptr.data(), r.nu, r.uorder.data(), r.ulptr.data(), x.data(), y.data()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CudaApply(K::cuda::Data *d, PetscInt n, const std::vector<PetscScalar> &x, std::vector<PetscScalar> &y, bool inplace)
+{
+  PetscScalar *dx = NULL, *dy = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PGXDeviceMallocArray(n, &dx));
+  PetscCall(PGXDeviceMallocArray(n, &dy));
+  PetscCall(PGXDeviceCopyArrayToDevice(dx, x.data(), n));
+  PetscCall(PGXDeviceMemset(dy, 0xff, n * sizeof(PetscScalar))); /* NaN poison */
+  PetscCall(K::cuda::Apply(d, dx, inplace ? dx : dy));
+  y.assign(n, -1.0);
+  PetscCall(PGXDeviceCopyArrayToHost(y.data(), inplace ? dx : dy, n));
+  PetscCall(PGXDeviceFree(&dx));
+  PetscCall(PGXDeviceFree(&dy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
+{
+  PetscInt                 n = A.n, nl, nu, bad, nc = 0;
+  K::cuda::Data           *d = NULL;
+  std::vector<PetscInt>    color(n, -7);
+  std::vector<PetscScalar> x(n), y, yr, Ed(n, NAN);
+  Ref                      r;
+  const char              *sched = mc ? "multicolor" : "natural";
+
+  PetscFunctionBeginUser;
+  for (auto &v : x) v = Rand() - 0.5;
+  PetscCall(K::cuda::Create(&d));
+  PetscCall(K::cuda::Analyze(d, n, A.ptr.data(), A.col.data(), mc ? PETSC_TRUE : PETSC_FALSE, NULL, 0, &nl, &nu));
+  if (mc) {
+    std::vector<PetscInt> rc(n);
+    PetscInt              rnc;
+    PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+    PetscCall(ref::Color(n, A.ptr.data(), A.col.data(), rc.data(), &rnc));
+    CHECK(nc == rnc && color == rc, "%s: GPU coloring (%d colors) differs from the reference coloring (%d colors)", name, (int)nc, (int)rnc);
+    CHECK(nl == nc && nu == nc, "%s: %d/%d levels reported for %d colors", name, (int)nl, (int)nu, (int)nc);
+    PetscCall(RefSetup(A, &color, nc, r));
+  } else {
+    PetscCall(RefSetup(A, NULL, 0, r));
+    CHECK(nl == r.nl && nu == r.nu, "%s natural: %d/%d levels, reference %d/%d", name, (int)nl, (int)nu, (int)r.nl, (int)r.nu);
+  }
+  PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+  PetscCall(K::cuda::GetE(d, Ed.data()));
+  CHECK(bad == r.bad, "%s %s: bad row %d, reference %d", name, sched, (int)bad, (int)r.bad);
+  CHECK(RelErr(Ed, r.E) <= TOL, "%s %s: E differs from the reference by %g", name, sched, RelErr(Ed, r.E));
+  PetscCall(RefApply(A, r, x, yr));
+  std::vector<PetscScalar> first;
+  for (int rep = 0; rep < 3; rep++) { /* the epoch flags must work on every apply */
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s %s apply %d: differs from the reference by %g", name, sched, rep, RelErr(y, yr));
+    if (rep == 0) first = y;
+    else CHECK(y == first, "%s %s apply %d: not the same bits as the first apply", name, sched, rep);
+  }
+  PetscCall(CudaApply(d, n, x, y, true));
+  CHECK(RelErr(y, yr) <= TOL, "%s %s in-place apply: differs from the reference by %g", name, sched, RelErr(y, yr));
+
+  /* re-setup from device values (scaled and shifted), no new analysis */
+  {
+    Csr          B = A;
+    PetscScalar *dv = NULL;
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = B.ptr[i]; k < B.ptr[i + 1]; k++) B.val[k] = 2.0 * B.val[k] + (B.col[k] == i ? 1.0 : 0.0);
+    Ref rb;
+    PetscCall(RefSetup(B, mc ? &color : NULL, nc, rb));
+    PetscCall(PGXDeviceMallocArray(B.val.size(), &dv));
+    PetscCall(PGXDeviceCopyArrayToDevice(dv, B.val.data(), B.val.size()));
+    PetscCall(K::cuda::FactorDevice(d, dv, 0.0, &bad));
+    PetscCall(PGXDeviceFree(&dv));
+    PetscCall(RefApply(B, rb, x, yr));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(bad == -1 && RelErr(y, yr) <= TOL, "%s %s re-setup: bad %d, differs from the reference by %g", name, sched, (int)bad, RelErr(y, yr));
+  }
+
+  /* transpose: A^T's data with A's colors, values, E shared */
+  {
+    Csr                   T;
+    std::vector<PetscInt> perm(A.col.size());
+    K::cuda::Data        *dt = NULL;
+    T.n = n, T.ptr.resize(n + 1), T.col.resize(A.col.size()), T.val.resize(A.col.size());
+    PetscCall(ref::Transpose(n, A.ptr.data(), A.col.data(), T.ptr.data(), T.col.data(), perm.data()));
+    for (size_t k = 0; k < perm.size(); k++) T.val[k] = A.val[perm[k]];
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad)); /* back to A's values */
+    PetscCall(K::cuda::Create(&dt));
+    PetscCall(K::cuda::Analyze(dt, n, T.ptr.data(), T.col.data(), mc ? PETSC_TRUE : PETSC_FALSE, mc ? color.data() : NULL, nc, &nl, &nu));
+    PetscCall(K::cuda::Factor(dt, T.val.data(), 0.0, PETSC_TRUE, &bad));
+    PetscCall(K::cuda::ShareE(dt, d));
+    Ref rt;
+    PetscCall(RefSetup(T, mc ? &color : NULL, nc, rt));
+    PetscCall(RefApply(T, rt, x, yr, &r.E));
+    PetscCall(CudaApply(dt, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s %s transpose: differs from the reference by %g", name, sched, RelErr(y, yr));
+    PetscCall(K::cuda::Destroy(&dt));
+  }
+  PetscCall(K::cuda::Destroy(&d));
+  printf("%s %s: checked (%d %s)\n", name, sched, (int)(mc ? nc : r.nl), mc ? "colors" : "levels");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestZeroPivot(void)
+{
+  Csr A = Poisson3d(9);
+  PetscFunctionBeginUser;
+  for (PetscInt k = A.ptr[100]; k < A.ptr[101]; k++)
+    if (A.col[k] == 100) A.val[k] = 0.0;
+  for (int mc = 0; mc < 2; mc++) {
+    K::cuda::Data        *d = NULL;
+    PetscInt              bad, nl, nu, nc = 0;
+    std::vector<PetscInt> color(A.n);
+    Ref                   r;
+    PetscScalar          *dy = NULL;
+    std::vector<PetscScalar> h(A.n);
+    PetscCall(K::cuda::Create(&d));
+    PetscCall(K::cuda::Analyze(d, A.n, A.ptr.data(), A.col.data(), mc ? PETSC_TRUE : PETSC_FALSE, NULL, 0, &nl, &nu));
+    if (mc) PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+    PetscCall(RefSetup(A, mc ? &color : NULL, nc, r));
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+    CHECK(bad == 100 && r.bad == 100, "zero diagonal in row 100 (%s): cuda reports %d, reference %d", mc ? "multicolor" : "natural", (int)bad, (int)r.bad);
+    PetscCall(K::cuda::Factor(d, A.val.data(), 1.0, PETSC_FALSE, &bad));
+    CHECK(bad == -1, "shift 1 should cure the zero diagonal, cuda reports row %d", (int)bad);
+    PetscCall(PGXDeviceMallocArray(A.n, &dy));
+    PetscCall(K::cuda::FillInf(A.n, dy));
+    PetscCall(PGXDeviceCopyArrayToHost(h.data(), dy, A.n));
+    CHECK(std::isinf(h[0]) && std::isinf(h[A.n - 1]), "FillInf did not write Inf");
+    PetscCall(PGXDeviceFree(&dy));
+    PetscCall(K::cuda::Destroy(&d));
+  }
+  printf("zero pivot: checked\n");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscBool avail;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  PetscCheck(avail, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS, "this test needs a GPU");
+  Csr R = RandomMatrix(3001), P = Poisson3d(23);
+  PetscCall(TestOne("random3001", R, false));
+  PetscCall(TestOne("random3001", R, true));
+  PetscCall(TestOne("poisson3d-23", P, false));
+  PetscCall(TestOne("poisson3d-23", P, true));
+  PetscCall(TestZeroPivot());
+  if (nfail) printf("%d checks FAILED\n", nfail);
+  else printf("all checks passed\n");
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}

@@ -1,0 +1,321 @@
+static char help[] = "PCDILU reference kernels against a plain sequential DILU written here.\n";
+/* Checks: a hand-computed 5x5 E; level sets and colorings are valid schedules; natural schedule ==
+   sequential DILU (1e-14); multicolor == sequential DILU of the explicitly permuted matrix P A P^T;
+   transpose apply on A^T's CSR with A's E is the adjoint of apply; zero pivots are reported by row. */
+#include <petscsys.h>
+#include <vector>
+#include <tuple>
+#include <cmath>
+#include <algorithm>
+#include "../../src/pc/impls/dilu/dilu_kernels.h"
+
+namespace ref = pgx::kernels::dilu::reference;
+
+static int nfail = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      printf("CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+      nfail++; \
+    } \
+  } while (0)
+
+struct Csr {
+  PetscInt                 n = 0;
+  std::vector<PetscInt>    ptr, col;
+  std::vector<PetscScalar> val;
+  PetscScalar              at(PetscInt i, PetscInt j) const
+  {
+    auto b = col.begin() + ptr[i], e = col.begin() + ptr[i + 1];
+    auto p = std::lower_bound(b, e, j);
+    return (p != e && *p == j) ? val[p - col.begin()] : 0.0;
+  }
+  bool has(PetscInt i, PetscInt j) const
+  {
+    auto b = col.begin() + ptr[i], e = col.begin() + ptr[i + 1];
+    return std::binary_search(b, e, j);
+  }
+};
+
+/* from (i, j, v) triplets, duplicates summed */
+static Csr FromTriplets(PetscInt n, std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t)
+{
+  Csr A;
+  std::sort(t.begin(), t.end(), [](auto &a, auto &b) { return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b); });
+  A.n = n;
+  A.ptr.assign(n + 1, 0);
+  for (size_t k = 0; k < t.size(); k++) {
+    auto [i, j, v] = t[k];
+    if (!A.col.empty() && k > 0 && std::get<0>(t[k - 1]) == i && std::get<1>(t[k - 1]) == j) {
+      A.val.back() += v;
+      continue;
+    }
+    A.col.push_back(j), A.val.push_back(v), A.ptr[i + 1]++;
+  }
+  for (PetscInt i = 0; i < n; i++) A.ptr[i + 1] += A.ptr[i];
+  return A;
+}
+
+static unsigned long long seed = 2024;
+static double             Rand() { return (double)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 11) / 9007199254740992.0; }
+
+/* nonsymmetric pattern (some pairs one-sided), diagonally dominant, optionally a zero diagonal */
+static Csr RandomMatrix(PetscInt n, PetscInt perrow)
+{
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt i = 0; i < n; i++) {
+    double s = 0;
+    for (PetscInt q = 0; q < perrow; q++) {
+      PetscInt j = (PetscInt)(Rand() * n);
+      if (j == i) continue;
+      double v = Rand() - 0.7;
+      t.push_back({i, j, v}), s += std::fabs(v);
+      if (Rand() < 0.6) t.push_back({j, i, Rand() - 0.7}); /* most pairs two-sided, some one-sided */
+    }
+    t.push_back({i, i, 2.0 * s + 1.0 + Rand()});
+  }
+  /* make the diagonal dominant after adding the mirrored entries */
+  Csr A = FromTriplets(n, t);
+  for (PetscInt i = 0; i < n; i++) {
+    double s = 0;
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] != i) s += std::fabs(A.val[k]);
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] == i) A.val[k] = s + 0.5 + Rand();
+  }
+  return A;
+}
+
+static Csr Poisson3d(PetscInt m)
+{
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt k = 0; k < m; k++)
+    for (PetscInt j = 0; j < m; j++)
+      for (PetscInt i = 0; i < m; i++) {
+        PetscInt r = i + m * (j + m * k);
+        t.push_back({r, r, 6.0});
+        if (i > 0) t.push_back({r, r - 1, -1.0});
+        if (i < m - 1) t.push_back({r, r + 1, -1.0});
+        if (j > 0) t.push_back({r, r - m, -1.0});
+        if (j < m - 1) t.push_back({r, r + m, -1.0});
+        if (k > 0) t.push_back({r, r - m * m, -1.0});
+        if (k < m - 1) t.push_back({r, r + m * m, -1.0});
+      }
+  return FromTriplets(m * m * m, t);
+}
+
+/* The plain sequential DILU of A in its own ordering: E, then y = M^-1 r */
+static void SequentialDILU(const Csr &A, const std::vector<PetscScalar> &r, std::vector<PetscScalar> &E, std::vector<PetscScalar> &y)
+{
+  PetscInt n = A.n;
+  E.assign(n, 0.0);
+  y.assign(n, 0.0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar d = A.at(i, i);
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++) {
+      PetscInt j = A.col[k];
+      if (j < i && A.has(j, i)) d -= A.val[k] * A.at(j, i) / E[j];
+    }
+    E[i] = d;
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = r[i];
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] < i) s -= A.val[k] * y[A.col[k]];
+    y[i] = s / E[i];
+  }
+  for (PetscInt i = n - 1; i >= 0; i--) {
+    PetscScalar s = 0;
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+      if (A.col[k] > i) s += A.val[k] * y[A.col[k]];
+    y[i] -= s / E[i];
+  }
+}
+
+static double RelErr(const std::vector<PetscScalar> &a, const std::vector<PetscScalar> &b)
+{
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); i++) num = std::max(num, (double)std::fabs(a[i] - b[i])), den = std::max(den, (double)std::fabs(b[i]));
+  return (std::isfinite(num) && den > 0) ? num / den : 1e300;
+}
+
+/* Checks that sched (order, lptr) is a valid schedule of the lower/upper sweep w.r.t. rank */
+static void CheckSchedule(const char *what, const Csr &A, const PetscInt *rank, bool upper, PetscInt nl, const std::vector<PetscInt> &order, const std::vector<PetscInt> &lptr)
+{
+  std::vector<PetscInt> level(A.n, -1);
+  CHECK(lptr[0] == 0 && lptr[nl] == A.n, "%s: level pointers cover %d of %d rows", what, (int)lptr[nl], (int)A.n);
+  for (PetscInt l = 0; l < nl; l++)
+    for (PetscInt p = lptr[l]; p < lptr[l + 1]; p++) level[order[p]] = l;
+  bool ok = true;
+  for (PetscInt i = 0; i < A.n && ok; i++) {
+    if (level[i] < 0) ok = false;
+    for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1] && ok; k++) {
+      PetscInt j = A.col[k];
+      if (j == i) continue;
+      bool before = rank ? rank[j] < rank[i] : j < i;
+      if (upper ? !before : before) ok = level[j] < level[i];
+    }
+  }
+  CHECK(ok, "%s: a row depends on a row of the same or a later level", what);
+}
+
+struct Analysis {
+  std::vector<PetscInt> diag, pair, rank, lorder, llptr, uorder, ulptr, color;
+  PetscInt              nl = 0, nu = 0, ncolors = 0;
+};
+
+static void Analyze(const Csr &A, bool multicolor, Analysis &a)
+{
+  PetscInt n = A.n;
+  a.diag.resize(n), a.pair.resize(A.col.size()), a.lorder.resize(n), a.llptr.resize(n + 1), a.uorder.resize(n), a.ulptr.resize(n + 1);
+  PetscCallAbort(PETSC_COMM_SELF, ref::FindDiagonal(n, A.ptr.data(), A.col.data(), a.diag.data()));
+  if (multicolor) {
+    a.color.resize(n), a.rank.resize(n);
+    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, A.ptr.data(), A.col.data(), a.color.data(), &a.ncolors));
+    PetscCallAbort(PETSC_COMM_SELF, ref::RankFromColors(n, a.color.data(), a.ncolors, a.rank.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_FALSE, a.lorder.data(), a.llptr.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_TRUE, a.uorder.data(), a.ulptr.data()));
+    a.nl = a.nu = a.ncolors;
+  } else {
+    PetscCallAbort(PETSC_COMM_SELF, ref::LevelSets(n, A.ptr.data(), A.col.data(), NULL, PETSC_FALSE, a.lorder.data(), a.llptr.data(), &a.nl));
+    PetscCallAbort(PETSC_COMM_SELF, ref::LevelSets(n, A.ptr.data(), A.col.data(), NULL, PETSC_TRUE, a.uorder.data(), a.ulptr.data(), &a.nu));
+  }
+  PetscCallAbort(PETSC_COMM_SELF, ref::FindPairs(n, A.ptr.data(), A.col.data(), multicolor ? a.rank.data() : NULL, a.pair.data()));
+}
+
+static void TestHand5x5(void)
+{
+  /* tridiag(-1, 4, -1) plus a one-sided a_40 = 1 (no a_04: must not enter E) */
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt i = 0; i < 5; i++) {
+    t.push_back({i, i, 4.0});
+    if (i) t.push_back({i, i - 1, -1.0}), t.push_back({i - 1, i, -1.0});
+  }
+  t.push_back({4, 0, 1.0});
+  Csr       A = FromTriplets(5, t);
+  Analysis  a;
+  PetscInt  bad;
+  PetscScalar E[5];
+  const double expect[5] = {4.0, 15.0 / 4.0, 56.0 / 15.0, 209.0 / 56.0, 780.0 / 209.0};
+  Analyze(A, false, a);
+  CHECK(a.nl == 5 && a.nu == 5, "5x5: %d lower and %d upper levels, expected 5 and 5", (int)a.nl, (int)a.nu);
+  PetscCallAbort(PETSC_COMM_SELF, ref::Factor(5, A.ptr.data(), A.col.data(), A.val.data(), NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E, &bad));
+  CHECK(bad == -1, "5x5: reported bad row %d", (int)bad);
+  for (int i = 0; i < 5; i++) CHECK(std::fabs(E[i] - expect[i]) <= 4 * PETSC_MACHINE_EPSILON * expect[i], "5x5: E[%d] = %.17g, expected %.17g", i, (double)E[i], expect[i]);
+  /* with shift 1: E_0 = 5, E_1 = 5 - 1/5 = 24/5 */
+  PetscCallAbort(PETSC_COMM_SELF, ref::Factor(5, A.ptr.data(), A.col.data(), A.val.data(), NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 1.0, E, &bad));
+  CHECK(std::fabs(E[1] - 24.0 / 5.0) <= 4 * PETSC_MACHINE_EPSILON * 5, "5x5 shift 1: E[1] = %.17g, expected 4.8", (double)E[1]);
+  printf("5x5 hand-checked E: done\n");
+}
+
+static void TestAgainstSequential(const char *name, const Csr &A, bool multicolor)
+{
+  PetscInt                 n = A.n, bad;
+  Analysis                 a;
+  std::vector<PetscScalar> r(n), E(n, NAN), y(n, NAN), Es, ys;
+  for (auto &v : r) v = Rand() - 0.5;
+  Analyze(A, multicolor, a);
+  const PetscInt *rank = multicolor ? a.rank.data() : NULL;
+  CheckSchedule(name, A, rank, false, a.nl, a.lorder, a.llptr);
+  CheckSchedule(name, A, rank, true, a.nu, a.uorder, a.ulptr);
+  PetscCallAbort(PETSC_COMM_SELF, ref::Factor(n, A.ptr.data(), A.col.data(), A.val.data(), rank, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E.data(), &bad));
+  CHECK(bad == -1, "%s: bad row %d", name, (int)bad);
+  PetscCallAbort(PETSC_COMM_SELF, ref::Apply(n, A.ptr.data(), A.col.data(), A.val.data(), rank, E.data(), a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), r.data(), y.data()));
+  if (!multicolor) {
+    SequentialDILU(A, r, Es, ys);
+    double eE = RelErr(E, Es), ey = RelErr(y, ys);
+    CHECK(eE <= 1e-14 && ey <= 1e-14, "%s natural: |E - E_seq| = %g, |y - y_seq| = %g (relative), expected <= 1e-14", name, eE, ey);
+    printf("%s natural: n %d, %d lower / %d upper levels, matches sequential DILU\n", name, (int)n, (int)a.nl, (int)a.nu);
+  } else {
+    /* the coloring is proper: no stored entry joins two rows of one color */
+    bool proper = true;
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++)
+        if (A.col[k] != i && a.color[A.col[k]] == a.color[i]) proper = false;
+    CHECK(proper, "%s: coloring is not proper", name);
+    /* B = P A P^T with P sorting by rank; sequential DILU of B on P r, then back */
+    std::vector<PetscInt> inv(n);
+    for (PetscInt i = 0; i < n; i++) inv[a.rank[i]] = i;
+    std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++) t.push_back({a.rank[i], a.rank[A.col[k]], A.val[k]});
+    Csr                      B = FromTriplets(n, t);
+    std::vector<PetscScalar> pr(n), yp(n), Ep(n);
+    for (PetscInt i = 0; i < n; i++) pr[a.rank[i]] = r[i];
+    SequentialDILU(B, pr, Es, ys);
+    for (PetscInt i = 0; i < n; i++) yp[i] = ys[a.rank[i]], Ep[i] = Es[a.rank[i]];
+    double eE = RelErr(E, Ep), ey = RelErr(y, yp);
+    CHECK(eE <= 1e-13 && ey <= 1e-13, "%s multicolor: |E - E_seq(PAP^T)| = %g, |y - y_seq| = %g, expected <= 1e-13", name, eE, ey);
+    printf("%s multicolor: n %d, %d colors, matches sequential DILU of P A P^T\n", name, (int)n, (int)a.ncolors);
+  }
+
+  /* transpose: M^-T on A^T's CSR with the same E; <M^-T s, r> = <s, M^-1 r> */
+  {
+    std::vector<PetscInt>    tptr(n + 1), tcol(A.col.size()), tperm(A.col.size());
+    std::vector<PetscScalar> s(n), z(n, NAN);
+    PetscCallAbort(PETSC_COMM_SELF, ref::Transpose(n, A.ptr.data(), A.col.data(), tptr.data(), tcol.data(), tperm.data()));
+    Csr AT;
+    AT.n = n, AT.ptr = tptr, AT.col = tcol, AT.val.resize(tcol.size());
+    for (size_t k = 0; k < tcol.size(); k++) AT.val[k] = A.val[tperm[k]];
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = A.ptr[i]; k < A.ptr[i + 1]; k++) CHECK(AT.at(A.col[k], i) == A.val[k], "%s: transpose wrong at (%d,%d)", name, (int)i, (int)A.col[k]);
+    Analysis at;
+    Analyze(AT, false, at);
+    if (multicolor) { /* the same elimination order (A's colors) for A^T */
+      PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_FALSE, at.lorder.data(), at.llptr.data()));
+      PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_TRUE, at.uorder.data(), at.ulptr.data()));
+      at.nl = at.nu = a.ncolors;
+    }
+    CheckSchedule(name, AT, rank, false, at.nl, at.lorder, at.llptr);
+    CheckSchedule(name, AT, rank, true, at.nu, at.uorder, at.ulptr);
+    for (auto &v : s) v = Rand() - 0.5;
+    PetscCallAbort(PETSC_COMM_SELF, ref::Apply(n, AT.ptr.data(), AT.col.data(), AT.val.data(), rank, E.data(), at.nl, at.lorder.data(), at.llptr.data(), at.nu, at.uorder.data(), at.ulptr.data(), s.data(), z.data()));
+    double lhs = 0, rhs = 0, scale = 0;
+    for (PetscInt i = 0; i < n; i++) lhs += z[i] * r[i], rhs += s[i] * y[i], scale += std::fabs(z[i] * r[i]) + std::fabs(s[i] * y[i]);
+    CHECK(std::fabs(lhs - rhs) <= 1e-13 * scale, "%s %s: <M^-T s, r> = %.17g but <s, M^-1 r> = %.17g", name, multicolor ? "multicolor" : "natural", lhs, rhs);
+    /* also E of A^T equals E of A */
+    std::vector<PetscScalar> ET(n);
+    PetscCallAbort(PETSC_COMM_SELF, ref::FindPairs(n, AT.ptr.data(), AT.col.data(), rank, at.pair.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::Factor(n, AT.ptr.data(), AT.col.data(), AT.val.data(), rank, at.diag.data(), at.pair.data(), at.nl, at.lorder.data(), at.llptr.data(), 0.0, ET.data(), &bad));
+    CHECK(RelErr(ET, E) <= 1e-13, "%s: E of A^T differs from E of A by %g", name, RelErr(ET, E));
+  }
+}
+
+static void TestZeroPivot(void)
+{
+  Csr      A = Poisson3d(5);
+  Analysis a;
+  PetscInt bad;
+  /* zero the diagonal of row 17 and remove the one of row 40 */
+  for (PetscInt k = A.ptr[17]; k < A.ptr[18]; k++)
+    if (A.col[k] == 17) A.val[k] = 0.0;
+  for (bool mc : {false, true}) {
+    Analyze(A, mc, a);
+    std::vector<PetscScalar> E(A.n);
+    PetscCallAbort(PETSC_COMM_SELF, ref::Factor(A.n, A.ptr.data(), A.col.data(), A.val.data(), mc ? a.rank.data() : NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E.data(), &bad));
+    if (!mc) CHECK(bad == 17, "zero pivot (natural): reported row %d, expected 17", (int)bad);
+    else CHECK(bad >= 0 && bad <= 17, "zero pivot (multicolor): reported row %d, expected a row <= 17", (int)bad);
+    /* a shift cures it */
+    PetscCallAbort(PETSC_COMM_SELF, ref::Factor(A.n, A.ptr.data(), A.col.data(), A.val.data(), mc ? a.rank.data() : NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 1.0, E.data(), &bad));
+    CHECK(bad == -1, "zero pivot with shift 1: reported row %d", (int)bad);
+  }
+  printf("zero pivot: reported\n");
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  TestHand5x5();
+  Csr R = RandomMatrix(517, 4), P = Poisson3d(9);
+  TestAgainstSequential("random517", R, false);
+  TestAgainstSequential("random517", R, true);
+  TestAgainstSequential("poisson3d-9", P, false);
+  TestAgainstSequential("poisson3d-9", P, true);
+  TestZeroPivot();
+  if (nfail) printf("%d checks FAILED\n", nfail);
+  else printf("all checks passed\n");
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}

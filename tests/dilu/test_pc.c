@@ -1,0 +1,349 @@
+static char help[] = "PCDILU at the PETSc level.\n"
+                     "  -mode seq       : PCApply (natural) equals a plain sequential DILU written here (1e-14)\n"
+                     "  -mode transpose : PCApplyTranspose equals PCApply of PCDILU on the explicit transpose (both orderings)\n"
+                     "  -mode reuse     : SAME_NONZERO_PATTERN redoes no analysis and gives the fresh PC's answer; setters/getters\n"
+                     "  -mode compare   : -pgx_device cuda equals host (1e-12) for both orderings, apply, transpose and\n"
+                     "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d and a ../shared matrix\n";
+#include <petscksp.h>
+#include <petsclog.h>
+#include <pgx/private/pgximpl.h>
+#include "dilu_problems.h"
+
+static PetscInt nfail = 0;
+#define CHECK(cond, ...) \
+  do { \
+    if (!(cond)) { \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "CHECK FAILED (%s:%d): ", __FILE__, __LINE__)); \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, __VA_ARGS__)); \
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
+      nfail++; \
+    } \
+  } while (0)
+
+/* |a - b|_inf / |b|_inf */
+static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
+{
+  Vec       w;
+  PetscReal nb, nw;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(a, &w));
+  PetscCall(VecWAXPY(w, -1.0, b, a));
+  PetscCall(VecNorm(w, NORM_INFINITY, &nw));
+  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
+  *d = (PetscIsInfOrNanReal(nw) || nb == 0) ? PETSC_MAX_REAL : nw / nb;
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreatePC(Mat A, PCDILUOrdering ord, PGXDeviceType dev, PC *pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)A), pc));
+  PetscCall(PCSetType(*pc, PCDILU));
+  PetscCall(PCSetOperators(*pc, A, A));
+  PetscCall(PCDILUSetOrdering(*pc, ord));
+  PetscCall(PetscOptionsSetValue(NULL, "-pgx_device", PGXDeviceTypes[dev]));
+  PetscCall(PCSetFromOptions(*pc));
+  PetscCall(PCSetUp(*pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RandomVec(Mat A, PetscInt seed, Vec *x)
+{
+  PetscRandom r;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, x, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &r));
+  PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(r));
+  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+  PetscCall(VecSetRandom(*x, r));
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Plain sequential DILU from MatGetRow */
+static PetscErrorCode SequentialDILU(Mat A, Vec r, Vec y)
+{
+  PetscInt           n;
+  PetscScalar       *E, *ya;
+  const PetscScalar *ra;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &n, NULL));
+  PetscCall(PetscMalloc1(n, &E));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt           nc;
+    const PetscInt    *c;
+    const PetscScalar *v;
+    PetscScalar        d = 0;
+    PetscCall(MatGetRow(A, i, &nc, &c, &v));
+    for (PetscInt k = 0; k < nc; k++)
+      if (c[k] == i) d += v[k];
+    for (PetscInt k = 0; k < nc; k++) {
+      if (c[k] >= i) continue;
+      PetscScalar aji = 0, aij = v[k];
+      PetscInt    j = c[k], ncj;
+      PetscBool   has = PETSC_FALSE;
+      const PetscInt    *cj;
+      const PetscScalar *vj;
+      PetscCall(MatRestoreRow(A, i, &nc, &c, &v));
+      PetscCall(MatGetRow(A, j, &ncj, &cj, &vj));
+      for (PetscInt q = 0; q < ncj; q++)
+        if (cj[q] == i) aji = vj[q], has = PETSC_TRUE;
+      PetscCall(MatRestoreRow(A, j, &ncj, &cj, &vj));
+      if (has) d -= aij * aji / E[j];
+      PetscCall(MatGetRow(A, i, &nc, &c, &v));
+    }
+    PetscCall(MatRestoreRow(A, i, &nc, &c, &v));
+    E[i] = d;
+  }
+  PetscCall(VecGetArrayRead(r, &ra));
+  PetscCall(VecGetArray(y, &ya));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt           nc;
+    const PetscInt    *c;
+    const PetscScalar *v;
+    PetscScalar        s = ra[i];
+    PetscCall(MatGetRow(A, i, &nc, &c, &v));
+    for (PetscInt k = 0; k < nc; k++)
+      if (c[k] < i) s -= v[k] * ya[c[k]];
+    PetscCall(MatRestoreRow(A, i, &nc, &c, &v));
+    ya[i] = s / E[i];
+  }
+  for (PetscInt i = n - 1; i >= 0; i--) {
+    PetscInt           nc;
+    const PetscInt    *c;
+    const PetscScalar *v;
+    PetscScalar        s = 0;
+    PetscCall(MatGetRow(A, i, &nc, &c, &v));
+    for (PetscInt k = 0; k < nc; k++)
+      if (c[k] > i) s += v[k] * ya[c[k]];
+    PetscCall(MatRestoreRow(A, i, &nc, &c, &v));
+    ya[i] -= s / E[i];
+  }
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(r, &ra));
+  PetscCall(PetscFree(E));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestSeq(const char *name, PetscInt m)
+{
+  Mat       A;
+  PC        pc;
+  Vec       r, y, ys;
+  PetscReal d;
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, name, m, &A));
+  PetscCall(CreatePC(A, PC_DILU_ORDERING_NATURAL, PGX_DEVICE_HOST, &pc));
+  PetscCall(RandomVec(A, 7, &r));
+  PetscCall(VecDuplicate(r, &y));
+  PetscCall(VecDuplicate(r, &ys));
+  PetscCall(PCApply(pc, r, y));
+  PetscCall(SequentialDILU(A, r, ys));
+  PetscCall(RelDiff(y, ys, &d));
+  CHECK(d <= 1e-14, "%s: PCApply differs from sequential DILU by %g (relative), expected <= 1e-14", name, (double)d);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: natural PCDILU equals sequential DILU%s\n", name, d <= 1e-14 ? "" : " NOT"));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&ys));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestTranspose(const char *name, PetscInt m, PGXDeviceType dev)
+{
+  Mat A, At;
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, name, m, &A));
+  PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+  for (int o = 0; o < 2; o++) {
+    PC        pc, pct;
+    Vec       r, y, yt;
+    PetscReal d;
+    PetscCall(CreatePC(A, (PCDILUOrdering)o, dev, &pc));
+    PetscCall(CreatePC(At, (PCDILUOrdering)o, dev, &pct));
+    PetscCall(RandomVec(A, 11, &r));
+    PetscCall(VecDuplicate(r, &y));
+    PetscCall(VecDuplicate(r, &yt));
+    PetscCall(PCApplyTranspose(pc, r, y));
+    PetscCall(PCApply(pct, r, yt));
+    PetscCall(RelDiff(y, yt, &d));
+    /* multicolor: A^T's coloring is A's (same symmetrized graph), so the two agree as well */
+    CHECK(d <= 1e-13, "%s %s: PCApplyTranspose differs from PCApply on the explicit transpose by %g", name, PCDILUOrderings[o], (double)d);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: transpose apply %s\n", name, PCDILUOrderings[o], d <= 1e-13 ? "matches" : "DIFFERS"));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(PCDestroy(&pct));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&yt));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&At));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestReuse(PGXDeviceType dev)
+{
+  Mat                A;
+  PC                 pc, fresh;
+  Vec                r, y, yf;
+  PetscReal          d, shift;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  PCDILUOrdering     ord;
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "convdiff3d", 9, &A));
+  PetscCall(CreatePC(A, PC_DILU_ORDERING_MULTICOLOR, dev, &pc));
+  PetscCall(PCDILUGetOrdering(pc, &ord));
+  CHECK(ord == PC_DILU_ORDERING_MULTICOLOR, "PCDILUGetOrdering gave %d", (int)ord);
+  PetscCall(PCDILUSetShift(pc, 0.5));
+  PetscCall(PCDILUGetShift(pc, &shift));
+  CHECK(shift == 0.5, "PCDILUGetShift gave %g", (double)shift);
+  PetscCall(PCDILUSetShift(pc, 0.0));
+  /* new values, same pattern */
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatShift(A, 1.0));
+  PetscCall(PCSetOperators(pc, A, A));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PetscLogEventGetId("PGXDILUAnalysis", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+  PetscCall(CreatePC(A, PC_DILU_ORDERING_MULTICOLOR, dev, &fresh));
+  PetscCall(RandomVec(A, 3, &r));
+  PetscCall(VecDuplicate(r, &y));
+  PetscCall(VecDuplicate(r, &yf));
+  PetscCall(PCApply(pc, r, y));
+  PetscCall(PCApply(fresh, r, yf));
+  PetscCall(RelDiff(y, yf, &d));
+  CHECK(d == 0.0, "re-setup after new values differs from a fresh setup by %g", (double)d);
+  CHECK(info.count == 1, "re-setup with the same pattern ran the analysis again (%d analyses)", info.count);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "reuse: one analysis for two setups, same answer as a fresh PC\n"));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(PCDestroy(&fresh));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yf));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda vs host on one matrix, both orderings, apply + transpose + device entry point */
+static PetscErrorCode CompareOne(const char *label, Mat A)
+{
+  PetscFunctionBeginUser;
+  for (int o = 0; o < 2; o++) {
+    PC        ph, pd;
+    Vec       r, yh, yd, th, td;
+    PetscReal d1, d2, d3;
+    PetscInt  n;
+    PetscCall(CreatePC(A, (PCDILUOrdering)o, PGX_DEVICE_HOST, &ph));
+    PetscCall(CreatePC(A, (PCDILUOrdering)o, PGX_DEVICE_CUDA, &pd));
+    PetscCall(RandomVec(A, 5, &r));
+    PetscCall(VecDuplicate(r, &yh));
+    PetscCall(VecDuplicate(r, &yd));
+    PetscCall(VecDuplicate(r, &th));
+    PetscCall(VecDuplicate(r, &td));
+    PetscCall(VecSet(yd, NAN)); /* poison */
+    PetscCall(VecSet(td, NAN));
+    PetscCall(PCApply(ph, r, yh));
+    PetscCall(PCApply(pd, r, yd));
+    PetscCall(RelDiff(yd, yh, &d1));
+    PetscCall(PCApplyTranspose(ph, r, th));
+    PetscCall(PCApplyTranspose(pd, r, td));
+    PetscCall(RelDiff(td, th, &d2));
+    /* device entry point */
+    {
+      const PetscScalar *ra;
+      PetscScalar       *da = NULL, *dy = NULL, *h;
+      PetscCall(VecGetLocalSize(r, &n));
+      PetscCall(PGXDeviceMallocArray(n, &da));
+      PetscCall(PGXDeviceMallocArray(n, &dy));
+      PetscCall(PGXDeviceMemset(dy, 0xff, n * sizeof(PetscScalar))); /* NaN poison */
+      PetscCall(VecGetArrayRead(r, &ra));
+      PetscCall(PGXDeviceCopyArrayToDevice(da, ra, n));
+      PetscCall(VecRestoreArrayRead(r, &ra));
+      PetscCall(PGXPCApplyDevice(pd, da, dy));
+      PetscCall(VecGetArrayWrite(td, &h));
+      PetscCall(PGXDeviceCopyArrayToHost(h, dy, n));
+      PetscCall(VecRestoreArrayWrite(td, &h));
+      PetscCall(RelDiff(td, yh, &d3));
+      PetscCall(PGXDeviceFree(&da));
+      PetscCall(PGXDeviceFree(&dy));
+    }
+    CHECK(d1 <= 1e-12 && d2 <= 1e-12 && d3 <= 1e-12, "%s %s: cuda vs host: apply %g, transpose %g, PGXPCApplyDevice %g (relative), expected <= 1e-12", label, PCDILUOrderings[o], (double)d1, (double)d2, (double)d3);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: cuda %s host\n", label, PCDILUOrderings[o], (d1 <= 1e-12 && d2 <= 1e-12 && d3 <= 1e-12) ? "equals" : "DIFFERS FROM"));
+    PetscCall(PCDestroy(&ph));
+    PetscCall(PCDestroy(&pd));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&yh));
+    PetscCall(VecDestroy(&yd));
+    PetscCall(VecDestroy(&th));
+    PetscCall(VecDestroy(&td));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestCompare(void)
+{
+  Mat  A;
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "random", 3001, &A)); /* awkward size, nonsymmetric pattern */
+  PetscCall(CompareOne("random3001", A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "poisson3d", 23, &A));
+  PetscCall(CompareOne("poisson3d-23", A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "convdiff3d", 17, &A));
+  PetscCall(CompareOne("convdiff3d-17", A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DILUTestMatrixPath("BentPipe2D100", path, sizeof(path)));
+  PetscCall(DILUTestLoadMM(PETSC_COMM_WORLD, path, &A));
+  PetscCall(CompareOne("BentPipe2D100", A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DILUTestMatrixPath("bcsstk16", path, sizeof(path)));
+  PetscCall(DILUTestLoadMM(PETSC_COMM_WORLD, path, &A));
+  PetscCall(CompareOne("bcsstk16", A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(TestReuse(PGX_DEVICE_CUDA));
+  PetscCall(TestTranspose("convdiff3d", 7, PGX_DEVICE_CUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      mode[32] = "seq";
+  PetscBool seq, tr, re, cmp;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscStrcmp(mode, "seq", &seq));
+  PetscCall(PetscStrcmp(mode, "transpose", &tr));
+  PetscCall(PetscStrcmp(mode, "reuse", &re));
+  PetscCall(PetscStrcmp(mode, "compare", &cmp));
+  if (seq) {
+    PetscCall(TestSeq("random", 777));
+    PetscCall(TestSeq("convdiff3d", 9));
+    PetscCall(TestSeq("poisson3d27", 7));
+  }
+  if (tr) {
+    PetscCall(TestTranspose("convdiff3d", 7, PGX_DEVICE_HOST));
+    PetscCall(TestTranspose("random", 555, PGX_DEVICE_HOST));
+  }
+  if (re) PetscCall(TestReuse(PGX_DEVICE_HOST));
+  if (cmp) PetscCall(TestCompare());
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks FAILED\n", nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
