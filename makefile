@@ -73,7 +73,7 @@ CXXFLAGS_ALL := -std=c++17 $(CFLAGS_ALL)
 NVCCFLAGS_ALL := $(OPT) -g -std=c++17 -ccbin g++ $(CUDA_GENCODE) -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter \
   --expt-relaxed-constexpr -Werror=all-warnings $(DEFS) $(INCLUDES) $(MPI_CFLAGS) -I$(CUDA_DIR)/include
 LIB_LDLIBS := $(PETSC_LIBS) -lmetis $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
-EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(PETSC_LIBS) -lm
+EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(PETSC_LIBS) $(call petscvar,BLASLAPACK_LIB) -lm
 EXE_CU_LDLIBS := $(EXE_LDLIBS) $(CUDA_LIBS)
 
 # Rebuild everything when the flags change.
@@ -98,7 +98,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -185,9 +185,14 @@ check64:
 	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC64_DIR) PETSC_ARCH= BUILD=build-64 LIBDIR=build-64/lib all
 	@PGX_BUILD=build-64 PGX_LIB=build-64/lib tests/run.sh
 
+# The whole build and test suite again without CUDA (host backends only), as a user without nvcc gets it.
+check-nocuda:
+	@$(MAKE) --no-print-directory CUDA=0 BUILD=build-nocuda LIBDIR=build-nocuda/lib all
+	@PGX_BUILD=build-nocuda PGX_LIB=build-nocuda/lib tests/run.sh
+
 config:
 	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
 	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda

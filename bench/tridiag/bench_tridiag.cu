@@ -22,7 +22,7 @@
    with cudaMemcpy device-to-device (read + write).
 
    Options: -cases paper,problems,uniform,oneblock (default all) -m 128 (problem size) -reps 20
-            -threshold 128 -pad_limit_gb 12 (skip padded solvers above this memory) */
+            -threshold 256 -pad_limit_gb 12 (skip padded solvers above this memory) */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/tridiag.h>
 #include <pgx/gallery.h>
@@ -439,6 +439,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-threshold", &thr, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-pad_limit_gb", &padlimit, NULL));
+  {
+    PGXDeviceType t;
+    PetscCall(PGXDeviceResolve(PETSC_COMM_SELF, PGX_DEVICE_CUDA, &t)); /* a clear error without a GPU */
+  }
   PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
   PetscCall(CopyBandwidth(&copybw));
   printf("bench/tridiag on %s: copy bandwidth (cudaMemcpy D2D, read+write) %.0f GB/s; median of %d calls\n\n", dev, copybw, (int)reps);

@@ -124,4 +124,6 @@ PetscErrorCode PGXVecGetDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) 
 PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
+PETSC_EXTERN PetscErrorCode PGXDeviceTestAXPBY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar *) { PGX_NO_CUDA; }
+PETSC_EXTERN PetscErrorCode PGXDeviceTestForceError(const char *) { PGX_NO_CUDA; }
 #endif

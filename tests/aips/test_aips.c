@@ -442,6 +442,18 @@ static PetscErrorCode TestCUDA(PetscInt m)
         PetscCall(VecAXPY(yd, -1.0, yh));
         PetscCall(VecNorm(yd, NORM_INFINITY, &errdev));
       }
+      /* the transpose (staged through the device, MatMultTranspose on the host) */
+      {
+        PetscReal errt, nrmt;
+        PetscCall(VecSet(yh, NAN));
+        PetscCall(VecSet(yd, -1.0));
+        PetscCall(PCApplyTranspose(ph, x, yh));
+        PetscCall(PCApplyTranspose(pd, x, yd));
+        PetscCall(VecNorm(yh, NORM_INFINITY, &nrmt));
+        PetscCall(VecAXPY(yd, -1.0, yh));
+        PetscCall(VecNorm(yd, NORM_INFINITY, &errt));
+        CHECK(errt <= 1e-12 * nrmt, "cuda: order %d threshold %d: transpose differs from host by %g (norm %g)\n", (int)N, (int)thrs[t], (double)errt, (double)nrmt);
+      }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cuda: n %d threshold %d order %d: |PCApply cuda - host| %.1e, |PGXPCApplyDevice - host| %.1e (|y| %.1e)\n", (int)n, (int)thrs[t], (int)N, (double)err, (double)errdev, (double)nrm));
       CHECK(err <= 1e-12 * nrm && errdev <= 1e-12 * nrm, "cuda: order %d threshold %d: cuda differs from host by %g / %g (norm %g)\n", (int)N, (int)thrs[t], (double)err, (double)errdev, (double)nrm);
       PetscCall(PCDestroy(&ph));

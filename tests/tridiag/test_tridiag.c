@@ -123,7 +123,7 @@ static PetscErrorCode DenseSolve(PetscInt s, const PetscScalar *dl, const PetscS
 
 static PetscErrorCode TestDense(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
-  PetscInt       *off, n;
+  PetscInt       *off, n = 0;
   PetscScalar    *dl, *d, *du, *r, *y, *x, *A, *cp, *z;
   const PetscInt  thrs[] = {0, 2, 7, 33, 1000};
   PetscReal       eps    = PETSC_MACHINE_EPSILON;
@@ -222,7 +222,7 @@ static PetscErrorCode TestPivot(void)
 #if PGX_HAVE_CUDA
 static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
-  PetscInt       *off, n;
+  PetscInt       *off, n = 0;
   PetscScalar    *dl, *d, *du, *r, *w, *yh, *yd, *d_r, *d_w, *d_y;
   const PetscInt  thrs[] = {0, 2, 7, 33, 1000};
 

@@ -63,7 +63,9 @@ PETSC_EXTERN PetscErrorCode PGXDeviceTestForceError(const char *which)
     PetscCall(PGXCUDAGetCUSOLVER(&h));
     /* cuSOLVER 12 accepts some bad sizes in the _bufferSize queries: the computational routine checks them */
     PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(h, -3, 4, nullptr, 4, &lwork));
-    PGXCallCUSOLVER(cusolverDnDgetrf(h, 4, 4, nullptr, 1, nullptr, nullptr, nullptr));
+    pgx::cuda::DeviceArray<int> info; /* getrf writes the argument error into devInfo: give it a real one */
+    PetscCall(info.resize(1));
+    PGXCallCUSOLVER(cusolverDnDgetrf(h, 4, 4, nullptr, 1, nullptr, nullptr, info.data()));
   }
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXDeviceTestForceError(\"%s\") made no failing call", which);
 }

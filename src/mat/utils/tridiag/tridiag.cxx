@@ -247,11 +247,13 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
     childoff.push_back((PetscInt)T->seprow.size());
   }
 
-  /* groups: sort by (size descending, partitions after whole blocks, row) */
+  /* groups: sort by (row window, size descending, partitions after whole blocks, row) */
   const PetscInt        nb = (PetscInt)bstart0.size();
   std::vector<PetscInt> perm(nb);
   std::iota(perm.begin(), perm.end(), 0);
   std::sort(perm.begin(), perm.end(), [&](PetscInt x, PetscInt y) {
+    const PetscInt wx = bstart0[x] / K::ROW_WINDOW, wy = bstart0[y] / K::ROW_WINDOW;
+    if (wx != wy) return wx < wy;
     if (bsize0[x] != bsize0[y]) return bsize0[x] > bsize0[y];
     const bool px = bpart0[x] >= 0, py = bpart0[y] >= 0;
     if (px != py) return py;
@@ -268,10 +270,11 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
   T->smem    = 0;
   PetscInt fbase = 0;
   for (PetscInt q0 = 0; q0 < nb;) {
-    const PetscInt s = bsize0[perm[q0]];
+    const PetscInt s      = bsize0[perm[q0]];
     const bool     ispart = bpart0[perm[q0]] >= 0;
+    const PetscInt win    = bstart0[perm[q0]] / K::ROW_WINDOW;
     PetscInt       q1     = q0;
-    while (q1 < nb && bsize0[perm[q1]] == s && (bpart0[perm[q1]] >= 0) == ispart) q1++;
+    while (q1 < nb && bsize0[perm[q1]] == s && (bpart0[perm[q1]] >= 0) == ispart && bstart0[perm[q1]] / K::ROW_WINDOW == win) q1++;
     const PetscInt m = q1 - q0; /* group of m blocks of size s */
     for (PetscInt j = 0; j < m; j++) {
       const PetscInt o = perm[q0 + j];
@@ -282,7 +285,8 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
       T->bfbase[q0 + j]  = fbase + j;
       T->bstride[q0 + j] = m;
     }
-    const PetscInt per = std::min<PetscInt>(K::CHUNK_THREADS, std::max<PetscInt>(1, K::CHUNK_SMEM / (s + 1)));
+    const bool     staged = s <= K::STAGED_MAX;
+    const PetscInt per    = staged ? std::min<PetscInt>(K::CHUNK_THREADS, std::max<PetscInt>(1, K::CHUNK_SMEM / (s + 1))) : K::CHUNK_THREADS;
     for (PetscInt j = 0; j < m; j += per) {
       K::Chunk c;
       c.fbase    = fbase + j;
@@ -291,9 +295,9 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
       c.size     = (int)s;
       c.nblk     = (int)std::min(per, m - j);
       c.epilogue = ispart ? 0 : 1;
-      c.pad      = 0;
+      c.staged   = staged ? 1 : 0;
       T->chunks.push_back(c);
-      T->smem = std::max<PetscInt>(T->smem, s * (c.nblk | 1));
+      if (staged) T->smem = std::max<PetscInt>(T->smem, s * (c.nblk | 1));
     }
     fbase += m * s;
     T->ngroups++;

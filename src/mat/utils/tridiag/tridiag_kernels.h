@@ -2,8 +2,8 @@
    backend (reference/: plain sequential C++, the specification; cuda/: one thread per block, interleaved).
 
    Data (built by the host setup in tridiag.cxx, identical for both backends):
-   - The batch: blocks of at most threshold+1 rows (whole short blocks and the partitions of long ones),
-     sorted into groups of equal size. Group g of m_g blocks of size s_g stores element k of its j-th block
+   - The batch: blocks of at most threshold rows (whole short blocks and the partitions of long ones),
+     sorted into groups of equal size (per window of ROW_WINDOW rows). Group g of m_g blocks of size s_g stores element k of its j-th block
      at gbase + k*m_g + j (interleaved) in three factor arrays:
          fl = a_k / piv_k (forward multiplier), finv = 1 / piv_k, fu = c_k / piv_k (modified super-diagonal)
      so that  z_k = finv_k r_k - fl_k z_{k-1},  y_{s-1} = z_{s-1},  y_k = z_k - fu_k y_{k+1}.
@@ -32,12 +32,21 @@ struct Chunk {
   int      size;     /* rows of every block of the chunk */
   int      nblk;     /* blocks in the chunk */
   int      epilogue; /* 1: write alpha*sol + beta*w; 0: a partition of a long block (the correction does it) */
-  int      pad;
+  int      staged;   /* 1: r and y go through shared memory (small blocks); 0: each thread streams its block */
 };
 
-/* Maximum blocks per chunk (threads per block of the batch kernel) and shared-memory budget in scalars */
+/* Chunks: at most CHUNK_THREADS blocks (threads of the batch kernel). Blocks of at most STAGED_MAX rows are
+   staged: the chunk's r and y pass through shared memory (coalesced gathers and scatters of short
+   segments), min(128, CHUNK_SMEM/(s+1)) blocks per chunk, about 12 KiB, so that 16 chunks of 128 threads
+   (the thread limit of an SM) fit. Longer blocks are streamed: each thread reads its block's rows in
+   order (whole 32-byte sectors, reused from L1), 128 blocks per chunk, no shared memory. */
 constexpr int CHUNK_THREADS = 128;
-constexpr int CHUNK_SMEM    = 3072;
+constexpr int CHUNK_SMEM    = 1536;
+constexpr int STAGED_MAX    = 16;
+/* Blocks are grouped by size within windows of this many rows (window-major chunk order): the chunks in
+   flight on the GPU then gather and scatter r and y from a few MiB of rows, whose partly used 32-byte
+   sectors stay in L2 until the neighbouring chunks use the rest of them. */
+constexpr PetscInt ROW_WINDOW = 262144;
 
 /* The batch as seen by a kernel */
 struct Batch {

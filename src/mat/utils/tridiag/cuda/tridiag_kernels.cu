@@ -1,13 +1,16 @@
 /* CUDA kernels of the batched tridiagonal solver (see ../tridiag_kernels.h for the data layout).
 
    batch_solve: one thread block per chunk (blocks of one size s, nblk <= CHUNK_THREADS of them).
+   Streamed chunks (s > STAGED_MAX): thread j runs the sweeps of block j directly on r and y. Staged chunks:
    1. the chunk's block starts go to shared memory;
    2. all threads gather r into shared memory, sm[k*ld + j] = r[bstart[j] + k], consecutive threads
       reading consecutive rows of a block (coalesced segments of s rows);
    3. thread j < nblk runs the forward and backward sweeps of block j in shared memory, reading its
       interleaved factors (coalesced across the threads of the chunk);
    4. all threads scatter y[bstart[j] + k] = alpha*sm[k*ld + j] + beta*w[...] back in natural order.
-   ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts. */
+   ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts.
+   The factors are read once per solve with streaming loads (__ldcs, evict-first), so that L2 keeps the
+   sectors of r and y that the gathers and scatters of neighbouring chunks share. */
 #include <pgx/private/pgxcuda.h>
 #include "../tridiag_kernels.h"
 
@@ -27,6 +30,36 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
   __shared__ PetscInt st[CHUNK_THREADS];
   const Chunk c  = chunks[blockIdx.x];
   const int   s  = c.size, nb = c.nblk, ld = c.nblk | 1, E = s * nb;
+  if (!c.staged) { /* streamed: thread j solves block j in global memory (z goes to y, then y over it) */
+    const int j = threadIdx.x;
+    if (j >= nb) return;
+    const PetscInt i0 = bstart[c.bfirst + j];
+    PetscInt       f  = c.fbase + j;
+    PetscScalar    z  = 0;
+  #pragma unroll 4
+    for (int k = 0; k < s; k++, f += c.stride) {
+      z         = __ldcs(finv + f) * r[i0 + k] - __ldcs(fl + f) * z;
+      y[i0 + k] = z;
+    }
+    f -= c.stride;
+    if (!c.epilogue) {
+  #pragma unroll 4
+      for (int k = s - 2; k >= 0; k--) {
+        f -= c.stride;
+        z         = y[i0 + k] - __ldcs(fu + f) * z;
+        y[i0 + k] = z;
+      }
+    } else {
+      y[i0 + s - 1] = alpha * z + (w ? beta * w[i0 + s - 1] : 0);
+  #pragma unroll 4
+      for (int k = s - 2; k >= 0; k--) {
+        f -= c.stride;
+        z         = y[i0 + k] - __ldcs(fu + f) * z;
+        y[i0 + k] = alpha * z + (w ? beta * w[i0 + k] : 0);
+      }
+    }
+    return; /* the whole thread block takes this branch: no barrier is skipped by part of it */
+  }
   for (int j = threadIdx.x; j < nb; j += blockDim.x) st[j] = bstart[c.bfirst + j];
   __syncthreads();
   for (int e = threadIdx.x; e < E; e += blockDim.x) {
@@ -40,14 +73,14 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
     PetscScalar z = 0;
 #pragma unroll 4
     for (int k = 0; k < s; k++, f += c.stride) {
-      z              = finv[f] * sm[k * ld + j] - fl[f] * z;
+      z              = __ldcs(finv + f) * sm[k * ld + j] - __ldcs(fl + f) * z;
       sm[k * ld + j] = z;
     }
     f -= c.stride;
 #pragma unroll 4
     for (int k = s - 2; k >= 0; k--) {
       f -= c.stride;
-      z              = sm[k * ld + j] - fu[f] * z;
+      z              = sm[k * ld + j] - __ldcs(fu + f) * z;
       sm[k * ld + j] = z;
     }
   }
@@ -107,7 +140,7 @@ PetscErrorCode batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar 
   PetscFunctionBegin;
   if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many chunks (%" PetscInt_FMT ") for one grid", b.nchunks);
-  PetscCheck(smem <= 48 * 1024, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal batch needs %zu bytes of shared memory per chunk (max 48 KiB): threshold too large", smem);
+  PetscCheck(smem <= 40 * 1024, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal batch needs %zu bytes of shared memory per chunk (max 40 KiB)", smem);
   PetscCall(PGXCUDAGetStream(&stream));
   batch_kernel<<<(unsigned int)b.nchunks, CHUNK_THREADS, smem, stream>>>(b.chunks, b.bstart, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::batch_kernel");
