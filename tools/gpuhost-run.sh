@@ -36,11 +36,14 @@ for w in "${what[@]}"; do
     [ -f bench/gpuhost.list ] || continue
     while IFS= read -r cmd; do
       case "$cmd" in ''|\#*) continue ;; esac
-      name=$(echo "$cmd" | awk '{print $1}' | xargs basename)
+      name=$(basename "$(echo "$cmd" | awk '{print $1}')")
+      f="$OUTDIR/$name.txt"
       t0=$(date +%s)
-      echo "### $cmd" >> "$OUTDIR/bench.log"
-      timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$OUTDIR/bench.log" 2>&1
-      summary+=("bench $name: exit $? ($(( $(date +%s) - t0 )) s)")
+      { echo "device: $(head -2 "$OUTDIR/device.txt" | tail -1)"; echo "date: $(date -u +%FT%TZ)"
+        echo "command: $cmd"; echo "CPU side: PETSc 3.18 (Debian) on 1 rank, reference BLAS from the packed runtime"; echo; } > "$f"
+      timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$f" 2>&1
+      rc=$?
+      summary+=("bench $name: exit $rc ($(( $(date +%s) - t0 )) s)")
     done < bench/gpuhost.list
     ;;
   *)
