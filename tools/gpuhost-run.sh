@@ -41,7 +41,7 @@ for w in "${what[@]}"; do
       t0=$(date +%s)
       { echo "device: $(head -2 "$OUTDIR/device.txt" | tail -1)"; echo "date: $(date -u +%FT%TZ)"
         echo "command: $cmd"; echo "CPU side: PETSc 3.18 (Debian) on 1 rank, reference BLAS from the packed runtime"; echo; } > "$f"
-      timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$f" 2>&1
+      timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$f" 2>&1 </dev/null
       rc=$?
       summary+=("bench $name: exit $rc ($(( $(date +%s) - t0 )) s)")
     done < bench/gpuhost.list
