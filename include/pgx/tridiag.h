@@ -12,12 +12,13 @@
      separators form a smaller tridiagonal system (the Schur complement) solved recursively by a child
      PGXTridiag (a partition method), so one huge block does not serialize the solve.
    - PGXTridiagSetUpNumeric(T, dl, d, du, &info): the elimination without pivoting (Thomas factors:
-     forward multipliers, inverse pivots and modified super-diagonal, interleaved), the partitions'
-     spikes and the factored reduced system. A zero, tiny (|pivot| <= 1e-13 max|row|) or non-finite
+     forward multipliers, inverse pivots and modified super-diagonal, in the layout's order), the
+     partitions' spikes and the factored reduced system. A zero, tiny (|pivot| <= 1e-13 max|row|) or non-finite
      pivot is reported in info (block, row, pivot); it is not an error.
    Solve (arrays in the backend's memory: host for PGX_DEVICE_HOST, device for PGX_DEVICE_CUDA):
        y = alpha P^{-1} r + beta w          (w may be NULL: y = alpha P^{-1} r); r and y must not alias.
-   The permutation from natural to interleaved order and back is part of the solve's kernels. */
+   In the interleaved layout the permutation from natural to interleaved order and back is part of the
+   solve's kernels; the tiled layout keeps the natural order. */
 #pragma once
 #include <pgx.h>
 

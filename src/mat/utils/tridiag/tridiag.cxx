@@ -689,7 +689,7 @@ PetscErrorCode PGXTridiagGetDeviceType(PGXTridiag T, PGXDeviceType *type)
 
 /*@C
   PGXTridiagGetSolveBytes - DRAM traffic of one solve in PGX's byte model: per batch row 3 factors, r and y
-  (and w when withw); 4 bytes per batch block (its start) and 32 per chunk; per separator r, two y,
+  (and w when withw); 4 bytes per batch block (its start; interleaved layout only) and 32 per chunk or tile; per separator r, two y,
   its two couplings, the reduced rhs and solution and y; per partition row of a long block y read and
   written, G, H, the separator values and three indices; plus the reduced systems' own solves.
 
