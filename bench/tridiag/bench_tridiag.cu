@@ -8,8 +8,8 @@
                  and one block of the maximum size is always present.
    - aniso3d-m, convdiff3d-m: P of the benchmark problems (one block per x-line: n = m^3, m^2 blocks of m)
    - uniform-32, uniform-2048: n = 2^24 in equal blocks (the anchors' sizes)
-   - one-block: a single block of 2^22 rows, PGX with thresholds 32..1024 (the long-block path; choose
-                the default threshold from it)
+   - one-block: a single block of 2^22 rows, PGX tiled and interleaved with several thresholds (the
+                long-block path; choose the default threshold from it)
    Solvers: PGX (PGXTridiagSolve, r -> y); cusparseDgtsv2 and cusparseDgtsv2_nopivot on the whole P as one
    system of size n (zeros at the cuts); cusparseDgtsv2StridedBatch and cusparseDgtsvInterleavedBatch
    (algorithm 0) on the blocks PADDED to the largest block size (identity rows in the padding).
@@ -22,7 +22,8 @@
    with cudaMemcpy device-to-device (read + write).
 
    Options: -cases paper,problems,uniform,oneblock (default all) -m 128 (problem size) -reps 20
-            -threshold 256 -pad_limit_gb 12 (skip padded solvers above this memory) */
+            -threshold 0 (0: the layout's default) -pad_limit_gb 12 (skip padded solvers above this memory)
+   Every case also runs PGX with each layout (tiled, interleaved) forced, for the choice of the default. */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/tridiag.h>
 #include <pgx/gallery.h>
@@ -205,9 +206,9 @@ static PetscErrorCode TimeIt(int reps, const std::function<PetscErrorCode()> &pr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CopyBandwidth(double *gbs)
+/* cudaMemcpy D2D bandwidth (read + write) of n doubles */
+static PetscErrorCode CopyBandwidth(size_t n, double *gbs)
 {
-  const size_t                     n = (size_t)1 << 27; /* 1 GiB of doubles */
   pgx::cuda::DeviceArray<double>   a, b;
   cudaStream_t                     s;
   double                           ms;
@@ -248,6 +249,39 @@ static void PrintRows(const Case &c, const std::vector<Row> &rows, double pgxbyt
   }
 }
 
+static std::vector<double> all_frac, all_frac_sm;
+static std::vector<std::string> all_names;
+
+/* PGX solve of a case with the given layout: time, residual, byte model */
+static PetscErrorCode RunPGX(const Case &c, int reps, PetscInt thr, PGXTridiagLayout layout, pgx::cuda::DeviceArray<double> &d_r, pgx::cuda::DeviceArray<double> &d_y, Row &row, PetscLogDouble *pgxbytes)
+{
+  const PetscInt      n = c.n(), nb = c.nb();
+  PGXTridiag          T;
+  PGXTridiagPivotInfo info;
+  PGXTridiagInfo      ti;
+  cudaStream_t        s;
+  std::vector<double> y(n);
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(PGXTridiagCreate(PGX_DEVICE_CUDA, &T));
+  PetscCall(PGXTridiagSetLayout(T, layout));
+  PetscCall(PGXTridiagSetThreshold(T, thr));
+  PetscCall(PGXTridiagSetUpSymbolic(T, nb, c.off.data()));
+  PetscCall(PGXTridiagSetUpNumeric(T, c.dl.data(), c.d.data(), c.du.data(), &info));
+  PetscCheck(!info.failed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGX pivot failure in block %d", (int)info.block);
+  PetscCall(PGXTridiagGetInfo(T, &ti));
+  PetscCall(PGXTridiagGetSolveBytes(T, PETSC_FALSE, pgxbytes));
+  PGXCallCUDA(cudaMemsetAsync(d_y.data(), 0xff, n * 8, s));
+  PetscCall(TimeIt(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &row.ms));
+  PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
+  row.res     = Residual(c, y);
+  row.skipped = false;
+  row.name    = std::string("PGX ") + PGXTridiagLayouts[ti.layout] + (layout == PGX_TRIDIAG_LAYOUT_AUTO ? " (default)" : "") + ", thr " + std::to_string(ti.threshold);
+  PetscCall(PGXTridiagDestroy(&T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunCase(const Case &c, int reps, PetscInt thr, double padlimit, bool paper)
 {
   const PetscInt       n = c.n(), nb = c.nb(), M = c.maxs();
@@ -268,24 +302,10 @@ static PetscErrorCode RunCase(const Case &c, int reps, PetscInt thr, double padl
   PetscCall(d_r.upload(c.r.data(), n));
   PetscCall(d_y.resize(n));
 
-  { /* PGX */
-    PGXTridiag          T;
-    PGXTridiagPivotInfo info;
-    Row                 row;
-    PetscCall(PGXTridiagCreate(PGX_DEVICE_CUDA, &T));
-    PetscCall(PGXTridiagSetThreshold(T, thr));
-    PetscCall(PGXTridiagSetUpSymbolic(T, nb, c.off.data()));
-    PetscCall(PGXTridiagSetUpNumeric(T, c.dl.data(), c.d.data(), c.du.data(), &info));
-    PetscCheck(!info.failed, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGX pivot failure in block %d", (int)info.block);
-    PetscCall(PGXTridiagGetSolveBytes(T, PETSC_FALSE, &pgxbytes));
-    PGXCallCUDA(cudaMemsetAsync(d_y.data(), 0xff, n * 8, s));
-    PetscCall(TimeIt(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &row.ms));
-    PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
-    row.res     = Residual(c, y);
-    row.skipped = false;
-    row.name    = "PGX batched (threshold " + std::to_string(thr) + ")";
+  { /* PGX with the default layout (row 0: the speedups are against it) */
+    Row row;
+    PetscCall(RunPGX(c, reps, thr, PGX_TRIDIAG_LAYOUT_AUTO, d_r, d_y, row, &pgxbytes));
     rows.push_back(row);
-    PetscCall(PGXTridiagDestroy(&T));
   }
   for (int piv = 1; piv >= 0; piv--) { /* gtsv2 / gtsv2_nopivot on the whole P */
     Row    row;
@@ -374,7 +394,22 @@ static PetscErrorCode RunCase(const Case &c, int reps, PetscInt thr, double padl
       rows.push_back(ri);
     }
   }
+  for (PGXTridiagLayout l : {PGX_TRIDIAG_LAYOUT_TILED, PGX_TRIDIAG_LAYOUT_INTERLEAVED}) { /* both layouts, for the choice of the default */
+    Row            row;
+    PetscLogDouble b;
+    PetscCall(RunPGX(c, reps, thr, l, d_r, d_y, row, &b));
+    rows.push_back(row);
+  }
   PrintRows(c, rows, pgxbytes);
+  { /* a copy moving the same bytes as the solve (20 B per unknown read, 20 written): the fixed costs of a
+       small transfer (launch, ramp-up, tail) are in it too */
+    double bw;
+    PetscCall(CopyBandwidth((size_t)(2.5 * n), &bw));
+    printf("  size-matched copy (%.1f MB read + written): %.0f GB/s; PGX default at %.1f%% of it\n", 40.0 * n / 1e6, bw, 100 * 40.0 * n / (rows[0].ms * 1e-3) / 1e9 / bw);
+    all_frac_sm.push_back(40.0 * n / (rows[0].ms * 1e-3) / 1e9 / bw);
+  }
+  all_frac.push_back(40.0 * n / (rows[0].ms * 1e-3) / 1e9 / copybw);
+  all_names.push_back(c.name);
   if (paper) {
     sp_gtsv2.push_back(rows[1].ms / rows[0].ms);
     if (!rows[4].skipped) sp_inter.push_back(rows[4].ms / rows[0].ms);
@@ -389,7 +424,7 @@ static PetscErrorCode OneBlock(int reps)
 {
   Case                c = UniformCase("one-block", (PetscInt)1 << 22, (PetscInt)1 << 22);
   const PetscInt      n = c.n();
-  const PetscInt      thrs[] = {32, 64, 128, 256, 512, 1024};
+  const PetscInt      thrs_tiled[] = {64, 256, 1024, 2041, PGX_TRIDIAG_TILE_ROWS}, thrs_inter[] = {32, 128};
   std::vector<double> y(n);
   pgx::cuda::DeviceArray<double> d_r, d_y;
 
@@ -397,13 +432,15 @@ static PetscErrorCode OneBlock(int reps)
   PetscCall(d_r.upload(c.r.data(), n));
   PetscCall(d_y.resize(n));
   printf("case one-block: a single block of %d rows (the long-block path): PGX by threshold\n", (int)n);
-  printf("  %-10s %10s %10s %7s %8s %10s\n", "threshold", "time[ms]", "GB/s(eff)", "%copy", "levels", "residual");
-  for (PetscInt thr : thrs) {
+  printf("  %-12s %-10s %10s %10s %7s %8s %10s\n", "layout", "threshold", "time[ms]", "GB/s(eff)", "%copy", "levels", "residual");
+  for (PGXTridiagLayout l : {PGX_TRIDIAG_LAYOUT_TILED, PGX_TRIDIAG_LAYOUT_INTERLEAVED})
+  for (PetscInt thr : l == PGX_TRIDIAG_LAYOUT_TILED ? std::vector<PetscInt>(thrs_tiled, thrs_tiled + 5) : std::vector<PetscInt>(thrs_inter, thrs_inter + 2)) {
     PGXTridiag          T;
     PGXTridiagPivotInfo info;
     PGXTridiagInfo      ti;
     double              ms;
     PetscCall(PGXTridiagCreate(PGX_DEVICE_CUDA, &T));
+    PetscCall(PGXTridiagSetLayout(T, l));
     PetscCall(PGXTridiagSetThreshold(T, thr));
     PetscCall(PGXTridiagSetUpSymbolic(T, 1, c.off.data()));
     PetscCall(PGXTridiagSetUpNumeric(T, c.dl.data(), c.d.data(), c.du.data(), &info));
@@ -411,7 +448,7 @@ static PetscErrorCode OneBlock(int reps)
     PetscCall(TimeIt(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &ms));
     PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
     const double res = Residual(c, y), gbs = 40.0 * n / (ms * 1e-3) / 1e9;
-    printf("  %-10d %10.4f %10.1f %6.1f%% %8d %10.1e %s\n", (int)thr, ms, gbs, 100 * gbs / copybw, (int)ti.nlevels, res, res < 1e-10 ? "ok" : "WRONG");
+    printf("  %-12s %-10d %10.4f %10.1f %6.1f%% %8d %10.1e %s\n", PGXTridiagLayouts[l], (int)ti.threshold, ms, gbs, 100 * gbs / copybw, (int)ti.nlevels, res, res < 1e-10 ? "ok" : "WRONG");
     PetscCall(PGXTridiagDestroy(&T));
   }
   printf("\n");
@@ -428,7 +465,7 @@ static double GeoMean(const std::vector<double> &v)
 int main(int argc, char **argv)
 {
   char      cases[256] = "paper,problems,uniform,oneblock";
-  PetscInt  m = 128, reps = 20, thr = PGX_TRIDIAG_DEFAULT_THRESHOLD;
+  PetscInt  m = 128, reps = 20, thr = 0;
   PetscReal padlimit = 12;
   char      dev[256];
 
@@ -444,7 +481,7 @@ int main(int argc, char **argv)
     PetscCall(PGXDeviceResolve(PETSC_COMM_SELF, PGX_DEVICE_CUDA, &t)); /* a clear error without a GPU */
   }
   PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
-  PetscCall(CopyBandwidth(&copybw));
+  PetscCall(CopyBandwidth((size_t)1 << 27, &copybw)); /* 1 GiB */
   printf("bench/tridiag on %s: copy bandwidth (cudaMemcpy D2D, read+write) %.0f GB/s; median of %d calls\n\n", dev, copybw, (int)reps);
   if (strstr(cases, "paper")) {
     const char    *names[] = {"paper-1", "paper-2", "paper-3", "paper-4", "paper-5"};
@@ -465,6 +502,13 @@ int main(int argc, char **argv)
     PetscCall(RunCase(UniformCase("uniform-2048", (PetscInt)1 << 24, 2048), (int)reps, thr, padlimit, false));
   }
   if (strstr(cases, "oneblock")) PetscCall(OneBlock((int)reps));
+  if (!all_frac.empty()) {
+    printf("PGX default solve, %% of copy bandwidth per case:");
+    for (size_t i = 0; i < all_frac.size(); i++) printf(" %s %.0f%%", all_names[i].c_str(), 100 * all_frac[i]);
+    printf("\nPGX default solve, %% of a size-matched copy per case:");
+    for (size_t i = 0; i < all_frac_sm.size(); i++) printf(" %s %.0f%%", all_names[i].c_str(), 100 * all_frac_sm[i]);
+    printf("\n");
+  }
   if (!sp_gtsv2.empty()) {
     const double g = GeoMean(sp_gtsv2), in = GeoMean(sp_inter);
     double       fmin = *std::min_element(pgx_frac.begin(), pgx_frac.end());

@@ -6,22 +6,43 @@
    (dl of a block's first row and du of its last row are ignored).
 
    Setup (host arrays, both backends):
-   - PGXTridiagSetUpSymbolic(T, nblocks, offsets): groups the blocks by size (load balance; within windows
-     of 2^18 rows, for locality of r and y in L2), lays each group out interleaved (element k of every block of a group contiguous), and cuts every block longer
+   - PGXTridiagSetUpSymbolic(T, nblocks, offsets): lays the batch out (see the layouts below: interleaved
+     groups of equal size, or tiles in natural order), and cuts every block longer
      than the threshold into partitions of at most 'threshold' rows separated by single rows; the
      separators form a smaller tridiagonal system (the Schur complement) solved recursively by a child
      PGXTridiag (a partition method), so one huge block does not serialize the solve.
    - PGXTridiagSetUpNumeric(T, dl, d, du, &info): the elimination without pivoting (Thomas factors:
-     forward multipliers, inverse pivots and modified super-diagonal, interleaved), the partitions'
-     spikes and the factored reduced system. A zero, tiny (|pivot| <= 1e-13 max|row|) or non-finite
+     forward multipliers, inverse pivots and modified super-diagonal, in the layout's order), the
+     partitions' spikes and the factored reduced system. A zero, tiny (|pivot| <= 1e-13 max|row|) or non-finite
      pivot is reported in info (block, row, pivot); it is not an error.
    Solve (arrays in the backend's memory: host for PGX_DEVICE_HOST, device for PGX_DEVICE_CUDA):
        y = alpha P^{-1} r + beta w          (w may be NULL: y = alpha P^{-1} r); r and y must not alias.
-   The permutation from natural to interleaved order and back is part of the solve's kernels. */
+   In the interleaved layout the permutation from natural to interleaved order and back is part of the
+   solve's kernels; the tiled layout keeps the natural order. */
 #pragma once
 #include <pgx.h>
 
 typedef struct _n_PGXTridiag *PGXTridiag;
+
+/* Layouts of the batch (PGXTridiagSetLayout()):
+   - INTERLEAVED: the blocks sorted into groups of equal size (within windows of 2^18 rows), each group
+     interleaved, one GPU thread per block; blocks longer than the threshold (default
+     PGX_TRIDIAG_DEFAULT_THRESHOLD) are cut into partitions.
+   - TILED: the factors in natural row order, cut into tiles of whole blocks of at most
+     PGX_TRIDIAG_TILE_ROWS rows; a thread block solves a tile with 8 rows per thread and two parallel scans
+     of the affine recurrences of the forward and backward sweeps (the zero couplings at the block ends
+     decouple the blocks), so every load is coalesced and the parallelism is n/8 threads whatever the
+     block sizes. Blocks longer than the threshold (default and maximum PGX_TRIDIAG_TILE_ROWS) are cut into
+     partitions.
+   - AUTO: TILED on the cuda backend (measured on the H100: faster on every batch shape of bench/tridiag,
+     see bench/tridiag/results/), INTERLEAVED on the host (the specification). */
+typedef enum {
+  PGX_TRIDIAG_LAYOUT_AUTO,
+  PGX_TRIDIAG_LAYOUT_INTERLEAVED,
+  PGX_TRIDIAG_LAYOUT_TILED
+} PGXTridiagLayout;
+PETSC_EXTERN const char *const PGXTridiagLayouts[];
+
 
 /* Pivot failure found by the numeric setup */
 typedef struct {
@@ -37,22 +58,25 @@ typedef struct {
   PetscInt  nblocks;    /* blocks given */
   PetscInt  minsize, maxsize;
   PetscReal meansize;
-  PetscInt  ngroups;    /* groups of equal block size (per row window) in the batch (level 0) */
-  PetscInt  nchunks;    /* thread blocks of the batch kernel (level 0) */
+  PetscInt  ngroups;    /* groups of equal block size (per row window) in the batch (level 0; 0 when tiled) */
+  PetscInt  nchunks;    /* thread blocks of the batch kernel (level 0): chunks or tiles */
   PetscInt  nlong;      /* blocks longer than the threshold (solved by partitions) */
   PetscInt  nlevels;    /* 1 + depth of the reduced systems */
-  PetscInt  threshold;
+  PetscInt  threshold;  /* the threshold in effect */
+  PGXTridiagLayout layout; /* the layout in effect (not AUTO) */
 } PGXTridiagInfo;
 
-/* Default threshold: not yet measured on the GPU (bench/tridiag's one-block case sweeps it). 256 keeps the
-   grid lines of the benchmark problems (m <= 256) whole, solved by one streaming thread each; a single
-   block of 256 rows costs one thread 512 dependent steps (tens of microseconds) at worst. */
+/* Default threshold of the interleaved layout (a block of 256 rows costs one thread 512 dependent steps) */
 #define PGX_TRIDIAG_DEFAULT_THRESHOLD 256
 #define PGX_TRIDIAG_MAX_THRESHOLD     4096
+/* Longest block a tile of the tiled layout holds (512 threads x 8 rows, less 7 for the 64-byte alignment
+   of the tile; tiles of 256 x 8 are used when every block has at most 2041 rows) */
+#define PGX_TRIDIAG_TILE_ROWS 4089
 
 PETSC_EXTERN PetscErrorCode PGXTridiagCreate(PGXDeviceType, PGXTridiag *);
 PETSC_EXTERN PetscErrorCode PGXTridiagDestroy(PGXTridiag *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetThreshold(PGXTridiag, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXTridiagSetLayout(PGXTridiag, PGXTridiagLayout);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag, PetscInt, const PetscInt[]);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag, const PetscScalar[], const PetscScalar[], const PetscScalar[], PGXTridiagPivotInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSolve(PGXTridiag, PetscScalar, const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[]);

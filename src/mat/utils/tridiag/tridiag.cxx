@@ -25,8 +25,11 @@ struct Mirror {
 } // namespace
 
 struct _n_PGXTridiag {
-  PGXDeviceType type      = PGX_DEVICE_HOST;
-  PetscInt      threshold = PGX_TRIDIAG_DEFAULT_THRESHOLD;
+  PGXDeviceType    type      = PGX_DEVICE_HOST;
+  PetscInt         thrset    = 0;                         /* threshold given by the user (0: the layout's default) */
+  PGXTridiagLayout layoutset = PGX_TRIDIAG_LAYOUT_AUTO;   /* layout asked for */
+  PGXTridiagLayout layout    = PGX_TRIDIAG_LAYOUT_INTERLEAVED; /* layout in effect (set by SetUpSymbolic) */
+  PetscInt         threshold = PGX_TRIDIAG_DEFAULT_THRESHOLD; /* threshold in effect */
   PetscBool     symbolic  = PETSC_FALSE; /* SetUpSymbolic was called */
   PetscBool     numeric   = PETSC_FALSE; /* SetUpNumeric succeeded */
 
@@ -38,6 +41,7 @@ struct _n_PGXTridiag {
   std::vector<PetscInt>  bsize, bowner, bpart, bfbase, bstride, bstart;
   std::vector<K::Chunk>  chunks;
   PetscInt               nf = 0, ngroups = 0, smem = 0;
+  int                    tile_threads = K::TILE_THREADS; /* tiled layout: threads per tile */
   std::vector<PetscScalar> fl, finv, fu;
 
   /* long blocks */
@@ -55,6 +59,8 @@ struct _n_PGXTridiag {
   Mirror<PetscScalar> d_fl, d_finv, d_fu, d_sepa, d_sepc, d_lG, d_lH, d_rs, d_xs;
   std::vector<PetscScalar> h_rs, h_xs; /* host work for the reduced systems */
 };
+
+const char *const PGXTridiagLayouts[] = {"auto", "interleaved", "tiled", "PGXTridiagLayout", "PGX_TRIDIAG_LAYOUT_", NULL};
 
 template <class T>
 static PetscErrorCode MirrorFree(Mirror<T> &m)
@@ -154,14 +160,15 @@ PetscErrorCode PGXTridiagDestroy(PGXTridiag *T)
 
 /*@C
   PGXTridiagSetThreshold - Blocks with more rows than this are cut into partitions of at most this many
-  rows, solved in parallel and coupled through a reduced system (default `PGX_TRIDIAG_DEFAULT_THRESHOLD`).
-  Takes effect at the next `PGXTridiagSetUpSymbolic()`.
+  rows, solved in parallel and coupled through a reduced system (default 0: the layout's own,
+  `PGX_TRIDIAG_DEFAULT_THRESHOLD` when interleaved, `PGX_TRIDIAG_TILE_ROWS` when tiled; the tiled layout
+  caps it at `PGX_TRIDIAG_TILE_ROWS`). Takes effect at the next `PGXTridiagSetUpSymbolic()`.
 
   Not Collective
 
   Input Parameters:
 + T         - the solver
-- threshold - between 2 and `PGX_TRIDIAG_MAX_THRESHOLD`
+- threshold - 0 (default) or between 2 and `PGX_TRIDIAG_MAX_THRESHOLD`
 
   Level: developer
 
@@ -170,8 +177,32 @@ PetscErrorCode PGXTridiagDestroy(PGXTridiag *T)
 PetscErrorCode PGXTridiagSetThreshold(PGXTridiag T, PetscInt threshold)
 {
   PetscFunctionBegin;
-  PetscCheck(threshold >= 2 && threshold <= PGX_TRIDIAG_MAX_THRESHOLD, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Tridiagonal block threshold %" PetscInt_FMT " must be in [2, %d]", threshold, PGX_TRIDIAG_MAX_THRESHOLD);
-  T->threshold = threshold;
+  PetscCheck(threshold == 0 || (threshold >= 2 && threshold <= PGX_TRIDIAG_MAX_THRESHOLD), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Tridiagonal block threshold %" PetscInt_FMT " must be 0 (default) or in [2, %d]", threshold, PGX_TRIDIAG_MAX_THRESHOLD);
+  T->thrset = threshold;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagSetLayout - Chooses the layout of the batch: `PGX_TRIDIAG_LAYOUT_INTERLEAVED` (groups of equal
+  size, one thread per block), `PGX_TRIDIAG_LAYOUT_TILED` (natural order, tiles solved by parallel scans) or
+  `PGX_TRIDIAG_LAYOUT_AUTO` (default: tiled on cuda, interleaved on the host). Takes effect at the next
+  `PGXTridiagSetUpSymbolic()`. Both backends accept both layouts and give the same answers.
+
+  Not Collective
+
+  Input Parameters:
++ T      - the solver
+- layout - the layout
+
+  Level: developer
+
+.seealso: `PGXTridiagSetUpSymbolic()`, `PGXTridiagSetThreshold()`
+@*/
+PetscErrorCode PGXTridiagSetLayout(PGXTridiag T, PGXTridiagLayout layout)
+{
+  PetscFunctionBegin;
+  PetscCheck(layout >= PGX_TRIDIAG_LAYOUT_AUTO && layout <= PGX_TRIDIAG_LAYOUT_TILED, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown tridiagonal layout %d", (int)layout);
+  T->layoutset = layout;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -192,9 +223,14 @@ PetscErrorCode PGXTridiagSetThreshold(PGXTridiag T, PetscInt threshold)
 @*/
 PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const PetscInt offsets[])
 {
+  PetscFunctionBegin;
+  T->layout = T->layoutset;
+  if (T->layout == PGX_TRIDIAG_LAYOUT_AUTO) T->layout = T->type == PGX_DEVICE_CUDA ? PGX_TRIDIAG_LAYOUT_TILED : PGX_TRIDIAG_LAYOUT_INTERLEAVED;
+  const bool tiled = T->layout == PGX_TRIDIAG_LAYOUT_TILED;
+  if (tiled) T->threshold = T->thrset ? PetscMin(T->thrset, PGX_TRIDIAG_TILE_ROWS) : PGX_TRIDIAG_TILE_ROWS;
+  else T->threshold = T->thrset ? T->thrset : PGX_TRIDIAG_DEFAULT_THRESHOLD;
   const PetscInt thr = T->threshold;
 
-  PetscFunctionBegin;
   PetscCheck(nblocks >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative number of blocks %" PetscInt_FMT, nblocks);
   PetscCheck(offsets[0] == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "offsets[0] must be 0, not %" PetscInt_FMT, offsets[0]);
   for (PetscInt b = 0; b < nblocks; b++) PetscCheck(offsets[b + 1] >= offsets[b], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "offsets must be nondecreasing: offsets[%" PetscInt_FMT "] = %" PetscInt_FMT " < offsets[%" PetscInt_FMT "] = %" PetscInt_FMT, b + 1, offsets[b + 1], b, offsets[b]);
@@ -251,7 +287,7 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
   const PetscInt        nb = (PetscInt)bstart0.size();
   std::vector<PetscInt> perm(nb);
   std::iota(perm.begin(), perm.end(), 0);
-  std::sort(perm.begin(), perm.end(), [&](PetscInt x, PetscInt y) {
+  if (!tiled) std::sort(perm.begin(), perm.end(), [&](PetscInt x, PetscInt y) {
     const PetscInt wx = bstart0[x] / K::ROW_WINDOW, wy = bstart0[y] / K::ROW_WINDOW;
     if (wx != wy) return wx < wy;
     if (bsize0[x] != bsize0[y]) return bsize0[x] > bsize0[y];
@@ -269,7 +305,57 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
   T->ngroups = 0;
   T->smem    = 0;
   PetscInt fbase = 0;
-  for (PetscInt q0 = 0; q0 < nb;) {
+  if (tiled) { /* natural order; tiles of consecutive rows, all of whole blocks or all of long blocks */
+    std::vector<char> inlong(T->n, 0);
+    for (PetscInt q = 0; q < nb; q++) {
+      T->bstart[q]  = bstart0[q];
+      T->bsize[q]   = bsize0[q];
+      T->bowner[q]  = bowner0[q];
+      T->bpart[q]   = bpart0[q];
+      T->bfbase[q]  = bstart0[q];
+      T->bstride[q] = 1;
+    }
+    for (PetscInt lb : T->longblocks)
+      for (PetscInt i = offsets[lb]; i < offsets[lb + 1]; i++) inlong[i] = 1;
+    /* tile size: the small one unless a block does not fit it */
+    PetscInt maxs = 1;
+    for (PetscInt q = 0; q < nb; q++) maxs = PetscMax(maxs, T->bsize[q]);
+    T->tile_threads = maxs <= K::TILE_THREADS * K::TILE_RPT - (K::TILE_RPT - 1) ? K::TILE_THREADS : K::TILE_THREADS_BIG;
+    const PetscInt window = (PetscInt)T->tile_threads * K::TILE_RPT;
+    /* units in row order: whole blocks, partitions, separators (one row) */
+    PetscInt q = 0, sp = 0;
+    auto     append = [&](PetscInt start, PetscInt len, bool islong) {
+      if (!T->chunks.empty()) {
+        K::Chunk &c = T->chunks.back();
+        if (c.epilogue == (islong ? 0 : 1) && c.fbase + c.size == start && c.fbase % K::TILE_RPT + c.size + len <= window) {
+          c.size += (int)len;
+          return;
+        }
+      }
+      K::Chunk c;
+      c.fbase    = start;
+      c.stride   = 1;
+      c.bfirst   = 0;
+      c.size     = (int)len;
+      c.nblk     = 0;
+      c.epilogue = islong ? 0 : 1;
+      c.staged   = 0;
+      T->chunks.push_back(c);
+    };
+    for (PetscInt i = 0; i < T->n;) {
+      if (q < nb && T->bstart[q] == i) {
+        append(i, T->bsize[q], inlong[i] != 0);
+        i += T->bsize[q];
+        q++;
+      } else if (sp < (PetscInt)T->seprow.size() && T->seprow[sp] == i) {
+        append(i, 1, true);
+        i++;
+        sp++;
+      } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tiled layout: row %" PetscInt_FMT " is in no block", i);
+    }
+    PetscCheck(q == nb && sp == (PetscInt)T->seprow.size(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tiled layout: %" PetscInt_FMT " of %" PetscInt_FMT " blocks placed", q, nb);
+    fbase = T->n;
+  } else for (PetscInt q0 = 0; q0 < nb;) {
     const PetscInt s      = bsize0[perm[q0]];
     const bool     ispart = bpart0[perm[q0]] >= 0;
     const PetscInt win    = bstart0[perm[q0]] / K::ROW_WINDOW;
@@ -328,7 +414,8 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
   /* reduced systems: one block per long block */
   if (!T->longblocks.empty()) {
     PetscCall(PGXTridiagCreate(T->type, &T->child));
-    PetscCall(PGXTridiagSetThreshold(T->child, thr));
+    PetscCall(PGXTridiagSetThreshold(T->child, T->thrset));
+    PetscCall(PGXTridiagSetLayout(T->child, T->layoutset));
     PetscCall(PGXTridiagSetUpSymbolic(T->child, (PetscInt)T->longblocks.size(), childoff.data()));
   }
   const size_t nsep = T->seprow.size();
@@ -495,6 +582,9 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
   PetscCheck(!T->n || (r != y && w != y), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolve(): y must not alias r or w");
   const bool cuda = T->type == PGX_DEVICE_CUDA;
   K::Batch   b;
+  b.tiled   = T->layout == PGX_TRIDIAG_LAYOUT_TILED ? 1 : 0;
+  b.tile_threads = T->tile_threads;
+  b.n       = T->n;
   b.nchunks = (PetscInt)T->chunks.size();
   b.chunks  = cuda ? T->d_chunks.d : T->chunks.data();
   b.bstart  = cuda ? T->d_bstart.d : T->bstart.data();
@@ -561,6 +651,7 @@ PetscErrorCode PGXTridiagGetInfo(PGXTridiag T, PGXTridiagInfo *info)
   info->nchunks   = (PetscInt)T->chunks.size();
   info->nlong     = (PetscInt)T->longblocks.size();
   info->threshold = T->threshold;
+  info->layout    = T->layout;
   for (PetscInt b = 0; b < T->nblocks; b++) {
     info->minsize = PetscMin(info->minsize, T->offsets[b + 1] - T->offsets[b]);
     info->maxsize = PetscMax(info->maxsize, T->offsets[b + 1] - T->offsets[b]);
@@ -598,7 +689,7 @@ PetscErrorCode PGXTridiagGetDeviceType(PGXTridiag T, PGXDeviceType *type)
 
 /*@C
   PGXTridiagGetSolveBytes - DRAM traffic of one solve in PGX's byte model: per batch row 3 factors, r and y
-  (and w when withw); 4 bytes per batch block (its start) and 32 per chunk; per separator r, two y,
+  (and w when withw); 4 bytes per batch block (its start; interleaved layout only) and 32 per chunk or tile; per separator r, two y,
   its two couplings, the reduced rhs and solution and y; per partition row of a long block y read and
   written, G, H, the separator values and three indices; plus the reduced systems' own solves.
 
@@ -620,7 +711,8 @@ PetscErrorCode PGXTridiagGetSolveBytes(PGXTridiag T, PetscBool withw, PetscLogDo
   const PetscLogDouble S = sizeof(PetscScalar), I = sizeof(PetscInt);
 
   PetscFunctionBegin;
-  *bytes = (PetscLogDouble)T->nf * (5 + (withw ? 1 : 0)) * S + (PetscLogDouble)T->bstart.size() * I + (PetscLogDouble)T->chunks.size() * sizeof(K::Chunk);
+  *bytes = (PetscLogDouble)T->nf * (5 + (withw ? 1 : 0)) * S + (PetscLogDouble)T->chunks.size() * sizeof(K::Chunk);
+  if (T->layout != PGX_TRIDIAG_LAYOUT_TILED) *bytes += (PetscLogDouble)T->bstart.size() * I;
   *bytes += (PetscLogDouble)T->seprow.size() * (7 * S + I + (withw ? S : 0));
   *bytes += (PetscLogDouble)T->lrow.size() * (6 * S + 3 * I + (withw ? S : 0));
   if (T->child) {

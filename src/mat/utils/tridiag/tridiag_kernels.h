@@ -1,5 +1,6 @@
 /* tridiag_kernels.h: the kernels of the batched tridiagonal solver, declared once and implemented per
-   backend (reference/: plain sequential C++, the specification; cuda/: one thread per block, interleaved).
+   backend (reference/: plain sequential C++, the specification; cuda/: one thread per block, interleaved,
+   or tiles solved by parallel scans).
 
    Data (built by the host setup in tridiag.cxx, identical for both backends):
    - The batch: blocks of at most threshold rows (whole short blocks and the partitions of long ones),
@@ -48,8 +49,21 @@ constexpr int STAGED_MAX    = 16;
    sectors stay in L2 until the neighbouring chunks use the rest of them. */
 constexpr PetscInt ROW_WINDOW = 262144;
 
+/* Tiled layout: the factors in natural row order (separator rows of long blocks: zero factors); chunk c is
+   a tile of rows fbase .. fbase+size-1 (whole blocks, or partitions and separators of long blocks when
+   epilogue is 0). The tile kernel runs tile_threads (TILE_THREADS or TILE_THREADS_BIG) threads of TILE_RPT
+   rows each over the 64-byte aligned window starting at fbase rounded down to a multiple of TILE_RPT, hence
+   at most tile_threads*TILE_RPT - (TILE_RPT-1) rows per tile. The big tiles are used only when a block
+   would not fit the small ones (more tiles balance small systems better over the SMs). */
+constexpr int TILE_THREADS     = 256;
+constexpr int TILE_THREADS_BIG = 512;
+constexpr int TILE_RPT         = 8;
+
 /* The batch as seen by a kernel */
 struct Batch {
+  int                tiled;        /* 1: tiled layout (chunks are tiles; bstart unused) */
+  int                tile_threads; /* threads per tile (TILE_THREADS or TILE_THREADS_BIG) */
+  PetscInt           n;     /* rows of the system */
   PetscInt           nchunks;
   const Chunk       *chunks;
   const PetscInt    *bstart;

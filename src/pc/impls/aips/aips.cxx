@@ -426,8 +426,12 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  Neumann series of order %" PetscInt_FMT ", damping %g, block threshold %" PetscInt_FMT "\n", aips->order, (double)aips->damping, aips->threshold));
-  if (!pc->setupcalled || !aips->T) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  Neumann series of order %" PetscInt_FMT ", damping %g\n", aips->order, (double)aips->damping));
+  if (!pc->setupcalled || !aips->T) {
+    if (aips->threshold) PetscCall(PetscViewerASCIIPrintf(viewer, "  block threshold %" PetscInt_FMT "\n", aips->threshold));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  block threshold: the tridiagonal solver's default\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   {
     MPI_Comm       comm = PetscObjectComm((PetscObject)pc);
     PGXTridiagInfo ti;
@@ -446,7 +450,8 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &maxg, 1, MPIU_INT, MPI_MAX, comm));
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &maxlev, 1, MPIU_INT, MPI_MAX, comm));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal part P: %" PetscInt_FMT " blocks, size min %" PetscInt_FMT " max %" PetscInt_FMT " mean %.2f\n", sums[0], sums[0] ? mins : 0, maxs, sums[0] ? (double)sums[1] / sums[0] : 0.0));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: %" PetscInt_FMT " groups of equal size (max per rank), %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, sums[2], maxlev));
+    if (ti.layout == PGX_TRIDIAG_LAYOUT_TILED) PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: tiled layout, %" PetscInt_FMT " tiles (rank 0), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", ti.nchunks, ti.threshold, sums[2], maxlev));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s\n", PGXDeviceName(aips->dev)));
     if (aips->radius >= 0) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));
@@ -530,9 +535,10 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
 .ve
   so order N costs N products with R and N+1 tridiagonal solves. R y is computed as A y - P y with the
   (parallel) matrix, so on several ranks the series couples the ranks: it is a global Neumann series,
-  not block Jacobi. The tridiagonal solves use PGX's batched solver: blocks are grouped by size and
-  interleaved so one GPU thread solves one block with coalesced loads of precomputed Thomas factors;
-  blocks longer than the threshold are cut into partitions coupled by a reduced system.
+  not block Jacobi. The tridiagonal solves use PGX's batched solver with precomputed Thomas factors: on
+  the GPU the rows are cut into tiles of whole blocks solved by parallel scans (coalesced, n/8 threads
+  whatever the block sizes); on the host the blocks are grouped by size and interleaved. Blocks longer
+  than the threshold are cut into partitions coupled by a reduced system.
 
   The series converges when the spectral radius of P^{-1} R is below 1: the strong couplings must lie
   inside the tridiagonal part (order the unknowns with the strong direction first).
@@ -540,7 +546,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   Options Database Keys:
 + -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 1)
 . -pc_aips_damping <omega>       - damping, `PCAIPSSetDamping()` (default 1)
-. -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 256)
+. -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 0: the solver's)
 . -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
 - -pgx_device <auto,host,cuda>   - backend (also read with the PC's prefix)
 
@@ -555,7 +561,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   product and two tridiagonal solves, order 3 three and four; order 1 gave the shortest solve on aniso3d
   (1.6 s against 1.9 s for order 3 at m = 48) and order 3 on convdiff3d (0.55 s against 0.80 s). Order 1
   is the default; try 3 when iterations are expensive (long GMRES restarts, many ranks). Even orders are
-  rarely worth it. See bench/results/ for the GPU numbers.
+  rarely worth it. See bench/aips/results/ for the GPU numbers.
 
   A zero, tiny or non-finite pivot of a tridiagonal block (no pivoting is done) sets the PC's failed
   reason to `PC_FACTOR_NUMERIC_ZEROPIVOT`; the apply then returns Inf and the `KSP` stops with
@@ -576,7 +582,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   pc->data        = (void *)aips;
   aips->order     = PC_AIPS_DEFAULT_ORDER;
   aips->damping   = 1.0;
-  aips->threshold = PGX_TRIDIAG_DEFAULT_THRESHOLD;
+  aips->threshold = 0; /* the tridiagonal solver's default for its layout */
   aips->devreq    = PGX_DEVICE_AUTO;
   aips->dev       = PGX_DEVICE_HOST;
   aips->radius    = -1;
@@ -707,7 +713,7 @@ PetscErrorCode PCAIPSGetDamping(PC pc, PetscReal *omega)
 
   Input Parameters:
 + pc        - the preconditioner context
-- threshold - between 2 and 4096 (default 256)
+- threshold - 0 (default: the solver's own, 256 for the interleaved layout, 4089 = `PGX_TRIDIAG_TILE_ROWS` for the tiled one) or between 2 and 4096
 
   Options Database Key:
 . -pc_aips_block_threshold <n> - the threshold
@@ -715,7 +721,8 @@ PetscErrorCode PCAIPSGetDamping(PC pc, PetscReal *omega)
   Level: advanced
 
   Note:
-  The default (256) is not yet measured on the GPU; bench/tridiag sweeps the threshold on one long block.
+  The tiled layout (the default on the GPU) solves blocks of up to `PGX_TRIDIAG_TILE_ROWS` rows in parallel
+  within a tile, and caps the threshold there; bench/tridiag sweeps the threshold on one long block.
 
 .seealso: `PCAIPS`, `PCAIPSGetBlockThreshold()`
 @*/
@@ -724,7 +731,7 @@ PetscErrorCode PCAIPSSetBlockThreshold(PC pc, PetscInt threshold)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscValidLogicalCollectiveInt(pc, threshold, 2);
-  PetscCheck(threshold >= 2 && threshold <= PGX_TRIDIAG_MAX_THRESHOLD, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAIPS block threshold %" PetscInt_FMT " must be in [2, %d]", threshold, PGX_TRIDIAG_MAX_THRESHOLD);
+  PetscCheck(threshold == 0 || (threshold >= 2 && threshold <= PGX_TRIDIAG_MAX_THRESHOLD), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAIPS block threshold %" PetscInt_FMT " must be 0 (default) or in [2, %d]", threshold, PGX_TRIDIAG_MAX_THRESHOLD);
   PetscTryMethod(pc, "PCAIPSSetBlockThreshold_C", (PC, PetscInt), (pc, threshold));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -9,6 +9,7 @@
       interleaved factors (coalesced across the threads of the chunk);
    4. all threads scatter y[bstart[j] + k] = alpha*sm[k*ld + j] + beta*w[...] back in natural order.
    ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts.
+   tile_kernel (tiled layout): see its comment below.
    The factors are read once per solve with streaming loads (__ldcs, evict-first), so that L2 keeps the
    sectors of r and y that the gathers and scatters of neighbouring chunks share. */
 #include <pgx/private/pgxcuda.h>
@@ -104,6 +105,144 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
   }
 }
 
+/* Tiled layout (see ../tridiag_kernels.h). Thread t of a tile owns the TILE_RPT rows base + t*TILE_RPT + k,
+   base = tile start rounded down to a multiple of TILE_RPT (64-byte aligned loads and stores); rows outside
+   the tile are masked. The forward sweep z_k = finv_k r_k - fl_k z_{k-1} is the affine recurrence
+   z_k = a_k + m_k z_{k-1} (a = finv r, m = -fl); each thread composes its rows' maps, a block-wide scan
+   (warp shuffles, then the warps' totals) gives every thread the z entering its rows, and the thread redoes
+   its rows sequentially from it (the order of operations of the Thomas sweep). The backward sweep
+   y_k = z_k - fu_k y_{k+1} is done the same way from the tile's end. m = 0 at a block's first row (and
+   fu = 0 at its last) decouples the blocks; compositions keep a zero factor exactly zero (no 0*Inf). */
+template <bool VEC>
+__device__ __forceinline__ void load_rows(const PetscScalar *__restrict__ p, PetscInt i0, PetscInt n, PetscScalar v[TILE_RPT])
+{
+  if (VEC) {
+  #pragma unroll
+    for (int q = 0; q < TILE_RPT / 2; q++) {
+      const PetscInt i = i0 + 2 * q;
+      if (i + 1 < n) {
+        const double2 t = __ldg(reinterpret_cast<const double2 *>(p + i));
+        v[2 * q]        = t.x;
+        v[2 * q + 1]    = t.y;
+      } else {
+        v[2 * q]     = i < n ? p[i] : 0;
+        v[2 * q + 1] = 0;
+      }
+    }
+  } else {
+  #pragma unroll
+    for (int k = 0; k < TILE_RPT; k++) v[k] = i0 + k < n ? p[i0 + k] : 0;
+  }
+}
+
+/* y_k = z_k + c * y (c == 0: exactly z_k) */
+__device__ __forceinline__ PetscScalar affine(PetscScalar z, PetscScalar c, PetscScalar y)
+{
+  return c == 0 ? z : fma(c, y, z);
+}
+
+template <bool VEC, int THREADS>
+__global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y)
+{
+  constexpr unsigned FULL = 0xffffffffu;
+  constexpr int      NW   = THREADS / 32;
+  __shared__ PetscScalar sA[NW], sB[NW], sC[NW], sD[NW];
+  const Chunk    c    = chunks[blockIdx.x];
+  const PetscInt lo   = c.fbase, hi = c.fbase + c.size;
+  const PetscInt i0   = (lo - lo % TILE_RPT) + (PetscInt)threadIdx.x * TILE_RPT;
+  const int      lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  PetscScalar    a[TILE_RPT], m[TILE_RPT], u[TILE_RPT], v[TILE_RPT];
+
+  /* all loads first (memory-level parallelism); forward: a = finv r, m = -fl; masked rows: a = 0, m = 1
+     (identity) */
+  load_rows<true>(finv, i0, n, a);
+  load_rows<true>(fl, i0, n, m);
+  load_rows<VEC>(r, i0, n, v);
+  load_rows<true>(fu, i0, n, u);
+  PetscScalar wv[TILE_RPT];
+  const bool  usew = c.epilogue && w;
+  if (usew) load_rows<VEC>(w, i0, n, wv);
+  PetscScalar A = 0, B = 1;
+#pragma unroll
+  for (int k = 0; k < TILE_RPT; k++) {
+    const bool in = i0 + k >= lo && i0 + k < hi;
+    a[k]          = in ? a[k] * v[k] : 0;
+    m[k]          = in ? -m[k] : 1;
+    A             = affine(a[k], m[k], A);
+    B             = m[k] == 0 ? 0 : m[k] * B;
+  }
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { /* inclusive scan over the lanes: (A,B) o (A',B') of the lanes before */
+    const PetscScalar Ap = __shfl_up_sync(FULL, A, o), Bp = __shfl_up_sync(FULL, B, o);
+    if (lane >= o && B != 0) {
+      A = fma(B, Ap, A);
+      B = B * Bp;
+    }
+  }
+  if (lane == 31) {
+    sA[wid] = A;
+    sB[wid] = B;
+  }
+  PetscScalar Ae = __shfl_up_sync(FULL, A, 1), Be = __shfl_up_sync(FULL, B, 1);
+  if (!lane) Ae = 0, Be = 1;
+  __syncthreads();
+  PetscScalar z = 0; /* z entering the warp: the warps before it, applied to 0 */
+  for (int q = 0; q < wid; q++) z = affine(sA[q], sB[q], z);
+  z = affine(Ae, Be, z); /* z entering this thread's rows */
+#pragma unroll
+  for (int k = 0; k < TILE_RPT; k++) a[k] = z = fma(m[k], z, a[k]);
+
+  /* backward: y_k = z_k + cu_k y_{k+1}, cu = -fu; masked rows: cu = 0 */
+  PetscScalar C = 0, D = 1;
+#pragma unroll
+  for (int k = TILE_RPT - 1; k >= 0; k--) {
+    const bool in = i0 + k >= lo && i0 + k < hi;
+    u[k]          = in ? -u[k] : 0;
+    C             = affine(a[k], u[k], C);
+    D             = u[k] == 0 ? 0 : u[k] * D;
+  }
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { /* inclusive scan over the lanes after */
+    const PetscScalar Cn = __shfl_down_sync(FULL, C, o), Dn = __shfl_down_sync(FULL, D, o);
+    if (lane + o < 32 && D != 0) {
+      C = fma(D, Cn, C);
+      D = D * Dn;
+    }
+  }
+  if (!lane) {
+    sC[wid] = C;
+    sD[wid] = D;
+  }
+  PetscScalar Ce = __shfl_down_sync(FULL, C, 1), De = __shfl_down_sync(FULL, D, 1);
+  if (lane == 31) Ce = 0, De = 1;
+  __syncthreads();
+  PetscScalar yv = 0; /* y after the warp's rows: the warps after it, applied to 0 */
+  for (int q = NW - 1; q > wid; q--) yv = affine(sC[q], sD[q], yv);
+  yv = affine(Ce, De, yv);
+#pragma unroll
+  for (int k = TILE_RPT - 1; k >= 0; k--) a[k] = yv = affine(a[k], u[k], yv);
+
+  /* store the tile's rows: alpha y + beta w, or the raw solution for partitions of long blocks */
+  if (c.epilogue) {
+    if (usew) {
+  #pragma unroll
+      for (int k = 0; k < TILE_RPT; k++) a[k] = alpha * a[k] + beta * wv[k];
+    } else {
+  #pragma unroll
+      for (int k = 0; k < TILE_RPT; k++) a[k] = alpha * a[k];
+    }
+  }
+  const bool full = i0 >= lo && i0 + TILE_RPT <= hi;
+  if (VEC && full) {
+  #pragma unroll
+    for (int q = 0; q < TILE_RPT / 2; q++) *reinterpret_cast<double2 *>(y + i0 + 2 * q) = make_double2(a[2 * q], a[2 * q + 1]);
+  } else {
+  #pragma unroll
+    for (int k = 0; k < TILE_RPT; k++)
+      if (i0 + k >= lo && i0 + k < hi) y[i0 + k] = a[k];
+  }
+}
+
 __global__ void reduced_rhs_kernel(PetscInt nsep, const PetscInt *__restrict__ seprow, const PetscScalar *__restrict__ sepa, const PetscScalar *__restrict__ sepc, const PetscScalar *__restrict__ r, const PetscScalar *__restrict__ y, PetscScalar *__restrict__ rs)
 {
   for (PetscInt s = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; s < nsep; s += (PetscInt)gridDim.x * blockDim.x) {
@@ -132,6 +271,23 @@ __global__ void correct_kernel(PetscInt nrow, const PetscInt *__restrict__ row, 
 }
 } // namespace
 
+/* the one dispatch on the compile-time parameters of the tile kernel (alignment, threads per tile) */
+static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  const unsigned int g = (unsigned int)b.nchunks;
+  if (b.tile_threads == TILE_THREADS) {
+    if (vec) tile_kernel<true, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+    else tile_kernel<false, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+  } else {
+    PetscCheck(b.tile_threads == TILE_THREADS_BIG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported tile of %d threads", b.tile_threads);
+    if (vec) tile_kernel<true, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+    else tile_kernel<false, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+  }
+  PGXCheckLaunch("pgx::kernels::tridiag::cuda::tile_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y)
 {
   cudaStream_t stream;
@@ -139,6 +295,14 @@ PetscErrorCode batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar 
 
   PetscFunctionBegin;
   if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
+  if (b.tiled) {
+    const bool vec = !(((uintptr_t)r | (uintptr_t)y | (uintptr_t)w) & 15); /* r, y, w 16-byte aligned */
+    PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
+    PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
+    PetscCall(PGXCUDAGetStream(&stream));
+    PetscCall(launch_tiles(b, vec, alpha, r, beta, w, y, stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many chunks (%" PetscInt_FMT ") for one grid", b.nchunks);
   PetscCheck(smem <= 40 * 1024, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal batch needs %zu bytes of shared memory per chunk (max 40 KiB)", smem);
   PetscCall(PGXCUDAGetStream(&stream));

@@ -13,6 +13,26 @@ namespace reference
 void batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y)
 {
   std::vector<PetscScalar> z;
+  if (b.tiled) { /* tiles in natural order: one forward and one backward sweep over the tile's rows */
+    for (PetscInt c = 0; c < b.nchunks; c++) {
+      const Chunk   &ch = b.chunks[c];
+      const PetscInt i0 = ch.fbase;
+      const int      s  = ch.size;
+      if ((int)z.size() < s) z.resize(s);
+      PetscScalar zk = 0;
+      for (int k = 0; k < s; k++) z[k] = zk = b.finv[i0 + k] * r[i0 + k] - b.fl[i0 + k] * zk;
+      PetscScalar yk = 0;
+      for (int k = s - 1; k >= 0; k--) z[k] = yk = z[k] - b.fu[i0 + k] * yk;
+      if (ch.epilogue) {
+        if (w)
+          for (int k = 0; k < s; k++) y[i0 + k] = alpha * z[k] + beta * w[i0 + k];
+        else
+          for (int k = 0; k < s; k++) y[i0 + k] = alpha * z[k];
+      } else
+        for (int k = 0; k < s; k++) y[i0 + k] = z[k];
+    }
+    return;
+  }
   for (PetscInt c = 0; c < b.nchunks; c++) {
     const Chunk &ch = b.chunks[c];
     const int    s  = ch.size;
