@@ -24,7 +24,7 @@ static char      PGXCUDAReason[256];
 PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
 {
   PetscFunctionBegin;
-  PetscValidPointer(avail, 1);
+  PetscAssertPointer(avail, 1);
   if (!PGXCUDAProbed) {
 #if PGX_HAVE_CUDA
     PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, PGXCUDAReason, sizeof(PGXCUDAReason)));
@@ -84,7 +84,7 @@ PetscErrorCode PGXDeviceResolve(MPI_Comm comm, PGXDeviceType req, PGXDeviceType 
   PetscBool avail;
 
   PetscFunctionBegin;
-  PetscValidPointer(type, 3);
+  PetscAssertPointer(type, 3);
   PetscCall(PGXCUDAIsAvailable(&avail));
   if (req == PGX_DEVICE_AUTO) *type = avail ? PGX_DEVICE_CUDA : PGX_DEVICE_HOST;
   else {

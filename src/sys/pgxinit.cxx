@@ -74,7 +74,7 @@ PetscErrorCode PGXInitializePackage(void)
 PetscErrorCode PGXGetDefaultDeviceType(PGXDeviceType *type)
 {
   PetscFunctionBegin;
-  PetscValidPointer(type, 1);
+  PetscAssertPointer(type, 1);
   PetscCall(PGXInitializePackage());
   *type = PGXDefaultDevice;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -22,6 +22,17 @@ typedef PetscOptionItems PGXOptionItems;
 typedef PetscOptionItems *PGXOptionItems;
 #endif
 
+/* 3.20: PetscValidPointer() is renamed PetscAssertPointer() (the old name later disappears) */
+#if !PETSC_VERSION_GE(3, 20, 0)
+  #define PetscAssertPointer(h, arg) PetscValidPointer(h, arg)
+#endif
+
+/* 3.22: PETSC_MAX_INT/PETSC_MIN_INT are renamed PETSC_INT_MAX/PETSC_INT_MIN */
+#if !PETSC_VERSION_GE(3, 22, 0)
+  #define PETSC_INT_MAX PETSC_MAX_INT
+  #define PETSC_INT_MIN PETSC_MIN_INT
+#endif
+
 /* 3.21: MatSolverTypeRegister takes a MatSolverFn *; before, a MatSolverFunction */
 #if PETSC_VERSION_GE(3, 21, 0)
   #define PGXMatSolverFn(f) ((MatSolverFn *)(f))

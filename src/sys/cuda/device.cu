@@ -177,7 +177,7 @@ const char *PGXCUSOLVERGetErrorString(cusolverStatus_t s)
 PetscErrorCode PGXDeviceMalloc(size_t bytes, void **p)
 {
   PetscFunctionBegin;
-  PetscValidPointer(p, 2);
+  PetscAssertPointer(p, 2);
   PetscCall(ContextInit());
   *p = NULL;
   if (bytes) PGXCallCUDA(cudaMalloc(p, bytes));

@@ -123,7 +123,7 @@ PetscErrorCode PGXMatCreateGallery(MPI_Comm comm, const char name[], PetscInt m,
   PetscScalar vals[27];
 
   PetscFunctionBegin;
-  PetscValidPointer(A, 4);
+  PetscAssertPointer(A, 4);
   for (size_t t = 0; t < sizeof(table) / sizeof(table[0]); t++) {
     PetscBool match;
     PetscCall(PetscStrcmp(name, table[t].name, &match));
@@ -207,7 +207,7 @@ PetscErrorCode PGXMatLoadMatrixMarket(MPI_Comm comm, const char file[], Mat *A)
   PetscBool             pattern, symmetric;
 
   PetscFunctionBegin;
-  PetscValidPointer(A, 3);
+  PetscAssertPointer(A, 3);
   fp = fopen(file, "r");
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open Matrix Market file %s", file);
   if (!fgets(line, sizeof(line), fp) || sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4) {

@@ -125,7 +125,7 @@ static PetscErrorCode PGXTridiagFreeDevice(PGXTridiag T)
 PetscErrorCode PGXTridiagCreate(PGXDeviceType type, PGXTridiag *T)
 {
   PetscFunctionBegin;
-  PetscValidPointer(T, 2);
+  PetscAssertPointer(T, 2);
   PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXTridiagCreate() needs a resolved device type (host or cuda), not %d; see PGXDeviceResolve()", (int)type);
 #if !PGX_HAVE_CUDA
   PetscCheck(type != PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "PGX was built without CUDA: no cuda tridiagonal solver");
@@ -466,7 +466,7 @@ PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag T, const PetscScalar dl[], cons
   std::vector<PetscScalar> tl, tinv, tu;
 
   PetscFunctionBegin;
-  PetscValidPointer(info, 5);
+  PetscAssertPointer(info, 5);
   PetscCheck(T->symbolic, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PGXTridiagSetUpSymbolic() before PGXTridiagSetUpNumeric()");
   info->failed = PETSC_FALSE;
   info->block  = -1;
@@ -641,10 +641,10 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
 PetscErrorCode PGXTridiagGetInfo(PGXTridiag T, PGXTridiagInfo *info)
 {
   PetscFunctionBegin;
-  PetscValidPointer(info, 2);
+  PetscAssertPointer(info, 2);
   info->n         = T->n;
   info->nblocks   = T->nblocks;
-  info->minsize   = T->nblocks ? PETSC_MAX_INT : 0;
+  info->minsize   = T->nblocks ? PETSC_INT_MAX : 0;
   info->maxsize   = 0;
   info->meansize  = T->nblocks ? (PetscReal)T->n / T->nblocks : 0;
   info->ngroups   = T->ngroups;

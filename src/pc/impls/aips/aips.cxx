@@ -440,7 +440,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     sums[0] = ti.nblocks;
     sums[1] = ti.n;
     sums[2] = ti.nlong;
-    mins    = ti.nblocks ? ti.minsize : PETSC_MAX_INT;
+    mins    = ti.nblocks ? ti.minsize : PETSC_INT_MAX;
     maxs    = ti.maxsize;
     maxg    = ti.ngroups;
     maxlev  = ti.nlevels;
