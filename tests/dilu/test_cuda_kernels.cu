@@ -203,14 +203,24 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     CHECK(y == first, "%s multicolor, direct launches: not the same bits as the graph replay", name);
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
   }
-  if (!mc) { /* one launch per level instead of the sync-free kernel */
-    PetscCall(K::cuda::SetSyncFree(d, PETSC_FALSE));
+  if (!mc) { /* one launch per level instead of cuSPARSE SpSV; E by direct launches instead of the graph */
+    PetscInt sw;
+    PetscCall(K::cuda::GetNaturalSweeps(d, &sw));
+    CHECK(sw == K::cuda::NATURAL_SPSV, "%s natural: the apply does not run cuSPARSE SpSV (sweeps %d)", name, (int)sw);
+    PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_LEVELS));
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(RelErr(y, yr) <= TOL, "%s natural, one launch per level, in place: differs from the reference by %g", name, RelErr(y, yr));
+    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
     PetscCall(CudaApply(d, n, x, y, false));
     CHECK(RelErr(y, yr) <= TOL, "%s natural, one launch per level: differs from the reference by %g", name, RelErr(y, yr));
     PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
     PetscCall(K::cuda::GetE(d, Ed.data()));
-    CHECK(RelErr(Ed, r.E) <= TOL, "%s natural, one launch per level: E differs from the reference by %g", name, RelErr(Ed, r.E));
-    PetscCall(K::cuda::SetSyncFree(d, PETSC_TRUE));
+    CHECK(RelErr(Ed, r.E) <= TOL, "%s natural, direct launches: E differs from the reference by %g", name, RelErr(Ed, r.E));
+    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+    PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_SPSV));
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s natural, SpSV after a second factorization: differs from the reference by %g", name, RelErr(y, yr));
   }
 
   /* re-setup from device values (scaled and shifted), no new analysis */

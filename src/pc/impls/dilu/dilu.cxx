@@ -469,6 +469,14 @@ static PetscErrorCode PCDILUGetShift_DILU(PC pc, PetscReal *shift)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* for tests: the number of analyses (symbolic setups) this PC has done, composed as "PCDILUGetAnalysisCount_C" */
+static PetscErrorCode PCDILUGetAnalysisCount_DILU(PC pc, PetscInt *count)
+{
+  PetscFunctionBegin;
+  *count = ((PC_DILU *)pc->data)->nanalysis;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCDestroy_DILU(PC pc)
 {
   PetscFunctionBegin;
@@ -477,6 +485,7 @@ static PetscErrorCode PCDestroy_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetOrdering_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -646,6 +655,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetOrdering_C", PCDILUGetOrdering_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", PCDILUSetShift_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", PCDILUGetShift_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", PCDILUGetAnalysisCount_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PGXPCApplyDevice_DILU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
