@@ -86,7 +86,8 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
 /* The same with the values already on the device (nnz of them, in A's CSR order): no host transfer */
 PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow);
-/* Copy E from another Data with the same n (A's E into A^T's data) */
+/* Copy E from another Data with the same n (A's E into A^T's data); natural: also E into the SpSV
+   matrix's diagonal (dst == src: only that) */
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */
 PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
