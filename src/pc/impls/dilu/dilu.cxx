@@ -603,7 +603,9 @@ PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
 + -pc_dilu_ordering <natural,multicolor> - natural: level sets of the matrix's own ordering, exactly
     sequential DILU (on 5- and 7-point stencils the same as ILU(0)/ICC(0)); multicolor: DILU of the matrix
     permuted by a distance-1 coloring of its symmetrized graph (computed on the GPU with the cuda backend),
-    far fewer sequential steps, usually more iterations (`PCDILUSetOrdering()`)
+    far fewer sequential steps, usually more iterations (`PCDILUSetOrdering()`). The coloring is greedy in
+    the matrix's row order with colors following the wavefront modulo 8, so most couplings keep their
+    natural direction. With the cuda backend the natural sweeps run cuSPARSE SpSV on A with E on its diagonal.
 . -pc_dilu_shift <shift> - added to the diagonal before factoring (`PCDILUSetShift()`)
 - -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
 
