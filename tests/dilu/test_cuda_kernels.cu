@@ -1,6 +1,6 @@
 static char help[] = "PCDILU cuda kernels against the host reference kernels (needs a GPU).\n"
                      "Random nonsymmetric n = 3001 and 7-point 23^3 (not powers of two, larger than a warp), both schedules:\n"
-                     "colors, E, apply (poisoned outputs, repeated for the epoch flags, in place), re-setup from device values,\n"
+                     "colors, E, apply (poisoned outputs, repeated: same bits, in place; natural: SpSV and per-level sweeps), re-setup from device values,\n"
                      "zero-pivot row, transpose data with shared E. Tolerance: 1e-12 relative (about 4500 eps).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
@@ -189,7 +189,7 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
   CHECK(RelErr(Ed, r.E) <= TOL, "%s %s: E differs from the reference by %g", name, sched, RelErr(Ed, r.E));
   PetscCall(RefApply(A, r, x, yr));
   std::vector<PetscScalar> first;
-  for (int rep = 0; rep < 3; rep++) { /* the epoch flags must work on every apply */
+  for (int rep = 0; rep < 3; rep++) { /* repeated applies (graph replays, SpSV) give the same bits */
     PetscCall(CudaApply(d, n, x, y, false));
     CHECK(RelErr(y, yr) <= TOL, "%s %s apply %d: differs from the reference by %g", name, sched, rep, RelErr(y, yr));
     if (rep == 0) first = y;
@@ -203,14 +203,24 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     CHECK(y == first, "%s multicolor, direct launches: not the same bits as the graph replay", name);
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
   }
-  if (!mc) { /* one launch per level instead of the sync-free kernel */
-    PetscCall(K::cuda::SetSyncFree(d, PETSC_FALSE));
+  if (!mc) { /* one launch per level instead of cuSPARSE SpSV; E by direct launches instead of the graph */
+    PetscInt sw;
+    PetscCall(K::cuda::GetNaturalSweeps(d, &sw));
+    CHECK(sw == K::cuda::NATURAL_SPSV, "%s natural: the apply does not run cuSPARSE SpSV (sweeps %d)", name, (int)sw);
+    PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_LEVELS));
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(RelErr(y, yr) <= TOL, "%s natural, one launch per level, in place: differs from the reference by %g", name, RelErr(y, yr));
+    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
     PetscCall(CudaApply(d, n, x, y, false));
     CHECK(RelErr(y, yr) <= TOL, "%s natural, one launch per level: differs from the reference by %g", name, RelErr(y, yr));
     PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
     PetscCall(K::cuda::GetE(d, Ed.data()));
-    CHECK(RelErr(Ed, r.E) <= TOL, "%s natural, one launch per level: E differs from the reference by %g", name, RelErr(Ed, r.E));
-    PetscCall(K::cuda::SetSyncFree(d, PETSC_TRUE));
+    CHECK(RelErr(Ed, r.E) <= TOL, "%s natural, direct launches: E differs from the reference by %g", name, RelErr(Ed, r.E));
+    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+    PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_SPSV));
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s natural, SpSV after a second factorization: differs from the reference by %g", name, RelErr(y, yr));
   }
 
   /* re-setup from device values (scaled and shifted), no new analysis */

@@ -29,17 +29,13 @@ namespace kernels
 {
 namespace dilu
 {
-/* Priority hash of the Jones-Plassmann coloring (the same in both backends, so both color alike) */
-static inline PetscInt ColorPriority(PetscInt v)
-{
-  unsigned int h = (unsigned int)v * 0x9E3779B1u + 0x7F4A7C15u;
-  h ^= h >> 16;
-  h *= 0x85EBCA6Bu;
-  h ^= h >> 13;
-  h *= 0xC2B2AE35u;
-  h ^= h >> 16;
-  return (PetscInt)(h >> 1);
-}
+/* The multicolor schedule's coloring (both backends compute the same colors): greedy in A's row order,
+   row v taking, among the colors not used by its lower neighbors (index < v, in A or A^T), the smallest
+   color larger than all of theirs when that is < DILU_COLOR_WAVE, else the smallest one. On stencils in
+   lexicographic order this gives color = (wavefront level) mod DILU_COLOR_WAVE: most couplings keep their
+   natural direction (in the lower factor when they are there in natural order), which costs far fewer
+   iterations than a random-priority (Jones-Plassmann) coloring with as many colors. */
+#define DILU_COLOR_WAVE 8
 
 namespace reference
 {
@@ -49,10 +45,9 @@ PetscErrorCode FindDiagonal(PetscInt n, const PetscInt *rowptr, const PetscInt *
 /* For each lower entry k = (i,j) (rank[j] < rank[i]): pair[k] = position of (j,i), or -1 when A does not
    store a_ji; pair[k] = -1 for the other entries. rank = NULL means the identity. */
 PetscErrorCode FindPairs(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscInt *pair);
-/* Distance-1 coloring of the symmetrized graph of A (diagonal ignored), Jones-Plassmann rounds with the
-   priorities ColorPriority(): in round r every uncolored vertex whose (priority, index) is larger than
-   that of each neighbor uncolored at the start of the round takes the smallest color not used by its
-   neighbors colored in earlier rounds. Deterministic; the cuda backend computes the same colors. */
+/* Distance-1 coloring of the symmetrized graph of A (diagonal ignored), see DILU_COLOR_WAVE. Sequential
+   here; the cuda backend computes the same colors in rounds (a row is colored in the round after all its
+   lower neighbors, i.e. rounds = level sets of the lower dependency graph). */
 PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors);
 /* rank[i] = position of row i after a stable sort of the rows by color */
 PetscErrorCode RankFromColors(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscInt *rank);
@@ -65,8 +60,9 @@ PetscErrorCode ColorSchedule(PetscInt n, const PetscInt *color, PetscInt ncolors
 PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *at_rowptr, PetscInt *at_colidx, PetscInt *perm);
 
 /* ------------------------------------------------------------------ numeric */
-/* E in the lower schedule. badrow = smallest row whose E_ii is zero or not finite, or whose a_ii + shift
-   is zero (a missing or zero diagonal), -1 if none. */
+/* E in the lower schedule. badrow = the row whose E_ii is zero or not finite, or whose a_ii + shift is zero
+   (a missing or zero diagonal), that comes first in the elimination order (smallest rank; the later
+   failures are usually its consequences), as a row of A (original numbering); -1 if none. */
 PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow);
 /* y = M^-1 r (r and y may be the same array) */
 PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y);
@@ -90,14 +86,19 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
 /* The same with the values already on the device (nnz of them, in A's CSR order): no host transfer */
 PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow);
-/* Copy E from another Data with the same n (A's E into A^T's data) */
+/* Copy E from another Data with the same n (A's E into A^T's data); natural: also E into the SpSV
+   matrix's diagonal (dst == src: only that) */
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */
 PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
-/* natural schedule: one sync-free launch per sweep (default, PETSC_TRUE) or one launch per level (for
-   measuring the difference) */
-PetscErrorCode SetSyncFree(Data *d, PetscBool syncfree);
-/* multicolor: replay the apply's per-color launches from a CUDA graph (default, PETSC_TRUE) or launch directly */
+/* natural schedule, the apply's sweeps: cuSPARSE SpSV on A's values with E on the diagonal (default; needs
+   a stored diagonal in every row, else the per-level sweeps run) or one launch per level */
+enum { NATURAL_SPSV = 0, NATURAL_LEVELS = 1 };
+PetscErrorCode SetNaturalSweeps(Data *d, PetscInt sweeps);
+/* the sweeps the apply actually runs (NATURAL_LEVELS for multicolor) */
+PetscErrorCode GetNaturalSweeps(const Data *d, PetscInt *sweeps);
+/* replay per-level (per-color) launches (the apply unless it runs SpSV, and E's computation) from CUDA
+   graphs (default, PETSC_TRUE) or launch directly */
 PetscErrorCode SetGraph(Data *d, PetscBool graph);
 /* y = Inf (the factor-failure convention) */
 PetscErrorCode FillInf(PetscInt n, PetscScalar *y);

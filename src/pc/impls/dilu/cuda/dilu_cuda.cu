@@ -7,14 +7,21 @@
    fused into the sweeps (row i = order[p]).
 
    Schedules:
-   - multicolor: Jones-Plassmann coloring of the symmetrized graph on the GPU (the same deterministic
-     rounds as the reference), rows sorted by color with a stable radix sort; one launch per color per sweep.
-   - natural: level sets (computed on the GPU by a sync-free longest-path sweep), rows sorted by level with
-     a stable radix sort; ONE sync-free launch per sweep: blocks
-     take consecutive rows through an atomic ticket (so every dependency is held by a block that started
-     earlier), each row spins on the ready flags of its dependencies, then publishes its value and its flag
-     (release). An epoch counter makes the flags reusable without clearing them between sweeps.
-   E is computed with the same schedule as the forward sweep. Everything runs on PGXCUDAGetStream(). */
+   - multicolor: the coloring of the symmetrized graph on the GPU in rounds (the same colors as the
+     reference, see DILU_COLOR_WAVE), rows sorted by color with a stable radix sort (rank = position in that
+     order); one launch per color per sweep. The sweeps and E work in rank space (E, the work vector and the
+     halves' columns indexed by rank), so the rows of a color touch contiguous memory; r is read and the
+     result written in A's ordering by the first and last sweep.
+   - natural: level sets (computed on the GPU by a sync-free longest-path sweep: blocks take consecutive rows
+     through an atomic ticket, each row spins on the ready flags of its dependencies), rows sorted by level
+     with a stable radix sort. E is computed level by level (one launch per level, replayed from a CUDA
+     graph). The apply runs cuSPARSE SpSV on one copy of A's values with E written into the diagonal slots
+     (EA): forward (E+L) z = r is SpSV lower non-unit on EA, backward (E+U) y = E z is SpSV upper non-unit
+     on EA after z := E z. The analyses of SpSV are done once; a numeric setup rewrites EA and calls
+     cusparseSpSV_updateMatrix. (Measured on the H100: SpSV beats per-level launches, a CUDA graph of them
+     and sync-free kernels on 3D stencils; per-level launches stay as an alternative, SetNaturalSweeps().)
+     Without a stored diagonal in every row SpSV cannot be used; the per-level sweeps run then.
+   Everything runs on PGXCUDAGetStream(). */
 #include <pgx/private/pgxcuda.h>
 #include "../dilu_kernels.h"
 #include <cub/cub.cuh>
@@ -33,6 +40,22 @@ namespace cuda
 using pgx::cuda::DeviceArray;
 
 static constexpr unsigned BLOCK = 256;
+static_assert(sizeof(PetscScalar) == sizeof(double), "PCDILU cuda: real double scalars only (CUDA_R_64F)");
+
+/* a CUDA graph of a fixed sequence of launches, replayed while its keys (the pointers and scalars the
+   launches take) stay the same */
+struct Graph {
+  cudaGraphExec_t exec = nullptr;
+  const void     *k1   = nullptr;
+  const void     *k2   = nullptr;
+  PetscReal       k3   = 0;
+  void            reset()
+  {
+    if (exec) (void)cudaGraphExecDestroy(exec);
+    exec = nullptr;
+  }
+  ~Graph() { reset(); }
+};
 
 struct Sweep {
   PetscInt                 nlevels = 0;
@@ -48,29 +71,43 @@ struct Sweep {
 struct Data {
   PetscInt                 n = 0, nnz = 0, ncolors = 0;
   bool                     multicolor = false;
-  bool                     syncfree   = true; /* natural: one sync-free launch per sweep, else one per level */
+  PetscInt                 sweeps     = NATURAL_SPSV; /* natural: how the apply runs (SetNaturalSweeps()) */
   DeviceArray<PetscInt>    rowptr, colidx; /* A's pattern */
   DeviceArray<PetscInt>    rank;           /* elimination position of each row */
   DeviceArray<PetscInt>    color;          /* multicolor: color of each row */
   DeviceArray<PetscInt>    diagsrc;        /* position of a_ii in A's values, or -1 */
   DeviceArray<PetscInt>    lpair;          /* for each L entry (i,j): position of a_ji in A's values, or -1 */
   DeviceArray<PetscScalar> aval;           /* A's values */
-  DeviceArray<PetscScalar> E;              /* the DILU diagonal, by row */
+  DeviceArray<PetscScalar> E;              /* the DILU diagonal, by row (natural) or by rank (multicolor) */
   DeviceArray<unsigned>    flags;          /* natural: ready flags, by row */
   DeviceArray<unsigned>    ticket;         /* natural: [0] block ticket, [1] set when a wait gave up */
   DeviceArray<int>         bad;            /* smallest failing row */
   unsigned                 epoch = 0;
   Sweep                    L, U;
-  /* multicolor: the apply's launches (2 per color) captured once in a CUDA graph, replayed while the
-     input and output arrays stay the same (the staging buffers do) */
-  bool               usegraph = true;
-  cudaGraphExec_t    gexec    = nullptr;
-  const PetscScalar *gr       = nullptr;
-  PetscScalar       *gy       = nullptr;
-  ~Data()
+  /* per-level (per-color) launches captured in CUDA graphs: the apply (keys r, y; replayed while the input
+     and output arrays stay the same, as the staging buffers do) and the factorization (key: the shift) */
+  bool  usegraph = true;
+  Graph gapply, gfactor;
+  /* natural: cuSPARSE SpSV on EA = A's values with E in the diagonal slots */
+  bool                     spsv = false; /* set up (every row stores its diagonal) */
+  DeviceArray<PetscScalar> EA, work;
+  DeviceArray<char>        bufL, bufU;
+  cusparseSpMatDescr_t     mL = nullptr, mU = nullptr; /* SpSV's own descriptors (fill mode, diag type) */
+  cusparseDnVecDescr_t     vr = nullptr, vw = nullptr, vy = nullptr;
+  cusparseSpSVDescr_t      sL = nullptr, sU = nullptr;
+  void                     FreeSpSV()
   {
-    if (gexec) (void)cudaGraphExecDestroy(gexec);
+    if (mL) (void)cusparseDestroySpMat(mL);
+    if (mU) (void)cusparseDestroySpMat(mU);
+    if (vr) (void)cusparseDestroyDnVec(vr);
+    if (vw) (void)cusparseDestroyDnVec(vw);
+    if (vy) (void)cusparseDestroyDnVec(vy);
+    if (sL) (void)cusparseSpSV_destroyDescr(sL);
+    if (sU) (void)cusparseSpSV_destroyDescr(sU);
+    mL = mU = nullptr, vr = vw = vy = nullptr, sL = sU = nullptr;
+    spsv = false;
   }
+  ~Data() { FreeSpSV(); }
 };
 
 /* ---------------------------------------------------------------------------------------- helpers */
@@ -116,17 +153,6 @@ __device__ __forceinline__ PetscInt FindPos(const PetscInt *colidx, PetscInt lo,
   }
   return (l < hi && colidx[l] == c) ? l : -1;
 }
-__device__ __forceinline__ PetscInt ColorPriorityDev(PetscInt v)
-{
-  unsigned int h = (unsigned int)v * 0x9E3779B1u + 0x7F4A7C15u;
-  h ^= h >> 16;
-  h *= 0x85EBCA6Bu;
-  h ^= h >> 13;
-  h *= 0xC2B2AE35u;
-  h ^= h >> 16;
-  return (PetscInt)(h >> 1);
-}
-
 /* ---------------------------------------------------------------------------------------- analysis kernels */
 __global__ void KIota(PetscInt n, PetscInt *a)
 {
@@ -145,25 +171,26 @@ __global__ void KTransposeFill(PetscInt n, const PetscInt *rowptr, const PetscIn
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) tcol[AtomicAddIdx(&next[colidx[k]], 1)] = i;
 }
-/* One Jones-Plassmann round (see reference::Color): round[v] = round in which v was colored, -1 if not yet */
+/* One round of the coloring (see reference::Color and DILU_COLOR_WAVE): round[v] = round in which v was
+   colored, -1 if not yet. v is colored in round r when all its lower neighbors (index < v) were colored in
+   earlier rounds; it sees exactly the colors the sequential greedy sees, so the result is the same. */
 __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt r, PetscInt *round, PetscInt *color, PetscInt *ncolored, PetscInt *maxcolor)
 {
   for (PetscInt v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-    if (round[v] != -1) continue;
-    const PetscInt pv  = ColorPriorityDev(v);
-    bool           sel = true;
+    if (((volatile PetscInt *)round)[v] != -1) continue;
+    bool     sel = true;
+    PetscInt ml  = -1;
     for (int pass = 0; pass < 2 && sel; pass++) {
       const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
       for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
         PetscInt u = col[k];
-        if (u == v) continue;
+        if (u >= v) continue;
         PetscInt ru = ((volatile PetscInt *)round)[u];
-        if (ru != -1 && ru != r) continue;
-        PetscInt pu = ColorPriorityDev(u);
-        if (pu > pv || (pu == pv && u > v)) {
+        if (ru == -1 || ru == r) { /* not colored before this round */
           sel = false;
           break;
         }
+        ml = color[u] > ml ? color[u] : ml;
       }
     }
     if (!sel) continue;
@@ -174,21 +201,24 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
         const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
         for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
           PetscInt u = col[k];
-          if (u == v) continue;
-          PetscInt ru = ((volatile PetscInt *)round)[u];
-          if (ru == -1 || ru == r) continue; /* uncolored at the start of this round */
-          PetscInt cu = color[u] - base;      /* colored in an earlier round: stable */
+          if (u >= v) continue;
+          PetscInt cu = color[u] - base; /* colored in an earlier round: stable */
           if (cu >= 0 && cu < 64) used |= 1ull << cu;
         }
       }
-      if (~used) c = base + __ffsll((long long)~used) - 1;
+      if (base == 0) /* the next color of the wave, if free (DILU_COLOR_WAVE <= 64) */
+        for (PetscInt t = ml + 1; t < DILU_COLOR_WAVE && c < 0; t++)
+          if (!((used >> t) & 1ull)) c = t;
+      if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
     }
     color[v] = c;
+    __threadfence();
     ((volatile PetscInt *)round)[v] = r;
     AtomicAddIdx(ncolored, 1);
     AtomicMaxIdx(maxcolor, c);
   }
 }
+static_assert(DILU_COLOR_WAVE >= 1 && DILU_COLOR_WAVE <= 64, "DILU_COLOR_WAVE must be in [1, 64]");
 __global__ void KColorCount(PetscInt n, const PetscInt *color, PetscInt *cnt)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[color[i]], 1);
@@ -226,6 +256,15 @@ __global__ void KHalfFill(PetscInt n, const PetscInt *rowptr, const PetscInt *co
     }
   }
 }
+__global__ void KMapCols(PetscInt m, const PetscInt *rank, PetscInt *col)
+{
+  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < m; q += gridDim.x * blockDim.x) col[q] = rank[col[q]];
+}
+/* e[order[p]] = ep[p] */
+__global__ void KUnpermute(PetscInt n, const PetscInt *order, const PetscScalar *ep, PetscScalar *e)
+{
+  for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) e[order[p]] = ep[p];
+}
 __global__ void KDiagSrc(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *diagsrc)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) diagsrc[i] = FindPos(colidx, rowptr[i], rowptr[i + 1], i);
@@ -241,47 +280,27 @@ __global__ void KFill(PetscInt n, PetscScalar v, PetscScalar *y)
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = v;
 }
 
-/* The three row operations, shared by the per-level and the sync-free kernels. Wait(j) makes x[j]
-   (E or y) of a dependency final and readable; it returns the value. */
+/* the arguments of the per-level kernels */
 struct RowArgs {
   const PetscInt    *order, *ptr, *col, *pair, *diagsrc;
+  const PetscInt    *rank; /* factor: elimination position of each row (a failure is reported by its rank) */
   const PetscScalar *val, *aval, *r;
   PetscReal          shift;
   PetscScalar       *x; /* E (factor) or y (sweeps) */
   const PetscScalar *E;
-  int               *bad;
+  int               *bad; /* factor: smallest rank of a failing row */
+  /* multicolor (perm): x, E and col are in rank space (position in the color order), so the rows of a color
+     read and write them contiguously; position p of this half is rank p + off; the backward sweep also
+     writes the result in A's ordering to y */
+  bool         perm;
+  PetscInt     off;
+  PetscScalar *y;
 };
 
+/* The three row operations */
 enum RowKind { FACTOR = 0, FORWARD = 1, BACKWARD = 2 };
 
-template <int KIND, class WAIT>
-__device__ __forceinline__ void DoRow(const RowArgs &a, PetscInt p, WAIT wait)
-{
-  const PetscInt i = a.order[p];
-  if (KIND == FACTOR) {
-    PetscInt    ds   = a.diagsrc[i];
-    PetscScalar d    = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift;
-    bool        zero = d == 0.0;
-    for (PetscInt q = a.ptr[p]; q < a.ptr[p + 1]; q++) {
-      PetscInt pr = a.pair[q];
-      if (pr < 0) continue;
-      PetscScalar Ej = wait(a.col[q]);
-      d -= a.val[q] * a.aval[pr] / Ej;
-    }
-    a.x[i] = d;
-    if (zero || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)i);
-  } else if (KIND == FORWARD) {
-    PetscScalar s = a.r[i];
-    for (PetscInt q = a.ptr[p]; q < a.ptr[p + 1]; q++) s -= a.val[q] * wait(a.col[q]);
-    a.x[i] = s / a.E[i];
-  } else {
-    PetscScalar s = 0.0;
-    for (PetscInt q = a.ptr[p]; q < a.ptr[p + 1]; q++) s += a.val[q] * wait(a.col[q]);
-    a.x[i] = a.x[i] - s / a.E[i];
-  }
-}
-
-/* multicolor: the rows of one color, all independent; SUB threads per row (coalesced reads of the row's
+/* the rows of one level (color), all independent; SUB threads per row (coalesced reads of the row's
    entries, shuffle reduction), chosen from the half's average row length by LaunchLevel() */
 template <int KIND, int SUB>
 __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
@@ -294,22 +313,31 @@ __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
   PetscScalar    s      = 0.0;
   if (active) {
     i = a.order[p];
-    for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += SUB) {
-      if (KIND == FACTOR) {
+    if (KIND == FACTOR) { /* one thread per row (SUB == 1) subtracting in the reference's order: E is bitwise the reference's */
+      PetscInt ds = a.diagsrc[i];
+      s           = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift;
+      for (PetscInt q = a.ptr[p]; q < a.ptr[p + 1]; q++) {
         PetscInt pr = a.pair[q];
-        if (pr >= 0) s += a.val[q] * a.aval[pr] / a.x[a.col[q]];
-      } else s += a.val[q] * a.x[a.col[q]];
-    }
+        if (pr >= 0) s -= a.val[q] * a.aval[pr] / a.x[a.col[q]];
+      }
+    } else
+      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += SUB) s += a.val[q] * a.x[a.col[q]];
   }
-  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  if (KIND != FACTOR)
+    for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
   if (!active || lane) return;
+  const PetscInt xi = a.perm ? p + a.off : i;
   if (KIND == FACTOR) {
     PetscInt    ds = a.diagsrc[i];
-    PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = d0 - s;
-    a.x[i]         = d;
-    if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)i);
-  } else if (KIND == FORWARD) a.x[i] = (a.r[i] - s) / a.E[i];
-  else a.x[i] = a.x[i] - s / a.E[i];
+    PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = s;
+    a.x[xi]        = d;
+    if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)a.rank[i]);
+  } else if (KIND == FORWARD) a.x[xi] = (a.r[i] - s) / a.E[xi];
+  else {
+    PetscScalar v = a.x[xi] - s / a.E[xi];
+    a.x[xi]       = v;
+    if (a.perm) a.y[i] = v;
+  }
 }
 
 /* the one place that maps the threads-per-row choice to a kernel instance */
@@ -337,24 +365,6 @@ static inline int ThreadsPerRow(const Sweep &S, PetscInt n)
   int      sub = 1;
   while (sub < 32 && 2 * sub <= avg) sub *= 2;
   return sub;
-}
-
-/* natural: all levels in one launch, rows in level order, waiting on ready flags */
-template <int KIND>
-__global__ void KSyncFree(RowArgs a, PetscInt n, unsigned *flags, unsigned epoch, unsigned *ticket)
-{
-  __shared__ unsigned blk;
-  if (threadIdx.x == 0) blk = atomicAdd(ticket, 1u);
-  __syncthreads();
-  PetscInt p = (PetscInt)blk * (PetscInt)blockDim.x + (PetscInt)threadIdx.x;
-  if (p >= n) return;
-  PetscScalar *x = a.x;
-  DoRow<KIND>(a, p, [x, flags, epoch, ticket](PetscInt j) {
-    WaitFlag(flags, j, epoch, ticket);
-    return __ldcg(&x[j]);
-  });
-  __threadfence();
-  StoreRelease(&flags[a.order[p]], epoch);
 }
 
 /* level of each row in the lower (upper) dependency graph of the natural order: a longest-path DAG sweep,
@@ -482,9 +492,9 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
   PetscCall(counters.resize(2)); /* colored, max color */
   h[0] = 0, h[1] = -1;
   PGXCallCUDA(cudaMemcpyAsync(counters.data(), h, 2 * sizeof(PetscInt), cudaMemcpyHostToDevice, s));
-  for (PetscInt r = 0; h[0] < n; r += 4) {
+  for (PetscInt r = 0; h[0] < n; r += 8) {
     PetscCheck(r < 4 * n + 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda coloring did not finish after %" PetscInt_FMT " rounds (%" PetscInt_FMT " of %" PetscInt_FMT " rows colored)", r, h[0], n);
-    for (PetscInt q = 0; q < 4; q++) {
+    for (PetscInt q = 0; q < 8; q++) {
       KColorRound<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), r + q, round.data(), d->color.data(), counters.data(), counters.data() + 1);
       PGXCheckLaunch("KColorRound");
     }
@@ -609,11 +619,99 @@ static PetscErrorCode LevelSetsGPU(Data *d, bool upper, Sweep &S, cudaStream_t s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+__global__ void KCountMissingDiag(PetscInt n, const PetscInt *diagsrc, PetscInt *missing)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    if (diagsrc[i] < 0) AtomicAddIdx(missing, 1);
+}
+/* EA = A's values with E in the diagonal slots */
+__global__ void KWriteDiag(PetscInt n, const PetscInt *diagsrc, const PetscScalar *E, PetscScalar *EA)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) EA[diagsrc[i]] = E[i];
+}
+__global__ void KScaleE(PetscInt n, const PetscScalar *E, PetscScalar *w)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) w[i] *= E[i];
+}
+
+/* natural: cuSPARSE SpSV descriptors and analyses on EA (d->diagsrc set); d->spsv stays false when a row
+   stores no diagonal (SpSV needs the slot; the per-level sweeps serve such matrices) */
+static PetscErrorCode SetUpSpSV(Data *d, cudaStream_t s)
+{
+  PetscInt              n = d->n, nnz = d->nnz, missing = 0;
+  DeviceArray<PetscInt> cnt;
+  cusparseHandle_t      h;
+  cusparseIndexType_t   it  = sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+  const double          one = 1.0;
+  size_t                bl = 0, bu = 0;
+  cusparseFillMode_t    fl = CUSPARSE_FILL_MODE_LOWER, fu = CUSPARSE_FILL_MODE_UPPER;
+  cusparseDiagType_t    dt = CUSPARSE_DIAG_TYPE_NON_UNIT;
+
+  PetscFunctionBegin;
+  d->FreeSpSV();
+  if (!n || !nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(cnt.resize(1));
+  PGXCallCUDA(cudaMemsetAsync(cnt.data(), 0, sizeof(PetscInt), s));
+  KCountMissingDiag<<<Grid(n), BLOCK, 0, s>>>(n, d->diagsrc.data(), cnt.data());
+  PGXCheckLaunch("KCountMissingDiag");
+  PGXCallCUDA(cudaMemcpyAsync(&missing, cnt.data(), sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  if (missing) {
+    PetscCall(PetscInfo(NULL, "PCDILU cuda: %" PetscInt_FMT " rows store no diagonal entry; natural sweeps by level launches instead of cuSPARSE SpSV\n", missing));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetCUSPARSE(&h));
+  PetscCall(d->EA.resize(nnz));
+  PetscCall(d->work.resize(n));
+  KFill<<<Grid(nnz), BLOCK, 0, s>>>(nnz, 1.0, d->EA.data()); /* placeholder values until the first numeric setup */
+  PGXCheckLaunch("KFill EA");
+  KFill<<<Grid(n), BLOCK, 0, s>>>(n, 0.0, d->work.data());
+  PGXCheckLaunch("KFill work");
+  PGXCallCUSPARSE(cusparseCreateCsr(&d->mL, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseCreateCsr(&d->mU, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mL, CUSPARSE_SPMAT_FILL_MODE, &fl, sizeof(fl)));
+  PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mL, CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
+  PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mU, CUSPARSE_SPMAT_FILL_MODE, &fu, sizeof(fu)));
+  PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mU, CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vr, n, d->work.data(), CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vw, n, d->work.data(), CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vy, n, d->work.data(), CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseSpSV_createDescr(&d->sL));
+  PGXCallCUSPARSE(cusparseSpSV_createDescr(&d->sU));
+  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, &bl));
+  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, &bu));
+  PetscCall(d->bufL.resize(bl ? bl : 1));
+  PetscCall(d->bufU.resize(bu ? bu : 1));
+  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, d->bufL.data()));
+  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, d->bufU.data()));
+  d->spsv = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* natural: E into EA's diagonal slots, and the SpSV analyses told about the new values (no new analysis) */
+static PetscErrorCode RefreshSpSV(Data *d, cudaStream_t s)
+{
+  cusparseHandle_t h;
+
+  PetscFunctionBegin;
+  if (!d->spsv) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXCallCUDA(cudaMemcpyAsync(d->EA.data(), d->aval.data(), d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  KWriteDiag<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->diagsrc.data(), d->E.data(), d->EA.data());
+  PGXCheckLaunch("KWriteDiag");
+  PetscCall(PGXCUDAGetCUSPARSE(&h));
+  PGXCallCUSPARSE(cusparseSpSV_updateMatrix(h, d->sL, d->EA.data(), CUSPARSE_SPSV_UPDATE_GENERAL));
+  PGXCallCUSPARSE(cusparseSpSV_updateMatrix(h, d->sU, d->EA.data(), CUSPARSE_SPSV_UPDATE_GENERAL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
+  d->gapply.reset();
+  d->gfactor.reset();
+  d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
   d->n          = n;
   if (n == 0) { /* a rank without rows */
@@ -646,12 +744,24 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   }
   PetscCall(BuildHalf(d, d->L, false, s));
   PetscCall(BuildHalf(d, d->U, true, s));
+  if (d->multicolor) { /* rank space (see RowArgs::perm): columns as ranks, a work vector by rank */
+    if (d->L.nnz) {
+      KMapCols<<<Grid(d->L.nnz), BLOCK, 0, s>>>(d->L.nnz, d->rank.data(), d->L.col.data());
+      PGXCheckLaunch("KMapCols L");
+    }
+    if (d->U.nnz) {
+      KMapCols<<<Grid(d->U.nnz), BLOCK, 0, s>>>(d->U.nnz, d->rank.data(), d->U.col.data());
+      PGXCheckLaunch("KMapCols U");
+    }
+    PetscCall(d->work.resize(n));
+  }
   PetscCall(d->diagsrc.resize(n));
   KDiagSrc<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->diagsrc.data());
   PGXCheckLaunch("KDiagSrc");
   PetscCall(d->aval.resize(d->nnz ? d->nnz : 1));
   PetscCall(d->E.resize(n));
   PetscCall(d->bad.resize(1));
+  if (!d->multicolor) PetscCall(SetUpSpSV(d, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   if (nlower) *nlower = d->L.nlevels;
   if (nupper) *nupper = d->U.nlevels;
@@ -673,22 +783,46 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one launch per level (color) */
 template <int KIND>
 static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t s)
 {
   PetscFunctionBegin;
-  if (d->multicolor || !d->syncfree) {
-    for (PetscInt l = 0; l < S.nlevels; l++) {
-      PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
-      if (hi == lo) continue;
-      PetscCall(LaunchLevel<KIND>(a, lo, hi, ThreadsPerRow(S, d->n), s));
-    }
-  } else {
-    unsigned epoch;
-    PetscCall(NextEpoch(d, s, &epoch));
-    KSyncFree<KIND><<<PGXCUDAGridSize(d->n, BLOCK), BLOCK, 0, s>>>(a, d->n, d->flags.data(), epoch, d->ticket.data());
-    PGXCheckLaunch("PCDILU KSyncFree");
+  for (PetscInt l = 0; l < S.nlevels; l++) {
+    PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
+    if (hi == lo) continue;
+    if (a.perm && &S == &d->U) a.off = d->L.lptr[d->ncolors - 1 - l] - lo; /* U's color block -> its ranks */
+    else a.off = 0;
+    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : ThreadsPerRow(S, d->n), s));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* run launches() from the graph g (captured on first use or when the keys change); without graphs, or when
+   capture fails (then graphs are off for good), launch directly */
+template <class F>
+static PetscErrorCode Replay(Data *d, Graph &g, const void *k1, const void *k2, PetscReal k3, cudaStream_t s, F launches)
+{
+  PetscFunctionBegin;
+  if (d->usegraph && !(g.exec && g.k1 == k1 && g.k2 == k2 && g.k3 == k3)) {
+    cudaGraph_t    graph = nullptr;
+    cudaError_t    e;
+    PetscErrorCode ierr;
+    g.reset();
+    PGXCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    ierr = launches();
+    e    = cudaStreamEndCapture(s, &graph);
+    if (!ierr && e == cudaSuccess && graph) e = cudaGraphInstantiate(&g.exec, graph, 0);
+    if (graph) (void)cudaGraphDestroy(graph);
+    if (ierr || e != cudaSuccess || !g.exec) {
+      (void)cudaGetLastError();
+      g.exec      = nullptr;
+      d->usegraph = false;
+      PetscCall(PetscInfo(NULL, "PCDILU cuda: CUDA graph capture failed (%s); using direct launches\n", cudaGetErrorString(e)));
+    } else g.k1 = k1, g.k2 = k2, g.k3 = k3;
+  }
+  if (d->usegraph && g.exec) PGXCallCUDA(cudaGraphLaunch(g.exec, s));
+  else PetscCall(launches());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -719,14 +853,25 @@ static PetscErrorCode Numeric(Data *d, PetscReal shift, PetscBool skipE, PetscIn
   a.val     = d->L.val.data();
   a.pair    = d->lpair.data();
   a.diagsrc = d->diagsrc.data();
+  a.rank    = d->rank.data();
   a.aval    = d->aval.data();
   a.shift   = shift;
   a.x       = d->E.data();
   a.bad     = d->bad.data();
-  PetscCall(RunSweep<FACTOR>(d, d->L, a, s));
+  a.perm    = d->multicolor;
+  PetscCall(Replay(d, d->gfactor, nullptr, nullptr, shift, s, [&]() { return RunSweep<FACTOR>(d, d->L, a, s); }));
+  PetscCall(RefreshSpSV(d, s));
   PGXCallCUDA(cudaMemcpyAsync(&hbad, d->bad.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
-  PetscCall(CheckHang(d, s, "sweep"));
-  *badrow = hbad == INT_MAX ? -1 : (PetscInt)hbad;
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  *badrow = -1;
+  if (hbad != INT_MAX) { /* the rank of the first failure in the elimination order -> its row */
+    if (d->multicolor) { /* rank = position in the lower (color) order */
+      PetscInt row;
+      PGXCallCUDA(cudaMemcpyAsync(&row, d->L.order.data() + hbad, sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaStreamSynchronize(s));
+      *badrow = row;
+    } else *badrow = (PetscInt)hbad; /* rank = identity */
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -764,18 +909,22 @@ PetscErrorCode ShareE(Data *dst, const Data *src)
   PetscCheck(dst->n == src->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCDILU cuda ShareE: sizes %" PetscInt_FMT " and %" PetscInt_FMT " differ", dst->n, src->n);
   if (!src->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaMemcpyAsync(dst->E.data(), src->E.data(), src->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  if (dst != src) PGXCallCUDA(cudaMemcpyAsync(dst->E.data(), src->E.data(), src->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  PetscCall(RefreshSpSV(dst, s)); /* (dst == src: only this, which the benchmark times) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the apply by per-level (per-color) launches */
 static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
 {
   RowArgs a = {};
 
   PetscFunctionBegin;
   a.E     = d->E.data();
-  a.x     = y;
+  a.x     = d->multicolor ? d->work.data() : y;
   a.r     = r;
+  a.perm  = d->multicolor;
+  a.y     = y;
   a.order = d->L.order.data();
   a.ptr   = d->L.ptr.data();
   a.col   = d->L.col.data();
@@ -789,30 +938,20 @@ static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* capture the multicolor apply for (r, y); on any failure fall back to direct launches for good */
-static PetscErrorCode CaptureApply(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
+/* natural: (E+L) w = r; w := E w; (E+U) y = w, by cuSPARSE SpSV on EA (w in d->work, so r == y is fine) */
+static PetscErrorCode ApplySpSV(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
 {
-  cudaGraph_t    g = nullptr;
-  cudaError_t    e;
-  PetscErrorCode ierr;
+  cusparseHandle_t h;
+  const double     one = 1.0;
 
   PetscFunctionBegin;
-  if (d->gexec) PGXCallCUDA(cudaGraphExecDestroy(d->gexec));
-  d->gexec = nullptr;
-  PGXCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  ierr = ApplyLaunches(d, r, y, s);
-  e    = cudaStreamEndCapture(s, &g);
-  if (!ierr && e == cudaSuccess && g) e = cudaGraphInstantiate(&d->gexec, g, 0);
-  if (g) (void)cudaGraphDestroy(g);
-  if (ierr || e != cudaSuccess || !d->gexec) {
-    (void)cudaGetLastError();
-    d->gexec    = nullptr;
-    d->usegraph = false;
-    PetscCall(PetscInfo(NULL, "PCDILU cuda: CUDA graph capture of the multicolor apply failed (%s); using direct launches\n", cudaGetErrorString(e)));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  d->gr = r;
-  d->gy = y;
+  PetscCall(PGXCUDAGetCUSPARSE(&h));
+  PGXCallCUSPARSE(cusparseDnVecSetValues(d->vr, (void *)r));
+  PGXCallCUSPARSE(cusparseDnVecSetValues(d->vy, (void *)y));
+  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL));
+  KScaleE<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->E.data(), d->work.data());
+  PGXCheckLaunch("KScaleE");
+  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -823,14 +962,8 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   PetscFunctionBegin;
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  if (d->multicolor && d->usegraph) {
-    if (!d->gexec || d->gr != r || d->gy != y) PetscCall(CaptureApply(d, r, y, s));
-    if (d->gexec) {
-      PGXCallCUDA(cudaGraphLaunch(d->gexec, s));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
-  PetscCall(ApplyLaunches(d, r, y, s));
+  if (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) PetscCall(ApplySpSV(d, r, y, s));
+  else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -838,17 +971,25 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph)
 {
   PetscFunctionBegin;
   d->usegraph = graph ? true : false;
-  if (!graph && d->gexec) {
-    PGXCallCUDA(cudaGraphExecDestroy(d->gexec));
-    d->gexec = nullptr;
+  if (!graph) {
+    d->gapply.reset();
+    d->gfactor.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SetSyncFree(Data *d, PetscBool syncfree)
+PetscErrorCode SetNaturalSweeps(Data *d, PetscInt sweeps)
 {
   PetscFunctionBegin;
-  d->syncfree = syncfree ? true : false;
+  PetscCheck(sweeps == NATURAL_SPSV || sweeps == NATURAL_LEVELS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCDILU cuda: unknown natural sweeps %" PetscInt_FMT, sweeps);
+  d->sweeps = sweeps;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetNaturalSweeps(const Data *d, PetscInt *sweeps)
+{
+  PetscFunctionBegin;
+  *sweeps = (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) ? NATURAL_SPSV : NATURAL_LEVELS;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -872,8 +1013,17 @@ PetscErrorCode GetE(const Data *d, PetscScalar *E)
   PetscFunctionBegin;
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaMemcpyAsync(E, d->E.data(), d->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
+  if (d->multicolor) { /* by rank -> by row */
+    DeviceArray<PetscScalar> e;
+    PetscCall(e.resize(d->n));
+    KUnpermute<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), d->E.data(), e.data());
+    PGXCheckLaunch("KUnpermute");
+    PGXCallCUDA(cudaMemcpyAsync(E, e.data(), d->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+  } else {
+    PGXCallCUDA(cudaMemcpyAsync(E, d->E.data(), d->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace cuda

@@ -64,54 +64,35 @@ PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *col
 
 PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors)
 {
-  std::vector<PetscInt> tptr(n + 1), tcol(rowptr[n]), tperm(rowptr[n]), round(n, -1);
-  PetscInt              ncolored = 0, maxcolor = -1;
+  std::vector<PetscInt> tptr(n + 1), tcol(rowptr[n]), tperm(rowptr[n]), stamp;
+  PetscInt              maxcolor = -1;
 
   PetscFunctionBegin;
   PetscCall(Transpose(n, rowptr, colidx, tptr.data(), tcol.data(), tperm.data()));
-  for (PetscInt i = 0; i < n; i++) color[i] = -1;
-  for (PetscInt r = 0; ncolored < n; r++) {
-    for (PetscInt v = 0; v < n; v++) {
-      if (round[v] != -1) continue;
-      const PetscInt pv  = ColorPriority(v);
-      bool           sel = true;
-      /* neighbors: row v of A and row v of A^T */
-      for (int pass = 0; pass < 2 && sel; pass++) {
-        const PetscInt *ptr = pass ? tptr.data() : rowptr, *col = pass ? tcol.data() : colidx;
-        for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
-          PetscInt u = col[k];
-          if (u == v || (round[u] != -1 && round[u] != r)) continue;
-          PetscInt pu = ColorPriority(u);
-          if (pu > pv || (pu == pv && u > v)) {
-            sel = false;
-            break;
-          }
-        }
+  for (PetscInt v = 0; v < n; v++) {
+    PetscInt ml = -1, deg = 0, c = -1;
+    /* colors of the lower neighbors (row v of A and of A^T, index < v): stamp[c] == v marks c as used */
+    for (int pass = 0; pass < 2; pass++) {
+      const PetscInt *ptr = pass ? tptr.data() : rowptr, *col = pass ? tcol.data() : colidx;
+      for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+        PetscInt u = col[k];
+        if (u >= v) continue;
+        if ((PetscInt)stamp.size() <= color[u]) stamp.resize(color[u] + 1, -1);
+        stamp[color[u]] = v;
+        ml              = std::max(ml, color[u]);
+        deg++;
       }
-      if (!sel) continue;
-      round[v] = r;
-      ncolored++;
-      /* smallest color not used by neighbors colored in earlier rounds, 64 colors at a time */
-      for (PetscInt base = 0;; base += 64) {
-        unsigned long long used = 0;
-        for (int pass = 0; pass < 2; pass++) {
-          const PetscInt *ptr = pass ? tptr.data() : rowptr, *col = pass ? tcol.data() : colidx;
-          for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
-            PetscInt u = col[k];
-            if (u == v || round[u] == -1 || round[u] == r) continue;
-            PetscInt c = color[u] - base;
-            if (c >= 0 && c < 64) used |= 1ull << c;
-          }
-        }
-        if (~used) {
-          PetscInt c = 0;
-          while (used & (1ull << c)) c++;
-          color[v] = base + c;
-          break;
-        }
-      }
-      maxcolor = std::max(maxcolor, color[v]);
     }
+    if ((PetscInt)stamp.size() < deg + DILU_COLOR_WAVE + 1) stamp.resize(deg + DILU_COLOR_WAVE + 1, -1);
+    for (PetscInt t = ml + 1; t < DILU_COLOR_WAVE; t++) /* the next color of the wave, if free */
+      if (stamp[t] != v) {
+        c = t;
+        break;
+      }
+    if (c < 0) /* else the smallest free color */
+      for (c = 0; stamp[c] == v; c++) { }
+    color[v] = c;
+    maxcolor = std::max(maxcolor, c);
   }
   *ncolors = maxcolor + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -167,7 +148,7 @@ PetscErrorCode LevelSets(PetscInt n, const PetscInt *rowptr, const PetscInt *col
 
 PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow)
 {
-  PetscInt bad = -1;
+  PetscInt bad = -1, badrank = -1;
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l < nlevels; l++) {
@@ -180,7 +161,10 @@ PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx
         d -= val[k] * val[pair[k]] / E[colidx[k]];
       }
       E[i] = d;
-      if ((zero || d == 0.0 || PetscIsInfOrNanScalar(d)) && (bad < 0 || i < bad)) bad = i;
+      if (zero || d == 0.0 || PetscIsInfOrNanScalar(d)) { /* the first failure in the elimination order: later ones may only be its consequences */
+        PetscInt ri = rank ? rank[i] : i;
+        if (bad < 0 || ri < badrank) bad = i, badrank = ri;
+      }
     }
   }
   *badrow = bad;
