@@ -537,7 +537,7 @@ PetscErrorCode PCDILUGetOrdering(PC pc, PCDILUOrdering *ord)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidPointer(ord, 2);
+  PetscAssertPointer(ord, 2);
   PetscUseMethod(pc, "PCDILUGetOrdering_C", (PC, PCDILUOrdering *), (pc, ord));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
