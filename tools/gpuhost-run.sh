@@ -36,8 +36,9 @@ for w in "${what[@]}"; do
     [ -f bench/gpuhost.list ] || continue
     while IFS= read -r cmd; do
       case "$cmd" in ''|\#*) continue ;; esac
+      nb=$((${nb:-0} + 1))
       name=$(basename "$(echo "$cmd" | awk '{print $1}')")
-      f="$OUTDIR/$name.txt"
+      f="$OUTDIR/bench$nb-$name.txt"
       t0=$(date +%s)
       { echo "device: $(head -2 "$OUTDIR/device.txt" | tail -1)"; echo "date: $(date -u +%FT%TZ)"
         echo "command: $cmd"; echo "CPU side: PETSc 3.18 (Debian) on 1 rank, reference BLAS from the packed runtime"; echo; } > "$f"
