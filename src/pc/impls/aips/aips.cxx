@@ -13,7 +13,7 @@ namespace K = pgx::kernels::aips;
 static PetscLogEvent PGX_AIPSSetUp, PGX_AIPSApply, PGX_AIPSTridiagSolve, PGX_AIPSEstimate;
 
 /* Default order, from the measurements in bench/aips (see the PCAIPS man page) */
-#define PC_AIPS_DEFAULT_ORDER 1
+#define PC_AIPS_DEFAULT_ORDER 3
 
 typedef struct {
   /* options */
@@ -544,7 +544,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   inside the tridiagonal part (order the unknowns with the strong direction first).
 
   Options Database Keys:
-+ -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 1)
++ -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 3)
 . -pc_aips_damping <omega>       - damping, `PCAIPSSetDamping()` (default 1)
 . -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 0: the solver's)
 . -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
@@ -553,15 +553,16 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   Level: intermediate
 
   Notes:
-  The default order 1 comes from bench/aips (GMRES(30) to 1e-8 on the gallery problems, host backend,
-  m = 32 and 48): iterations for orders 0/1/2/3 were 240/102/128/69 and 458/175/225/116 on aniso3d,
-  154/51/51/25 and 238/87/85/36 on convdiff3d. Odd orders beat even ones: on these stencils the coupling
-  between grid lines is bipartite, so the eigenvalues of P^{-1} R come in pairs +-lambda and the
-  preconditioned spectrum 1 - lambda^(N+1) stays on one side of 1 only for odd N. Order 1 costs one R
-  product and two tridiagonal solves, order 3 three and four; order 1 gave the shortest solve on aniso3d
-  (1.6 s against 1.9 s for order 3 at m = 48) and order 3 on convdiff3d (0.55 s against 0.80 s). Order 1
-  is the default; try 3 when iterations are expensive (long GMRES restarts, many ranks). Even orders are
-  rarely worth it. See bench/aips/results/ for the GPU numbers.
+  The default order 3 comes from bench/aips. Iterations of GMRES(30) to 1e-8 for orders 0/1/2/3 on the
+  gallery problems were 240/102/128/69 and 458/175/225/116 on aniso3d (m = 32, 48; host), 505/233/312/167
+  on aniso3d m = 64 and 308/153/179/65 on convdiff3d m = 64 (cuda, H100). Odd orders beat even ones: on
+  these stencils the coupling between grid lines is bipartite, so the eigenvalues of P^{-1} R come in pairs
+  +-lambda and the preconditioned spectrum 1 - lambda^(N+1) stays on one side of 1 only for odd N. With the
+  cuda backend an order-N apply costs about N R products plus N+1 tridiagonal solves (0.045 ms for order 3
+  at n = 262144 on an H100), so the solve time follows the iterations: order 3 gave the shortest solves
+  (1.7 s against 2.3 s for order 1 on aniso3d, 0.69 s against 1.39 s on convdiff3d, m = 64, bench/results/).
+  On the host backend order 1 was slightly faster on aniso3d (1.6 s against 1.9 s at m = 48); use
+  -pc_aips_order 1 there when each apply is expensive. Even orders are rarely worth it.
 
   A zero, tiny or non-finite pivot of a tridiagonal block (no pivoting is done) sets the PC's failed
   reason to `PC_FACTOR_NUMERIC_ZEROPIVOT`; the apply then returns Inf and the `KSP` stops with
@@ -611,7 +612,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
 
   Input Parameters:
 + pc    - the preconditioner context
-- order - N >= 0 (0: y = omega P^{-1} r, block-tridiagonal Jacobi; default 1)
+- order - N >= 0 (0: y = omega P^{-1} r, block-tridiagonal Jacobi; default 3)
 
   Options Database Key:
 . -pc_aips_order <N> - the order
