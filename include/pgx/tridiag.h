@@ -35,7 +35,7 @@ typedef struct _n_PGXTridiag *PGXTridiag;
      block sizes. Blocks longer than the threshold (default and maximum PGX_TRIDIAG_TILE_ROWS) are cut into
      partitions.
    - AUTO: TILED on the cuda backend (measured on the H100: faster on every batch shape of bench/tridiag,
-     see bench/tridiag/results/), INTERLEAVED on the host (the specification). */
+     see bench/results/), INTERLEAVED on the host (the specification). */
 typedef enum {
   PGX_TRIDIAG_LAYOUT_AUTO,
   PGX_TRIDIAG_LAYOUT_INTERLEAVED,
