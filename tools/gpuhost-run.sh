@@ -4,7 +4,8 @@
 #
 #   tools/gpuhost-run.sh [tests] [bench] [LIST...]
 #     tests : PGX_REQUIRE_GPU=1 make test (every test; cuda ones must run, none may skip)
-#     bench : every benchmark in bench/gpuhost.list (one command per line; '#' comments)
+#     bench : every benchmark in bench/gpuhost.list (one command per line; '#' comments), or those matching
+#             the regex PGX_BENCH_FILTER
 # Logs and result tables go to $OUT (or ./gpuhost-out); a summary is printed last.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,7 @@ for w in "${what[@]}"; do
     [ -f bench/gpuhost.list ] || continue
     while IFS= read -r cmd; do
       case "$cmd" in ''|\#*) continue ;; esac
+      if [ -n "${PGX_BENCH_FILTER:-}" ] && ! [[ $cmd =~ $PGX_BENCH_FILTER ]]; then continue; fi
       nb=$((${nb:-0} + 1))
       name=$(basename "$(echo "$cmd" | awk '{print $1}')")
       f="$OUTDIR/bench$nb-$name.txt"
