@@ -15,15 +15,9 @@
 #include <pgx/private/pgximpl.h>
 #include <petscksp.h>
 #include <dlfcn.h>
+#include "../common/pgxtest.h"
 
 static PetscInt nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAILED: " __VA_ARGS__)); \
-    } \
-  } while (0)
 
 static unsigned long long rng = 88172645463325252ULL;
 static double             Rand(void)

@@ -8,20 +8,13 @@ static char help[] = "PCDILU cuda kernels against the host reference kernels (ne
 #include <cmath>
 #include <algorithm>
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
+#define PGX_TEST_PLAIN_CHECK
+#include "../common/pgxtest.h"
 
 namespace K   = pgx::kernels::dilu;
 namespace ref = pgx::kernels::dilu::reference;
 
 static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      printf("CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-      nfail++; \
-    } \
-  } while (0)
 
 static const double TOL = 1e-12;
 

@@ -8,19 +8,12 @@ static char help[] = "PCDILU reference kernels against a plain sequential DILU w
 #include <cmath>
 #include <algorithm>
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
+#define PGX_TEST_PLAIN_CHECK
+#include "../common/pgxtest.h"
 
 namespace ref = pgx::kernels::dilu::reference;
 
 static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      printf("CHECK FAILED (%s:%d): ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-      nfail++; \
-    } \
-  } while (0)
 
 struct Csr {
   PetscInt                 n = 0;

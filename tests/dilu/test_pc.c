@@ -8,17 +8,9 @@ static char help[] = "PCDILU at the PETSc level.\n"
 #include <petsclog.h>
 #include <pgx/private/pgximpl.h>
 #include "dilu_problems.h"
+#include "../common/pgxtest.h"
 
 static PetscInt nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "CHECK FAILED (%s:%d): ", __FILE__, __LINE__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-      nfail++; \
-    } \
-  } while (0)
 
 /* |a - b|_inf / |b|_inf */
 static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)

@@ -2,6 +2,7 @@ static char help[] = "Device-layer tests.\n"
                      "  -mode resolve : -pgx_device resolution (host and no-GPU paths)\n"
                      "  -mode cuda    : allocation, copies, a trivial kernel, Vec staging, error translation\n";
 #include <pgx/private/pgximpl.h>
+#include "../common/pgxtest.h"
 
 PETSC_EXTERN PetscErrorCode PGXDeviceTestAXPBY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar *);
 PETSC_EXTERN PetscErrorCode PGXDeviceTestForceError(const char *);
@@ -14,15 +15,6 @@ static PetscErrorCode KeepMessage(MPI_Comm comm, int line, const char *fun, cons
   return n;
 }
 
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "CHECK FAILED (%s:%d): ", __FILE__, __LINE__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-      nfail++; \
-    } \
-  } while (0)
 
 static PetscInt nfail = 0;
 

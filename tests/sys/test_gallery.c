@@ -1,17 +1,9 @@
 static char help[] = "Checks the gallery problems and the Matrix Market reader against known sizes and properties.\n";
 #include <pgx.h>
 #include <pgx/gallery.h>
+#include "../common/pgxtest.h"
 
 static PetscInt nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CHECK FAILED (line %d): ", __LINE__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n")); \
-      nfail++; \
-    } \
-  } while (0)
 
 static PetscErrorCode Check(Mat A, const char *what, PetscInt n, PetscInt nnz, PetscBool sym)
 {

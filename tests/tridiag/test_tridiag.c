@@ -10,18 +10,12 @@
 #include <pgx/tridiag.h>
 #include <pgx/private/pgximpl.h>
 #include <petscblaslapack.h>
+#include "../common/pgxtest.h"
 
 /* the layout every solver of the run is built with (main runs each mode for both layouts) */
 static PGXTridiagLayout layout = PGX_TRIDIAG_LAYOUT_INTERLEAVED;
 
 static PetscInt nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAILED: " __VA_ARGS__)); \
-    } \
-  } while (0)
 
 static unsigned long long rng = 88172645463325252ULL;
 static double             Rand(void) /* uniform in [0,1) (xorshift64) */
