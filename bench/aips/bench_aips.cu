@@ -18,6 +18,7 @@
 #include <string>
 #include <algorithm>
 #include <functional>
+#include "../common/pgxbench.h"
 
 static PetscErrorCode MedianHost(int reps, const std::function<PetscErrorCode()> &f, double *ms)
 {
@@ -36,31 +37,6 @@ static PetscErrorCode MedianHost(int reps, const std::function<PetscErrorCode()>
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MedianDevice(int reps, const std::function<PetscErrorCode()> &f, double *ms)
-{
-  cudaStream_t        s;
-  cudaEvent_t         e0, e1;
-  std::vector<double> t;
-
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaEventCreate(&e0));
-  PGXCallCUDA(cudaEventCreate(&e1));
-  for (int i = 0; i < reps + 2; i++) {
-    float x;
-    PGXCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(f());
-    PGXCallCUDA(cudaEventRecord(e1, s));
-    PGXCallCUDA(cudaEventSynchronize(e1));
-    PGXCallCUDA(cudaEventElapsedTime(&x, e0, e1));
-    if (i >= 2) t.push_back(x);
-  }
-  PGXCallCUDA(cudaEventDestroy(e0));
-  PGXCallCUDA(cudaEventDestroy(e1));
-  std::sort(t.begin(), t.end());
-  *ms = t[t.size() / 2];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* t_T and t_R on the device for the split of A */
 static PetscErrorCode DeviceParts(Mat A, int reps, double *tT, double *tR)
@@ -104,8 +80,8 @@ static PetscErrorCode DeviceParts(Mat A, int reps, double *tT, double *tR)
   PetscCall(d_rp.upload(rp.data(), n + 1));
   PetscCall(d_rc.upload(rc.data(), rc.size()));
   PetscCall(d_rv.upload(rv.data(), rv.size()));
-  PetscCall(MedianDevice(reps, [&] { return PGXTridiagSolve(T, 1.0, d_x.data(), 0.0, nullptr, d_y.data()); }, tT));
-  PetscCall(MedianDevice(reps, [&] { return K::cuda::csr_product(n, d_rp.data(), d_rc.data(), d_rv.data(), d_x.data(), d_y.data()); }, tR));
+  PetscCall(PGXBenchMedian(reps, [&] { return PGXTridiagSolve(T, 1.0, d_x.data(), 0.0, nullptr, d_y.data()); }, tT));
+  PetscCall(PGXBenchMedian(reps, [&] { return K::cuda::csr_product(n, d_rp.data(), d_rc.data(), d_rv.data(), d_x.data(), d_y.data()); }, tR));
   PetscCall(PGXTridiagDestroy(&T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -170,7 +146,7 @@ static PetscErrorCode RunProblem(const char *prob, PetscInt m, int reps, PetscRe
       PetscCall(PGXDeviceSynchronize());
       PetscCall(VecRestoreArrayRead(b, &ba));
       PetscCall(d_y.resize(n));
-      PetscCall(MedianDevice(reps, [&] { return PGXPCApplyDevice(pc, d_b.data(), d_y.data()); }, &devms));
+      PetscCall(PGXBenchMedian(reps, [&] { return PGXPCApplyDevice(pc, d_b.data(), d_y.data()); }, &devms));
     }
     char its_s[32], dev_s[32] = "-", ratio_s[32] = "-";
     if (solve) PetscCall(PetscSNPrintf(its_s, sizeof(its_s), reason > 0 ? "%d" : "%d!", (int)its));

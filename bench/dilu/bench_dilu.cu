@@ -18,37 +18,13 @@ static const char help[] = "PCDILU benchmark (issue 3, item 4): PGX DILU (cuda b
 #include <ctime>
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
 #include "../../tests/dilu/dilu_problems.h"
+#include "../common/pgxbench.h"
 
 namespace K   = pgx::kernels::dilu;
 namespace ref = pgx::kernels::dilu::reference;
 
 static PetscInt nverify_fail = 0;
 
-/* median of reps timings (ms) of f(), after one warm-up call */
-template <class F>
-static PetscErrorCode TimeMedian(PetscInt reps, cudaStream_t s, F f, double *ms)
-{
-  std::vector<float> t(reps);
-  cudaEvent_t        e0, e1;
-
-  PetscFunctionBeginUser;
-  PGXCallCUDA(cudaEventCreate(&e0));
-  PGXCallCUDA(cudaEventCreate(&e1));
-  PetscCall(f());
-  PGXCallCUDA(cudaStreamSynchronize(s));
-  for (PetscInt r = 0; r < reps; r++) {
-    PGXCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(f());
-    PGXCallCUDA(cudaEventRecord(e1, s));
-    PGXCallCUDA(cudaEventSynchronize(e1));
-    PGXCallCUDA(cudaEventElapsedTime(&t[r], e0, e1));
-  }
-  std::sort(t.begin(), t.end());
-  *ms = t[reps / 2];
-  PGXCallCUDA(cudaEventDestroy(e0));
-  PGXCallCUDA(cudaEventDestroy(e1));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static double RelDiff(const std::vector<PetscScalar> &a, const std::vector<PetscScalar> &b)
 {
@@ -122,13 +98,13 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
   row.analysis[idx] = WallMs(t0);
   row.levels[idx]   = nl;
   /* numeric setup from device values (what a re-setup after new values costs on the GPU) */
-  PetscCall(TimeMedian(std::max<PetscInt>(reps / 5, 3), s, [&]() { return K::cuda::FactorDevice(d, d_val, 0.0, &bad); }, &row.numeric[idx]));
-  if (!mc) PetscCall(TimeMedian(std::max<PetscInt>(reps / 5, 3), s, [&]() { return K::cuda::ShareE(d, d); }, &row.refresh));
+  PetscCall(PGXBenchMedian(std::max<PetscInt>(reps / 5, 3), [&]() { return K::cuda::FactorDevice(d, d_val, 0.0, &bad); }, &row.numeric[idx]));
+  if (!mc) PetscCall(PGXBenchMedian(std::max<PetscInt>(reps / 5, 3), [&]() { return K::cuda::ShareE(d, d); }, &row.refresh));
   if (bad >= 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s %s: zero or non-finite pivot in row %" PetscInt_FMT " (apply times are still measured)\n", row.name.c_str(), mc ? "multicolor" : "natural", bad));
-  PetscCall(TimeMedian(reps, s, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply[idx]));
+  PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply[idx]));
   if (mc) { /* the same launches without the CUDA graph: what the graph saves */
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
-    PetscCall(TimeMedian(reps, s, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_direct));
+    PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_direct));
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
   }
   if (!mc) { /* the same sweeps with one launch per level (replayed from a CUDA graph, then direct) instead of SpSV */
@@ -138,10 +114,10 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
     if (sw != K::cuda::NATURAL_SPSV) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s natural: the apply does not run cuSPARSE SpSV (no diagonal in some row)\n", row.name.c_str()));
     PGXCallCUDA(cudaMemcpyAsync(y1.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
     PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_LEVELS));
-    PetscCall(TimeMedian(std::max<PetscInt>(reps / 5, 3), s, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_perlevel));
+    PetscCall(PGXBenchMedian(std::max<PetscInt>(reps / 5, 3), [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_perlevel));
     PGXCallCUDA(cudaMemcpyAsync(y2.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
-    PetscCall(TimeMedian(std::max<PetscInt>(reps / 5, 3), s, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_lvldir));
+    PetscCall(PGXBenchMedian(std::max<PetscInt>(reps / 5, 3), [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_lvldir));
     PGXCallCUDA(cudaMemcpyAsync(y3.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
     PGXCallCUDA(cudaStreamSynchronize(s));
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
@@ -224,7 +200,7 @@ static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const int *
   PGXCallCUSPARSE(cusparseCreateDnVec(&vy, n, d_y, CUDA_R_64F));
   PGXCallCUSPARSE(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &bytes));
   PetscCall(buf.resize(bytes ? bytes : 1));
-  PetscCall(TimeMedian(reps, s, [&]() -> PetscErrorCode {
+  PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBeginUser;
     PGXCallCUSPARSE(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, buf.data()));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -303,7 +279,7 @@ static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const int *
       cusparseStatus_t st = cusparseXcsrilu02_zeroPivot(h, info, &pos);
       if (st == CUSPARSE_STATUS_ZERO_PIVOT) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s: cuSPARSE ILU(0) zero pivot at row %d\n", row.name.c_str(), pos));
     }
-    PetscCall(TimeMedian(reps, s, [&]() -> PetscErrorCode {
+    PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
       PetscFunctionBeginUser;
       PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mL, vx, vt, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, sL));
       PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mU, vt, vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, sU));

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include "../common/pgxbench.h"
 
 struct Case {
   std::string           name;
@@ -178,33 +179,6 @@ static double Residual(const Case &c, const std::vector<double> &y)
   return res / rn;
 }
 
-/* median time in ms of run() over reps calls (after 2 warm-ups); prep() runs before each, untimed */
-static PetscErrorCode TimeIt(int reps, const std::function<PetscErrorCode()> &prep, const std::function<PetscErrorCode()> &run, double *ms)
-{
-  cudaStream_t        s;
-  cudaEvent_t         e0, e1;
-  std::vector<double> t;
-
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaEventCreate(&e0));
-  PGXCallCUDA(cudaEventCreate(&e1));
-  for (int i = 0; i < reps + 2; i++) {
-    float f;
-    PetscCall(prep());
-    PGXCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(run());
-    PGXCallCUDA(cudaEventRecord(e1, s));
-    PGXCallCUDA(cudaEventSynchronize(e1));
-    PGXCallCUDA(cudaEventElapsedTime(&f, e0, e1));
-    if (i >= 2) t.push_back(f);
-  }
-  PGXCallCUDA(cudaEventDestroy(e0));
-  PGXCallCUDA(cudaEventDestroy(e1));
-  std::sort(t.begin(), t.end());
-  *ms = t[t.size() / 2];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* cudaMemcpy D2D bandwidth (read + write) of n doubles */
 static PetscErrorCode CopyBandwidth(size_t n, double *gbs)
@@ -218,7 +192,7 @@ static PetscErrorCode CopyBandwidth(size_t n, double *gbs)
   PetscCall(a.resize(n));
   PetscCall(b.resize(n));
   PGXCallCUDA(cudaMemsetAsync(a.data(), 0, n * 8, s));
-  PetscCall(TimeIt(10, [] { return PETSC_SUCCESS; }, [&]() -> PetscErrorCode { PGXCallCUDA(cudaMemcpyAsync(b.data(), a.data(), n * 8, cudaMemcpyDeviceToDevice, s)); return PETSC_SUCCESS; }, &ms));
+  PetscCall(PGXBenchMedianPrep(10, [] { return PETSC_SUCCESS; }, [&]() -> PetscErrorCode { PGXCallCUDA(cudaMemcpyAsync(b.data(), a.data(), n * 8, cudaMemcpyDeviceToDevice, s)); return PETSC_SUCCESS; }, &ms));
   *gbs = 2.0 * n * 8 / (ms * 1e-3) / 1e9;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,7 +247,7 @@ static PetscErrorCode RunPGX(const Case &c, int reps, PetscInt thr, PGXTridiagLa
   PetscCall(PGXTridiagGetInfo(T, &ti));
   PetscCall(PGXTridiagGetSolveBytes(T, PETSC_FALSE, pgxbytes));
   PGXCallCUDA(cudaMemsetAsync(d_y.data(), 0xff, n * 8, s));
-  PetscCall(TimeIt(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &row.ms));
+  PetscCall(PGXBenchMedianPrep(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &row.ms));
   PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
   row.res     = Residual(c, y);
   row.skipped = false;
@@ -322,7 +296,7 @@ static PetscErrorCode RunCase(const Case &c, int reps, PetscInt thr, double padl
       else PGXCallCUSPARSE(cusparseDgtsv2_nopivot(h, (int)n, 1, d_dl.data(), d_d.data(), d_du.data(), d_y.data(), (int)n, buf.data()));
       return PETSC_SUCCESS;
     };
-    PetscCall(TimeIt(reps, prep, run, &row.ms));
+    PetscCall(PGXBenchMedianPrep(reps, prep, run, &row.ms));
     PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
     row.res     = Residual(c, y);
     row.skipped = false;
@@ -383,7 +357,7 @@ static PetscErrorCode RunCase(const Case &c, int reps, PetscInt thr, double padl
           else PGXCallCUSPARSE(cusparseDgtsv2StridedBatch(h, (int)M, a.data(), b.data(), cc.data(), x.data(), (int)nb, (int)M, buf.data()));
           return PETSC_SUCCESS;
         };
-        PetscCall(TimeIt(reps, prep, run, &row.ms));
+        PetscCall(PGXBenchMedianPrep(reps, prep, run, &row.ms));
         PetscCall(PGXDeviceCopyArrayToHost(pr.data(), x.data(), padn));
         for (PetscInt blk = 0; blk < nb; blk++)
           for (PetscInt k = 0; k < c.off[blk + 1] - c.off[blk]; k++) y[c.off[blk] + k] = pr[inter ? (size_t)k * nb + blk : (size_t)blk * M + k];
@@ -445,7 +419,7 @@ static PetscErrorCode OneBlock(int reps)
     PetscCall(PGXTridiagSetUpSymbolic(T, 1, c.off.data()));
     PetscCall(PGXTridiagSetUpNumeric(T, c.dl.data(), c.d.data(), c.du.data(), &info));
     PetscCall(PGXTridiagGetInfo(T, &ti));
-    PetscCall(TimeIt(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &ms));
+    PetscCall(PGXBenchMedianPrep(reps, [] { return PETSC_SUCCESS; }, [&] { return PGXTridiagSolve(T, 1.0, d_r.data(), 0.0, nullptr, d_y.data()); }, &ms));
     PetscCall(PGXDeviceCopyArrayToHost(y.data(), d_y.data(), n));
     const double res = Residual(c, y), gbs = 40.0 * n / (ms * 1e-3) / 1e9;
     printf("  %-12s %-10d %10.4f %10.1f %6.1f%% %8d %10.1e %s\n", PGXTridiagLayouts[l], (int)ti.threshold, ms, gbs, 100 * gbs / copybw, (int)ti.nlevels, res, res < 1e-10 ? "ok" : "WRONG");
