@@ -24,7 +24,7 @@ run "PETSc jacobi" $ex45 -pc_type jacobi
 run "PETSc ilu(0)" $ex45 -pc_type ilu
 grep -q dilu <<<"$registered" && run "PGX dilu (natural)" $ex45 $PGX -pc_type dilu
 grep -q dilu <<<"$registered" && run "PGX dilu (multicolor)" $ex45 $PGX -pc_type dilu -pc_dilu_ordering multicolor
-grep -q aips <<<"$registered" && run "PGX aips (order 3, the default)" $ex45 $PGX -pc_type aips -pc_aips_order 2
+grep -q aips <<<"$registered" && run "PGX aips (order 3, the default)" $ex45 $PGX -pc_type aips
 echo
 echo "2D Poisson, 5-point, 150^2 (PETSc tutorial ksp/ex2, unmodified), GMRES to rtol 1e-8:"
 ex2="build/petsc-tutorials/ksp_ksp_ex2 -m 150 -n 150 -ksp_rtol 1e-8"
