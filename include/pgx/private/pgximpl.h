@@ -49,3 +49,6 @@ static inline const char *PGXDeviceName(PGXDeviceType t)
 {
   return t == PGX_DEVICE_CUDA ? "cuda" : (t == PGX_DEVICE_HOST ? "host (reference)" : "auto");
 }
+
+/* Checks shared by the PC glue: the preconditioning matrix is square with square local blocks */
+PETSC_EXTERN PetscErrorCode PGXPCCheckSquare(PC, const char[]);

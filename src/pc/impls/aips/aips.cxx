@@ -293,6 +293,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
 
   PetscFunctionBegin;
+  PetscCall(PGXPCCheckSquare(pc, "PCAIPS"));
   PetscCall(PetscLogEventBegin(PGX_AIPSSetUp, pc, 0, 0, 0));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)pc->pmat, MATSEQAIJ, &isseq));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)pc->pmat, MATMPIAIJ, &ismpi));

@@ -234,6 +234,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscBool          redo;
 
   PetscFunctionBegin;
+  PetscCall(PGXPCCheckSquare(pc, "PCDILU"));
   PetscCall(PetscLogEventBegin(PGX_DILUSetUp, pc, 0, 0, 0));
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)pc), dilu->devreq, &device));
   redo = (PetscBool)(!pc->setupcalled || pc->flag != SAME_NONZERO_PATTERN || !dilu->analyzed || device != dilu->device || dilu->ordering != dilu->analyzed_ordering);
