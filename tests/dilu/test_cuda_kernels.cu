@@ -10,6 +10,8 @@ static char help[] = "PCDILU cuda kernels against the host reference kernels (ne
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
+#define PGX_TEST_SEED 77
+#include "dilu_csr.h"
 
 namespace K   = pgx::kernels::dilu;
 namespace ref = pgx::kernels::dilu::reference;
@@ -17,32 +19,6 @@ namespace ref = pgx::kernels::dilu::reference;
 static int nfail = 0;
 
 static const double TOL = 1e-12;
-
-struct Csr {
-  PetscInt                 n = 0;
-  std::vector<PetscInt>    ptr, col;
-  std::vector<PetscScalar> val;
-};
-
-static unsigned long long seed = 77;
-static double             Rand() { return (double)((seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 11) / 9007199254740992.0; }
-
-static Csr FromTriplets(PetscInt n, std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t)
-{
-  Csr A;
-  std::sort(t.begin(), t.end(), [](auto &a, auto &b) { return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b); });
-  A.n = n;
-  A.ptr.assign(n + 1, 0);
-  for (size_t k = 0; k < t.size(); k++) {
-    if (k > 0 && std::get<0>(t[k - 1]) == std::get<0>(t[k]) && std::get<1>(t[k - 1]) == std::get<1>(t[k])) {
-      A.val.back() += std::get<2>(t[k]);
-      continue;
-    }
-    A.col.push_back(std::get<1>(t[k])), A.val.push_back(std::get<2>(t[k])), A.ptr[std::get<0>(t[k]) + 1]++;
-  }
-  for (PetscInt i = 0; i < n; i++) A.ptr[i + 1] += A.ptr[i];
-  return A;
-}
 
 static Csr RandomMatrix(PetscInt n)
 {
