@@ -24,6 +24,10 @@ PETSC_EXTERN PetscErrorCode PGXCUDAGetUnavailableReason(const char **);
 PETSC_EXTERN PetscErrorCode PGXGetVersion(char[], size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceGetName(char[], size_t);
 
+/* MatSolverType of PGX's factorizations: sparse LDL^T (MAT_FACTOR_CHOLESKY on AIJ/SBAIJ) and dense LU
+   (MAT_FACTOR_LU on dense): -pc_factor_mat_solver_type pgx */
+#define MATSOLVERPGX "pgx"
+
 /* Apply a PGX preconditioner to arrays that live in GPU memory (for GPU-resident Krylov methods) */
 PETSC_EXTERN PetscErrorCode PGXPCApplyDevice(PC, const PetscScalar *, PetscScalar *);
 

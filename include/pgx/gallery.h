@@ -10,10 +10,11 @@
                    fastest index, so the strong coupling is inside the tridiagonal part
      "convdiff3d"  n = m^3, 7-point convection-diffusion, first-order upwind for the velocity
                    (1, 0.5, 0.25) at cell Peclet number 2 in x: nonsymmetric, M-matrix
-   PGXMatLoadMatrixMarket(comm, path, &A): coordinate real/integer/pattern, general or symmetric
+   PGXMatLoadMatrixMarket(comm, path, &A): coordinate real/integer/pattern, general or symmetric, plain or gzip
      (the symmetric lower triangle is expanded), into MATAIJ.
-   PGXMatrixPath(name, path, len): the file of a ../shared/matrices matrix: $PGX_MATRICES/name.mtx when
-     PGX_MATRICES is set, else <PGX source tree>/../shared/matrices/name.mtx (via $PGX_ROOT or the cwd). */
+   PGXMatrixPath(name, path, len): the file of a test matrix: $PGX_MATRICES/name.mtx(.gz) when PGX_MATRICES
+     is set, else <PGX source tree>/tests/data/name.mtx.gz (in the repository), else
+     <PGX source tree>/../shared/matrices/name.mtx (via $PGX_ROOT or the cwd). */
 #pragma once
 #include <petscmat.h>
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <cctype>
 #include <algorithm>
+#include <zlib.h>
 
 namespace
 {
@@ -149,17 +150,19 @@ PetscErrorCode PGXMatCreateGallery(MPI_Comm comm, const char name[], PetscInt m,
 }
 
 /*@C
-  PGXMatrixPath - The path of a test matrix from the SuiteSparse set in ../shared/matrices.
+  PGXMatrixPath - The path of a test matrix from the SuiteSparse set.
 
   Not Collective
 
   Input Parameters:
-+ name - the matrix name (BentPipe2D100) or a path to a .mtx file
++ name - the matrix name (BentPipe2D100) or a path to a .mtx or .mtx.gz file
 - len  - the length of path
 
   Output Parameter:
-. path - $PGX_MATRICES/name.mtx if PGX_MATRICES is set, else $PGX_ROOT/../shared/matrices/name.mtx
-         (PGX_ROOT defaults to the current directory)
+. path - the first that exists of: $PGX_MATRICES/name.mtx(.gz) when PGX_MATRICES is set (only there);
+         otherwise $PGX_ROOT/tests/data/name.mtx.gz (the matrices the test suite reads, in the repository),
+         then $PGX_ROOT/../shared/matrices/name.mtx (the larger set beside a developer's checkout).
+         PGX_ROOT defaults to the current directory.
 
   Level: developer
 
@@ -168,14 +171,28 @@ PetscErrorCode PGXMatCreateGallery(MPI_Comm comm, const char name[], PetscInt m,
 PetscErrorCode PGXMatrixPath(const char name[], char path[], size_t len)
 {
   const char *dir = getenv("PGX_MATRICES"), *root = getenv("PGX_ROOT");
-  PetscBool   exists;
+  char        tried[PETSC_MAX_PATH_LEN * 3] = "";
+  PetscBool   exists = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (strchr(name, '/') || strstr(name, ".mtx")) PetscCall(PetscStrncpy(path, name, len));
-  else if (dir) PetscCall(PetscSNPrintf(path, len, "%s/%s.mtx", dir, name));
-  else PetscCall(PetscSNPrintf(path, len, "%s/../shared/matrices/%s.mtx", root ? root : ".", name));
-  PetscCall(PetscTestFile(path, 'r', &exists));
-  PetscCheck(exists, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Test matrix %s not found at %s: set PGX_MATRICES to the folder holding the SuiteSparse .mtx files", name, path);
+  if (!root) root = ".";
+  if (strchr(name, '/') || strstr(name, ".mtx")) {
+    PetscCall(PetscStrncpy(path, name, len));
+    PetscCall(PetscTestFile(path, 'r', &exists));
+    PetscCheck(exists, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Test matrix file %s not found", name);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  std::vector<std::string> candidates;
+  if (dir) candidates = {std::string(dir) + "/" + name + ".mtx", std::string(dir) + "/" + name + ".mtx.gz"};
+  else candidates = {std::string(root) + "/tests/data/" + name + ".mtx.gz", std::string(root) + "/../shared/matrices/" + name + ".mtx"};
+  for (const std::string &c : candidates) {
+    PetscCall(PetscStrncpy(path, c.c_str(), len));
+    PetscCall(PetscTestFile(path, 'r', &exists));
+    if (exists) break;
+    PetscCall(PetscStrlcat(tried, tried[0] ? ", " : "", sizeof(tried)));
+    PetscCall(PetscStrlcat(tried, c.c_str(), sizeof(tried)));
+  }
+  PetscCheck(exists, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Test matrix %s not found (looked for %s): set PGX_MATRICES to the folder holding the SuiteSparse .mtx files", name, tried);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -198,7 +215,7 @@ PetscErrorCode PGXMatrixPath(const char name[], char path[], size_t len)
 @*/
 PetscErrorCode PGXMatLoadMatrixMarket(MPI_Comm comm, const char file[], Mat *A)
 {
-  FILE                 *fp;
+  gzFile                fp;
   char                  line[1024], obj[64] = "", fmt[64] = "", field[64] = "", sym[64] = "";
   long long             M, N, nnz;
   PetscInt              rstart, rend;
@@ -208,28 +225,28 @@ PetscErrorCode PGXMatLoadMatrixMarket(MPI_Comm comm, const char file[], Mat *A)
 
   PetscFunctionBegin;
   PetscAssertPointer(A, 3);
-  fp = fopen(file, "r");
+  fp = gzopen(file, "rb"); /* reads plain and gzip-compressed files alike */
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open Matrix Market file %s", file);
-  if (!fgets(line, sizeof(line), fp) || sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4) {
-    fclose(fp);
+  if (!gzgets(fp, line, sizeof(line)) || sscanf(line, "%%%%MatrixMarket %63s %63s %63s %63s", obj, fmt, field, sym) != 4) {
+    gzclose(fp);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s is not a Matrix Market file (no %%%%MatrixMarket header)", file);
   }
   for (char *s : {obj, fmt, field, sym})
     for (char *c = s; *c; c++) *c = (char)tolower(*c);
   if (strcmp(obj, "matrix") || strcmp(fmt, "coordinate") || !(strcmp(field, "real") == 0 || strcmp(field, "integer") == 0 || strcmp(field, "pattern") == 0) || !(strcmp(sym, "general") == 0 || strcmp(sym, "symmetric") == 0)) {
-    fclose(fp);
+    gzclose(fp);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: Matrix Market '%s %s %s %s' is not supported (coordinate real/integer/pattern, general/symmetric only)", file, obj, fmt, field, sym);
   }
   pattern   = strcmp(field, "pattern") == 0 ? PETSC_TRUE : PETSC_FALSE;
   symmetric = strcmp(sym, "symmetric") == 0 ? PETSC_TRUE : PETSC_FALSE;
   do {
-    if (!fgets(line, sizeof(line), fp)) {
-      fclose(fp);
+    if (!gzgets(fp, line, sizeof(line))) {
+      gzclose(fp);
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no size line", file);
     }
   } while (line[0] == '%');
   if (sscanf(line, "%lld %lld %lld", &M, &N, &nnz) != 3) {
-    fclose(fp);
+    gzclose(fp);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: bad size line '%s'", file, line);
   }
   {
@@ -243,17 +260,17 @@ PetscErrorCode PGXMatLoadMatrixMarket(MPI_Comm comm, const char file[], Mat *A)
     long long i, j;
     double    v = 1.0;
     int       got;
-    if (!fgets(line, sizeof(line), fp)) break;
+    if (!gzgets(fp, line, sizeof(line))) break;
     got = pattern ? sscanf(line, "%lld %lld", &i, &j) : sscanf(line, "%lld %lld %lf", &i, &j, &v);
     if (got != (pattern ? 2 : 3) || i < 1 || j < 1 || i > M || j > N) {
-      fclose(fp);
+      gzclose(fp);
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: bad entry %lld: '%s'", file, t + 1, line);
     }
     i--, j--;
     if (i >= rstart && i < rend) ri.push_back((PetscInt)i), ci.push_back((PetscInt)j), va.push_back(v);
     if (symmetric && i != j && j >= rstart && j < rend) ri.push_back((PetscInt)j), ci.push_back((PetscInt)i), va.push_back(v);
   }
-  fclose(fp);
+  gzclose(fp);
   {
     PetscInt              nloc = rend - rstart, cstart, cend;
     std::vector<PetscInt> dnz(nloc, 0), onz(nloc, 0);
