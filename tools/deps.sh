@@ -3,9 +3,11 @@
 # PETSc/SLEPc 3.18 (real, 32-bit indices, OpenMPI), METIS, PETSc's example sources (unmodified
 # tutorials used by the tests), and the build tools. CUDA is optional: /usr/local/cuda (CUDA_DIR).
 set -eu
-pkgs=(build-essential make petsc-dev slepc-dev libmetis-dev libpetsc3.18-dev-examples openmpi-bin xz-utils)
+pkgs=(build-essential make petsc-dev slepc-dev libmetis-dev libpetsc3.18-dev-examples libslepc3.18-dev-examples zlib1g-dev pkg-config openmpi-bin xz-utils)
 # PGX_DEPS_64=1: also the 64-bit-index PETSc, for 'make check64' (CI runs it)
-[ "${PGX_DEPS_64:-0}" = 1 ] && pkgs+=(libpetsc64-real3.18-dev)
+[ "${PGX_DEPS_64:-0}" = 1 ] && pkgs+=(libpetsc64-real3.18-dev libslepc64-real3.18-dev)
+# PGX_DEPS_COMPLEX=1: also the complex-scalar PETSc/SLEPc, for 'make check-complex' (CI runs it)
+[ "${PGX_DEPS_COMPLEX:-0}" = 1 ] && pkgs+=(libpetsc-complex3.18-dev libslepc-complex3.18-dev)
 if [ -n "${PETSC_DIR:-}" ]; then
   echo "deps: PETSC_DIR=$PETSC_DIR is set; using that PETSc (install METIS and SLEPc yourself if it lacks them)."
   exit 0
