@@ -26,6 +26,7 @@ else
   PETSC_CONF := $(firstword $(wildcard /usr/lib/petsc/lib/petsc/conf/petscvariables /usr/lib/petscdir/petsc3.*/x86_64-linux-gnu-real/lib/petsc/conf/petscvariables))
   PETSC_ROOT := $(patsubst %/lib/petsc/conf/petscvariables,%,$(PETSC_CONF))
 endif
+comma := ,
 petscvar = $(shell sed -n 's/^$(1) = //p' $(PETSC_CONF))
 
 ifeq ($(PETSC_CONF),)
@@ -35,7 +36,10 @@ else
   CC  := $(call petscvar,CC)
   CXX := $(call petscvar,CXX)
   PETSC_INCLUDES := $(call petscvar,PETSC_CC_INCLUDES)
-  PETSC_LIBS := -L$(PETSC_ROOT)/lib -Wl,-rpath,$(PETSC_ROOT)/lib $(call petscvar,PETSC_LIB_BASIC)
+  # -lpetsc alone, plus -rpath-link to the folders of PETSc's own dependencies (a source-built PETSc, such as
+  # one with CUDA, links libraries from folders the linker does not search by itself)
+  PETSC_LIBS := -L$(PETSC_ROOT)/lib -Wl,-rpath,$(PETSC_ROOT)/lib $(call petscvar,PETSC_LIB_BASIC) \
+    $(patsubst -L%,-Wl$(comma)-rpath-link$(comma)%,$(filter -L%,$(call petscvar,PETSC_EXTERNAL_LIB_BASIC)))
   PETSC_EXAMPLES ?= $(firstword $(wildcard $(PETSC_ROOT)/share/petsc/examples /usr/share/petsc/3.*/share/petsc/examples $(PETSC_DIR)/src/..))
   MPIEXEC_CMD := $(firstword $(call petscvar,MPIEXEC))
 endif
@@ -67,7 +71,7 @@ OPT ?= -O2
 MPI_CFLAGS := $(shell $(CXX) --showme:compile 2>/dev/null)
 DEFS := -DPGX_HAVE_CUDA=$(CUDA) -DPGX_HAVE_SLEPC=$(HAVE_SLEPC)
 INCLUDES := -I$(ROOT)/include $(PETSC_INCLUDES)
-WARN := -Wall -Wextra -Wno-unused-parameter
+WARN := -Wall -Wextra -Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror)
 CFLAGS_ALL := $(OPT) -g -fPIC $(WARN) $(DEFS) $(INCLUDES)
 CXXFLAGS_ALL := -std=c++17 $(CFLAGS_ALL)
 NVCCFLAGS_ALL := $(OPT) -g -std=c++17 -ccbin g++ $(CUDA_GENCODE) -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter \
@@ -98,7 +102,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -155,10 +159,21 @@ $(BUILD)/petsc-tutorials/%: $(FLAGS_STAMP)
 -include $(shell find $(BUILD) $(OBJDIR) -name '*.d' 2>/dev/null | sort -u)
 
 # ----------------------------------------------------------------------------------------------- targets
+# On a fresh machine PETSc is not there yet when this makefile is read, so 'demo' (and 'test' when PETSc is
+# missing) install the packages first and then build in a new make, which finds them.
+ifeq ($(HAVE_PETSC)$(PETSC_DIR),0)
+test:
+	@echo "PGX: PETSc not found: installing the Debian packages first ('make deps')"
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory test
+else
 test: all
 	@PGX_MPIEXEC='$(MPIEXEC_CMD)' tests/run.sh
+endif
 
-demo: deps all
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all
 	@examples/demo.sh
 
 deps:
@@ -190,9 +205,20 @@ check-nocuda:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build-nocuda LIBDIR=build-nocuda/lib all
 	@PGX_BUILD=build-nocuda PGX_LIB=build-nocuda/lib tests/run.sh
 
+# The whole build and test suite again against PETSc 3.25 built with CUDA (../shared/petsc-3.25-cuda, installed
+# by its setup.sh at /opt/petsc-3.25-cuda), warnings as errors (no deprecated PETSc API). Runs without a GPU.
+PETSC325_DIR ?= /opt/petsc-3.25-cuda
+PETSC325_SETUP ?= $(ROOT)/../shared/petsc-3.25-cuda/setup.sh
+check-petsc325:
+	@if [ ! -f $(PETSC325_DIR)/lib/petsc/conf/petscvariables ]; then \
+	   if [ -f $(PETSC325_SETUP) ]; then bash $(PETSC325_SETUP); \
+	   else echo "PGX: no PETSc 3.25 at $(PETSC325_DIR) and no $(PETSC325_SETUP) to install it; set PETSC325_DIR" >&2; exit 1; fi; fi
+	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC325_DIR) PETSC_ARCH= BUILD=build-325 LIBDIR=build-325/lib WERROR=1 all
+	@LD_LIBRARY_PATH=/opt/cudax/lib/stubs:$(PETSC325_DIR)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} PGX_BUILD=build-325 PGX_LIB=build-325/lib tests/run.sh
+
 config:
 	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
 	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325

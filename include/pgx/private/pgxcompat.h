@@ -53,6 +53,22 @@ typedef PetscOptionItems *PGXOptionItems;
   #define PGX_CURRENT PETSC_DEFAULT
 #endif
 
+/* 3.22: VecSetInf() is deprecated for VecFlag() (and gone from the 3.25 library): PGXVecSetInf() marks a failed
+   preconditioner's output the way PETSc's own PCs do, so that the Krylov method reports DIVERGED_PC_FAILED */
+#if PETSC_VERSION_GE(3, 22, 0)
+  #define PGXVecSetInf(v) VecFlag((v), 1)
+#else
+  #define PGXVecSetInf(v) VecSetInf(v)
+#endif
+
+/* 3.24: MPIU_BOOL is deprecated for MPI_C_BOOL (PetscBool became C's bool); each is the MPI type of that
+   version's PetscBool */
+#if PETSC_VERSION_GE(3, 24, 0)
+  #define PGX_MPI_BOOL MPI_C_BOOL
+#else
+  #define PGX_MPI_BOOL MPIU_BOOL
+#endif
+
 /* 3.20: MatGetFactor() may return a NULL factor instead of raising an error; PGXMatGetFactor() raises in both. */
 static inline PetscErrorCode PGXMatGetFactor(Mat A, MatSolverType stype, MatFactorType ftype, Mat *F)
 {

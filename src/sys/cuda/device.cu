@@ -2,6 +2,9 @@
    device memory, Vec staging, and the error strings of cuSOLVER. */
 #include <pgx/private/pgxcuda.h>
 #include <stdlib.h>
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h>
+#endif
 
 namespace
 {
@@ -10,6 +13,8 @@ struct Context {
   int                device = -1;
   cudaDeviceProp     prop{};
   cudaStream_t       stream   = nullptr;
+  cudaEvent_t        ev_petsc = nullptr; /* recorded on PETSc's stream: PGX's stream waits for it */
+  cudaEvent_t        ev_pgx   = nullptr; /* recorded on PGX's stream: PETSc's stream waits for it */
   cublasHandle_t     cublas   = nullptr;
   cusparseHandle_t   cusparse = nullptr;
   cusolverDnHandle_t cusolver = nullptr;
@@ -39,6 +44,8 @@ PetscErrorCode ContextDestroy(void)
   if (ctx.cusolver) PGXCallCUSOLVER(cusolverDnDestroy(ctx.cusolver));
   if (ctx.cusparse) PGXCallCUSPARSE(cusparseDestroy(ctx.cusparse));
   if (ctx.cublas) PGXCallCUBLAS(cublasDestroy(ctx.cublas));
+  if (ctx.ev_petsc) PGXCallCUDA(cudaEventDestroy(ctx.ev_petsc));
+  if (ctx.ev_pgx) PGXCallCUDA(cudaEventDestroy(ctx.ev_pgx));
   if (ctx.stream) PGXCallCUDA(cudaStreamDestroy(ctx.stream));
   ctx = Context();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -57,6 +64,8 @@ PetscErrorCode ContextInit(void)
   PGXCallCUDA(cudaSetDevice(ctx.device));
   PGXCallCUDA(cudaGetDeviceProperties(&ctx.prop, ctx.device));
   PGXCallCUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+  PGXCallCUDA(cudaEventCreateWithFlags(&ctx.ev_petsc, cudaEventDisableTiming));
+  PGXCallCUDA(cudaEventCreateWithFlags(&ctx.ev_pgx, cudaEventDisableTiming));
   ctx.init = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(ContextDestroy));
   PetscCall(PetscInfo(NULL, "PGX cuda context: device %d of %d (%s, sm_%d%d, %d SMs)\n", ctx.device, count, ctx.prop.name, ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount));
@@ -244,6 +253,79 @@ PetscErrorCode PGXDeviceGetName(char name[], size_t len)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ------------------------------------------------------------------------------------- ordering against PETSc
+   A CUDA-enabled PETSc hands out device arrays (VecGetArray...AndMemType) whose pending work is queued on the
+   stream of PETSc's current device context, and queues its own work on them again once they are restored.
+   PGX runs on its own non-blocking stream, which does not synchronize with PETSc's (not even with the legacy
+   default stream), so each hand-over is ordered by an event, both ways:
+   - PGXWaitForPETSc(): before PGX touches an array PETSc gave it, PGX's stream waits for PETSc's;
+   - PETScWaitForPGX(): before an array goes back to PETSc, PETSc's stream waits for PGX's.
+   Neither blocks the host. Without a CUDA-enabled PETSc, PETSc never hands out device arrays. */
+#if defined(PETSC_HAVE_CUDA)
+  #if PETSC_VERSION_GE(3, 20, 0)
+static PetscErrorCode PETScStream(cudaStream_t *s)
+{
+  PetscDeviceContext dctx;
+  cudaStream_t      *h = nullptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, (void **)&h));
+  *s = h ? *h : nullptr; /* nullptr: the legacy default stream */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXWaitForPETSc(void)
+{
+  cudaStream_t ps;
+
+  PetscFunctionBegin;
+  PetscCall(PETScStream(&ps));
+  if (ps == ctx.stream) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXCallCUDA(cudaEventRecord(ctx.ev_petsc, ps));
+  PGXCallCUDA(cudaStreamWaitEvent(ctx.stream, ctx.ev_petsc, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PETScWaitForPGX(void)
+{
+  cudaStream_t ps;
+
+  PetscFunctionBegin;
+  PetscCall(PETScStream(&ps));
+  if (ps == ctx.stream) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXCallCUDA(cudaEventRecord(ctx.ev_pgx, ctx.stream));
+  PGXCallCUDA(cudaStreamWaitEvent(ps, ctx.ev_pgx, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+  #else
+/* PETSc before 3.20 has no public handle to its stream: order by synchronizing the device (correct, slower) */
+static PetscErrorCode PGXWaitForPETSc(void)
+{
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PETScWaitForPGX(void)
+{
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+  #endif
+#else
+static PetscErrorCode PGXWaitForPETSc(void)
+{
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode PETScWaitForPGX(void)
+{
+  return PETSC_SUCCESS;
+}
+#endif
+
 /* ------------------------------------------------------------------------------------- Vec staging */
 struct _n_PGXVecStage {
   PetscScalar       *buf = nullptr; /* device staging buffer */
@@ -299,6 +381,7 @@ PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar 
     s->inplace = PETSC_TRUE;
     s->rarr    = a;
     *d         = a;
+    PetscCall(PGXWaitForPETSc()); /* PETSc's pending writes of v come first */
   } else {
     s->inplace = PETSC_FALSE;
     PetscCall(StageReserve(s, n));
@@ -314,7 +397,10 @@ PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar 
 PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar **d)
 {
   PetscFunctionBegin;
-  if (s->inplace) PetscCall(VecRestoreArrayReadAndMemType(v, &s->rarr));
+  if (s->inplace) {
+    PetscCall(PETScWaitForPGX()); /* PETSc may overwrite v only after PGX's reads */
+    PetscCall(VecRestoreArrayReadAndMemType(v, &s->rarr));
+  }
   s->rarr = nullptr;
   *d      = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -333,6 +419,7 @@ PetscErrorCode PGXVecGetDeviceArrayWrite(Vec v, PGXVecStage s, PetscScalar **d)
   if (PetscMemTypeDevice(mt)) {
     s->inplace = PETSC_TRUE;
     *d         = a;
+    PetscCall(PGXWaitForPETSc()); /* PETSc's pending reads of v come first */
   } else {
     s->inplace = PETSC_FALSE;
     PetscCall(StageReserve(s, n));
@@ -349,7 +436,7 @@ PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec v, PGXVecStage s, PetscScalar *
     PGXCallCUDA(cudaMemcpyAsync(s->warr, s->buf, (size_t)s->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, ctx.stream));
     PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
     PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
-  }
+  } else if (s->inplace) PetscCall(PETScWaitForPGX()); /* PETSc's next use of v waits for PGX's writes */
   PetscCall(VecRestoreArrayWriteAndMemType(v, &s->warr));
   s->warr = nullptr;
   *d      = nullptr;

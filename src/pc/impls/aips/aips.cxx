@@ -181,7 +181,7 @@ static PetscErrorCode PCApply_AIPS(PC pc, Vec x, Vec y)
   PetscFunctionBegin;
   if (aips->pivot.failed) {
     PetscCall(PetscInfo(pc, "PCAIPS: zero pivot in block %" PetscInt_FMT " row %" PetscInt_FMT "; output set to Inf\n", aips->pivot.block, aips->pivot.row));
-    PetscCall(VecSetInf(y));
+    PetscCall(PGXVecSetInf(y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (aips->dev == PGX_DEVICE_CUDA && aips->seq) {
@@ -231,7 +231,7 @@ static PetscErrorCode PCApplyTranspose_AIPS(PC pc, Vec x, Vec y)
   PetscFunctionBegin;
   if (!aips->pivot.failed) PetscCall(PCAIPSSetUpTranspose(pc));
   if (aips->pivot.failed) {
-    PetscCall(VecSetInf(y));
+    PetscCall(PGXVecSetInf(y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_AIPSApply, pc, x, y, 0));
@@ -391,7 +391,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   aips->radius = -1;
   {
     PetscBool anyfailed = aips->pivot.failed;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &anyfailed, 1, MPIU_BOOL, MPI_LOR, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &anyfailed, 1, PGX_MPI_BOOL, MPI_LOR, comm));
     if (aips->estimate && !anyfailed) PetscCall(PCAIPSEstimateRadius(pc));
   }
   PetscCall(PetscLogEventEnd(PGX_AIPSSetUp, pc, 0, 0, 0));
@@ -651,7 +651,7 @@ PetscErrorCode PCAIPSGetOrder(PC pc, PetscInt *order)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidIntPointer(order, 2);
+  PetscAssertPointer(order, 2);
   PetscUseMethod(pc, "PCAIPSGetOrder_C", (PC, PetscInt *), (pc, order));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -701,7 +701,7 @@ PetscErrorCode PCAIPSGetDamping(PC pc, PetscReal *omega)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidRealPointer(omega, 2);
+  PetscAssertPointer(omega, 2);
   PetscUseMethod(pc, "PCAIPSGetDamping_C", (PC, PetscReal *), (pc, omega));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -757,7 +757,7 @@ PetscErrorCode PCAIPSGetBlockThreshold(PC pc, PetscInt *threshold)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidIntPointer(threshold, 2);
+  PetscAssertPointer(threshold, 2);
   PetscUseMethod(pc, "PCAIPSGetBlockThreshold_C", (PC, PetscInt *), (pc, threshold));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

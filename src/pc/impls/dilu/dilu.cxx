@@ -327,7 +327,7 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
 
   PetscFunctionBegin;
   if (pc->failedreason) { /* PETSc's factor-failure convention: Inf output, the KSP stops with DIVERGED_PC_FAILED */
-    PetscCall(VecSetInf(y));
+    PetscCall(PGXVecSetInf(y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (transpose) PetscCall(PCDILUSetUpTranspose(pc));
@@ -589,7 +589,7 @@ PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidRealPointer(shift, 2);
+  PetscAssertPointer(shift, 2);
   PetscUseMethod(pc, "PCDILUGetShift_C", (PC, PetscReal *), (pc, shift));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
