@@ -5,10 +5,15 @@
 #   make test          build, then run every test (one line each, last line 'N passed, N failed[, N skipped]')
 #   make demo          build, then run the tutorials with each PGX type beside PETSc's stock choice
 #   make gpuhost       build the copy sent to a GPU host (sm_90 only, stripped) and pack the PETSc runtime
+#   make install       PREFIX=/usr/local [DESTDIR=]: library (versioned soname), public headers, pgx.pc, tutorials
+#   make uninstall     remove what install put there
+#   make config        which PGX version, PETSc, SLEPc, CUDA and METIS were found, and why
+#   make check64 | check-nocuda | check-petsc325 | check-install    the suite in other configurations (CI runs all)
 #
 # Variables: PETSC_DIR/PETSC_ARCH (default: Debian's PETSc), SLEPC_DIR (default: Debian's SLEPc),
 #   CUDA=0|1 (default: 1 when nvcc is found), CUDA_DIR (/usr/local/cuda), CUDA_ARCH ("80 90": SASS for
-#   each, plus PTX of the last), NVCC, OPT (-O2), V=1 (show commands).
+#   each, plus PTX of the last), NVCC, OPT (-O2), WERROR=1 (warnings are errors), V=1 (show commands),
+#   PREFIX, DESTDIR.
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -17,6 +22,11 @@ BUILD := build
 LIBDIR := lib
 OBJDIR = $(BUILD)/obj
 Q := $(if $(V),,@)
+
+# ----------------------------------------------------------------------------------------------- version
+pgxver = $(shell sed -n 's/^\#define PGX_VERSION_$(1) \([0-9]*\).*/\1/p' include/pgx/pgxversion.h)
+PGX_VERSION := $(call pgxver,MAJOR).$(call pgxver,MINOR).$(call pgxver,PATCH)
+PGX_SONAME  := libpgx.so.$(call pgxver,MAJOR).$(call pgxver,MINOR)
 
 # ----------------------------------------------------------------------------------------------- PETSc
 ifneq ($(PETSC_DIR),)
@@ -27,7 +37,7 @@ else
   PETSC_ROOT := $(patsubst %/lib/petsc/conf/petscvariables,%,$(PETSC_CONF))
 endif
 comma := ,
-petscvar = $(shell sed -n 's/^$(1) = //p' $(PETSC_CONF))
+petscvar = $(if $(PETSC_CONF),$(shell sed -n 's/^$(1) = //p' $(PETSC_CONF)))
 
 ifeq ($(PETSC_CONF),)
   HAVE_PETSC := 0
@@ -102,7 +112,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -128,10 +138,14 @@ $(OBJDIR)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -c $< -o $@
 
+# lib/libpgx.so.MAJOR.MINOR.PATCH with soname libpgx.so.MAJOR.MINOR (0.x: each minor version may change the
+# ABI), and the links libpgx.so.MAJOR.MINOR and libpgx.so (what -dll_append and -lpgx name)
 $(LIB_SO): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	@echo "  LINK  $@"
-	$(Q)$(CXX) -shared -o $@ $(LIB_OBJ) -Wl,-soname,libpgx.so $(LIB_LDLIBS)
+	@echo "  LINK  $@ ($(PGX_SONAME))"
+	$(Q)$(CXX) -shared -o $(LIBDIR)/libpgx.so.$(PGX_VERSION) $(LIB_OBJ) -Wl,-soname,$(PGX_SONAME) $(LIB_LDLIBS)
+	$(Q)ln -sf libpgx.so.$(PGX_VERSION) $(LIBDIR)/$(PGX_SONAME)
+	$(Q)ln -sf $(PGX_SONAME) $@
 
 $(BUILD)/%: %.c $(LIB_SO) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -187,7 +201,7 @@ gpuhost:
 	@$(MAKE) --no-print-directory $(GPU_VARS) lib
 	@$(MAKE) --no-print-directory $(GPU_VARS) programs tutorials-petsc
 	@find build-gpu -name '*.d' -delete; find build-gpu -name '*.cu.o' -delete; rm -rf build-gpu/testlogs
-	@strip --strip-unneeded lib-gpu/libpgx.so $$(find build-gpu -type f -perm -u+x) 2>/dev/null || true
+	@strip --strip-unneeded lib-gpu/libpgx.so.$(PGX_VERSION) $$(find build-gpu -type f -perm -u+x) 2>/dev/null || true
 	@[ -f .gpuhost/petsc-runtime.tar.xz ] || ../shared/gpuhost/pack.sh
 	@mkdir -p .matrices && cp -u $(or $(PGX_MATRICES),../shared/matrices)/*.mtx .matrices/
 	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
@@ -217,8 +231,54 @@ check-petsc325:
 	@LD_LIBRARY_PATH=/opt/cudax/lib/stubs:$(PETSC325_DIR)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} PGX_BUILD=build-325 PGX_LIB=build-325/lib tests/run.sh
 
 config:
-	@echo "PETSC: $(PETSC_ROOT) ($(PETSC_CONF))"; echo "SLEPC: $(SLEPC_DIR) (have=$(HAVE_SLEPC))"
-	@echo "CUDA:  $(CUDA) ($(NVCC), arch $(CUDA_ARCH))"; echo "CXX:   $(CXX)"; echo "EXAMPLES: $(PETSC_EXAMPLES)"
+	@echo "PGX:    $(PGX_VERSION) ($(PGX_SONAME)), from include/pgx/pgxversion.h"
+	@echo "PETSc:  $(if $(filter 1,$(HAVE_PETSC)),$$(sed -n 's/^#define PETSC_VERSION_\(MAJOR\|MINOR\|SUBMINOR\) *\([0-9]*\)/\2/p' $(PETSC_ROOT)/include/petscversion.h | paste -sd.) at $(PETSC_ROOT),none found)"
+	@echo "        why: $(if $(PETSC_DIR),PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH),PETSC_DIR unset: Debian's /usr/lib/petsc); $(if $(PETSC_CONF),$(PETSC_CONF),no petscvariables)"
+	@echo "        with: $(if $(filter 1,$(HAVE_PETSC)),$$(grep -q '^#define PETSC_HAVE_CUDA 1' $(PETSC_ROOT)/include/petscconf.h && echo CUDA || echo 'no CUDA'), $$(grep -q '^#define PETSC_USE_64BIT_INDICES 1' $(PETSC_ROOT)/include/petscconf.h && echo '64-bit' || echo '32-bit') PetscInt, $$(grep -q '^#define PETSC_USE_COMPLEX 1' $(PETSC_ROOT)/include/petscconf.h && echo complex || echo real) scalars)"
+	@echo "SLEPc:  $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR),none) ($(if $(filter 1,$(HAVE_SLEPC)),found $(SLEPC_DIR)/include/slepceps.h,no slepceps.h under SLEPC_DIR=$(SLEPC_DIR): EPS pgx not built))"
+	@echo "CUDA:   $(if $(filter 1,$(CUDA)),$(NVCC) ($$($(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')), arch $(CUDA_ARCH),off (CUDA=0 or no nvcc in $(CUDA_DIR)/bin or PATH): host backends only)"
+	@echo "METIS:  $$(for d in /usr/include $(PETSC_ROOT)/include; do [ -f $$d/metis.h ] && { echo $$d/metis.h; break; }; done || echo 'metis.h not found') (linked with -lmetis)"
+	@echo "CXX:    $(CXX)"
+	@echo "EXAMPLES: $(PETSC_EXAMPLES)"
+	@echo "install: PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+
+# ----------------------------------------------------------------------------------------------- install
+# make install PREFIX=/usr/local [DESTDIR=...]: the library with its soname links, the public headers (not
+# include/pgx/private/), lib/pkgconfig/pgx.pc naming the PETSc (and SLEPc) PGX was built against, and the
+# tutorials' sources under share/pgx/. make uninstall removes exactly those files, and the folders install
+# made once they are empty.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_DIR := $(DESTDIR)$(PREFIX)
+PUBLIC_HEADERS := $(wildcard include/pgx.h include/slepcpgx.h) $(wildcard include/pgx/*.h)
+TUTORIAL_SRC := $(wildcard examples/tutorials/*.c)
+INSTALLED := lib/libpgx.so.$(PGX_VERSION) lib/$(PGX_SONAME) lib/libpgx.so lib/pkgconfig/pgx.pc \
+  $(patsubst include/%,include/%,$(PUBLIC_HEADERS)) $(patsubst examples/tutorials/%,share/pgx/tutorials/%,$(TUTORIAL_SRC))
+PC_CFLAGS := -I$${includedir} $(PETSC_INCLUDES) $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_INCLUDES))
+PC_LIBS := -L$${libdir} -Wl,-rpath,$${libdir} -lpgx $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_LIBS)) $(PETSC_LIBS) -lm
+
+install: lib
+	@echo "  INSTALL $(INSTALL_DIR)"
+	$(Q)install -d $(INSTALL_DIR)/lib/pkgconfig $(INSTALL_DIR)/include/pgx $(INSTALL_DIR)/share/pgx/tutorials
+	$(Q)install -m 755 $(LIBDIR)/libpgx.so.$(PGX_VERSION) $(INSTALL_DIR)/lib/
+	$(Q)ln -sf libpgx.so.$(PGX_VERSION) $(INSTALL_DIR)/lib/$(PGX_SONAME)
+	$(Q)ln -sf $(PGX_SONAME) $(INSTALL_DIR)/lib/libpgx.so
+	$(Q)for h in $(PUBLIC_HEADERS); do install -m 644 $$h $(INSTALL_DIR)/$$h; done
+	$(Q)install -m 644 $(TUTORIAL_SRC) $(INSTALL_DIR)/share/pgx/tutorials/
+	$(Q){ echo 'prefix=$(PREFIX)'; echo 'libdir=$${prefix}/lib'; echo 'includedir=$${prefix}/include'; \
+	  echo 'petsc_dir=$(PETSC_ROOT)'; echo 'slepc_dir=$(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR))'; echo; \
+	  echo 'Name: PGX'; echo 'Description: GPU preconditioners, direct solvers and eigensolvers for PETSc and SLEPc'; \
+	  echo 'Version: $(PGX_VERSION)'; \
+	  echo 'Cflags: $(PC_CFLAGS)'; echo 'Libs: $(PC_LIBS)'; } > $(INSTALL_DIR)/lib/pkgconfig/pgx.pc
+	@echo "  PGX $(PGX_VERSION) installed in $(INSTALL_DIR): load it with -dll_append $(PREFIX)/lib/libpgx.so"
+
+check-install: all
+	@tests/install.sh
+
+uninstall:
+	@echo "  UNINSTALL $(INSTALL_DIR)"
+	$(Q)for f in $(INSTALLED); do rm -f $(INSTALL_DIR)/$$f; done
+	$(Q)for d in share/pgx/tutorials share/pgx include/pgx lib/pkgconfig share include lib; do rmdir $(INSTALL_DIR)/$$d 2>/dev/null || true; done
 
 clean:
 	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325

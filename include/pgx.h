@@ -5,7 +5,8 @@
 #pragma once
 #include <petscpc.h>
 #include <petscmat.h>
-#include <pgx/private/pgxcompat.h>
+#include <pgx/pgxversion.h>
+#include <pgx/pgxcompat.h>
 
 /* Where PGX runs its kernels; -pgx_device auto|host|cuda (auto: cuda when built with CUDA and a GPU is visible) */
 typedef enum {

@@ -52,7 +52,7 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
   PetscCall(PGXRegister_DILU());
   PetscCall(PGXRegister_AIPS());
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX: GPU preconditioners and solvers for PETSc", "PGX");
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX " PGX_VERSION_STRING ": GPU preconditioners and solvers for PETSc", "PGX");
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
   PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PGXFinalizePackage));
@@ -96,7 +96,7 @@ PetscErrorCode PGXGetDefaultDeviceType(PGXDeviceType *type)
 PetscErrorCode PGXGetVersion(char version[], size_t len)
 {
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(version, len, "PGX 0.1.0 (%s backend%s)", PGX_HAVE_CUDA ? "host and cuda" : "host", PGX_HAVE_CUDA ? "s" : " only"));
+  PetscCall(PetscSNPrintf(version, len, "PGX " PGX_VERSION_STRING " (%s backend%s)", PGX_HAVE_CUDA ? "host and cuda" : "host", PGX_HAVE_CUDA ? "s" : " only"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -10,7 +10,7 @@
    The functions are defined in every build; without CUDA they raise PETSC_ERR_SUP_SYS. */
 #pragma once
 #include <pgx.h>
-#include <pgx/private/pgxcompat.h>
+#include <pgx/pgxcompat.h>
 #include <petsc/private/petscimpl.h>
 
 PETSC_EXTERN PetscClassId PGX_CLASSID;
