@@ -54,6 +54,10 @@ else
   MPIEXEC_CMD := $(firstword $(call petscvar,MPIEXEC))
 endif
 
+# PETSc 3.25 with CUDA, for make check-petsc325 and make gpuhost325 (../shared/petsc-3.25-cuda/setup.sh installs it)
+PETSC325_DIR ?= /opt/petsc-3.25-cuda
+PETSC325_SETUP ?= $(ROOT)/../shared/petsc-3.25-cuda/setup.sh
+
 # ----------------------------------------------------------------------------------------------- SLEPc
 SLEPC_DIR ?= $(firstword $(wildcard /usr/lib/slepc /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real))
 HAVE_SLEPC := $(if $(wildcard $(SLEPC_DIR)/include/slepceps.h),1,0)
@@ -112,7 +116,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -207,6 +211,22 @@ gpuhost:
 	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
 	@echo "carry: lib-gpu build-gpu .gpuhost .matrices; on the host: tools/gpuhost-run.sh [tests] [bench]"
 
+# The same against PETSc 3.25 with CUDA (device Vecs, AIJCUSPARSE) for the GPU host: build-gpu325/, lib-gpu325/ and
+# .gpuhost325/petsc325.tar.xz (libpetsc 3.25, unpacked there at the same path, /opt/petsc-3.25-cuda, so that the
+# rpaths hold); the Debian runtime in .gpuhost/ supplies MPI, BLAS/LAPACK and METIS. Carry lib-gpu325
+# build-gpu325 .gpuhost .gpuhost325; on the host: tools/gpuhost-run.sh tests325 [bench325].
+GPU325_VARS := PETSC_DIR=$(PETSC325_DIR) PETSC_ARCH= BUILD=build-gpu325 LIBDIR=lib-gpu325 OBJDIR=.gpuobj325 CUDA=1 CUDA_ARCH=90 OPT=-O3
+gpuhost325:
+	@[ -f $(PETSC325_DIR)/lib/petsc/conf/petscvariables ] || bash $(PETSC325_SETUP)
+	@$(MAKE) --no-print-directory $(GPU325_VARS) lib
+	@$(MAKE) --no-print-directory $(GPU325_VARS) programs tutorials-petsc
+	@find build-gpu325 -name '*.d' -delete; find build-gpu325 -name '*.cu.o' -delete; rm -rf build-gpu325/testlogs
+	@strip --strip-unneeded lib-gpu325/libpgx.so.$(PGX_VERSION) $$(find build-gpu325 -type f -perm -u+x) 2>/dev/null || true
+	@[ -f .gpuhost/petsc-runtime.tar.xz ] || ../shared/gpuhost/pack.sh
+	@mkdir -p .gpuhost325; [ -f .gpuhost325/petsc325.tar.xz ] || tar -C / -cJf .gpuhost325/petsc325.tar.xz $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so.3.25 $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so.3.25.4
+	@du -sh lib-gpu325 build-gpu325 .gpuhost .gpuhost325 | sed 's/^/  /'
+	@echo "carry: lib-gpu325 build-gpu325 .gpuhost .gpuhost325; on the host: tools/gpuhost-run.sh tests325 [bench325]"
+
 # The whole build and test suite again against Debian's 64-bit-index PETSc (libpetsc64-real3.18-dev).
 PETSC64_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc64-3.*/x86_64-linux-gnu-real))
 check64:
@@ -221,8 +241,6 @@ check-nocuda:
 
 # The whole build and test suite again against PETSc 3.25 built with CUDA (../shared/petsc-3.25-cuda, installed
 # by its setup.sh at /opt/petsc-3.25-cuda), warnings as errors (no deprecated PETSc API). Runs without a GPU.
-PETSC325_DIR ?= /opt/petsc-3.25-cuda
-PETSC325_SETUP ?= $(ROOT)/../shared/petsc-3.25-cuda/setup.sh
 check-petsc325:
 	@if [ ! -f $(PETSC325_DIR)/lib/petsc/conf/petscvariables ]; then \
 	   if [ -f $(PETSC325_SETUP) ]; then bash $(PETSC325_SETUP); \
@@ -281,4 +299,4 @@ uninstall:
 	$(Q)for d in share/pgx/tutorials share/pgx include/pgx lib/pkgconfig share include lib; do rmdir $(INSTALL_DIR)/$$d 2>/dev/null || true; done
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325 build-gpu325 lib-gpu325 .gpuobj325

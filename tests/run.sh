@@ -3,7 +3,9 @@
 # 'N passed, N failed' (', N skipped' when tests were skipped). Exit status 1 on any failure.
 #
 # A .tests file has one test per line:   name | requires | nsize | command
-#   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable)
+#   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable),
+#             'cudapetsc' (a GPU and a PETSc built with CUDA: device Vecs, AIJCUSPARSE; make check-petsc325 builds
+#             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
 #   command:  run by bash from the repository root; it passes when it exits 0. Tests check their
 #             own numbers; tests/expect.sh checks output and error messages.
@@ -29,7 +31,8 @@ if [ ! -x $B/tests/sys/pgx_info ]; then
 fi
 gpu_reason=$($B/tests/sys/pgx_info -gpu_reason 2>&1)
 if [ $? -eq 0 ]; then have_gpu=1; else have_gpu=0; fi
-echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")"
+if $B/tests/sys/pgx_info -petsc_cuda >/dev/null 2>&1; then petsc_cuda=1; else petsc_cuda=0; fi
+echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
 
 pass=0 fail=0 skip=0 failed_names=()
 for f in tests/*.tests; do
@@ -44,6 +47,15 @@ for f in tests/*.tests; do
         echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
       else
         echo "skip $name (needs a GPU)"; skip=$((skip + 1))
+      fi
+      continue
+    fi
+    if [ "$req" = cudapetsc ] && { [ $have_gpu = 0 ] || [ $petsc_cuda = 0 ]; }; then
+      # needs both; PGX_REQUIRE_GPU=1 fails it only where PETSc has CUDA (a Debian-PETSc run cannot run it)
+      if [ "${PGX_REQUIRE_GPU:-0}" = 1 ] && [ $petsc_cuda = 1 ]; then
+        echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
+      else
+        echo "skip $name (needs a GPU and a PETSc built with CUDA)"; skip=$((skip + 1))
       fi
       continue
     fi

@@ -6,6 +6,9 @@
 #     tests : PGX_REQUIRE_GPU=1 make test (every test; cuda ones must run, none may skip)
 #     bench : every benchmark in bench/gpuhost.list (one command per line; '#' comments), or those matching
 #             the regex PGX_BENCH_FILTER
+#     tests325: the suite built against PETSc 3.25 with CUDA ('make gpuhost325' here: build-gpu325/, lib-gpu325/,
+#             .gpuhost325/), device-Vec tests (tests/cudapetsc.tests) included
+#     bench325: bench/cudapetsc/run.sh (PETSc's GPU solvers beside PGX's with CUDA Vecs)
 # Logs and result tables go to $OUT (or ./gpuhost-out); a summary is printed last.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +19,8 @@ if [ -d build-gpu ]; then rm -rf build lib; mv build-gpu build; mv lib-gpu lib; 
 mkdir -p "$OUTDIR"
 # shellcheck disable=SC1091
 source .gpuhost/env.sh || { echo "gpuhost-run: cannot set up the PETSc runtime (.gpuhost/env.sh)"; exit 1; }
-export PGX_MATRICES=$ROOT/.matrices PGX_ROOT=$ROOT
+export PGX_ROOT=$ROOT
+[ -d "$ROOT/.matrices" ] && export PGX_MATRICES=$ROOT/.matrices
 export LD_LIBRARY_PATH="$ROOT/lib:$LD_LIBRARY_PATH"
 what=("$@"); [ ${#what[@]} -eq 0 ] && what=(tests bench)
 summary=()
@@ -48,6 +52,23 @@ for w in "${what[@]}"; do
       rc=$?
       summary+=("bench $name: exit $rc ($(( $(date +%s) - t0 )) s)")
     done < bench/gpuhost.list
+    ;;
+  tests325|bench325)
+    # PETSc 3.25 (CUDA) at the path it was built for, before the Debian runtime on the library path
+    if [ ! -f /opt/petsc-3.25-cuda/lib/libpetsc.so.3.25 ]; then
+      tar -C / -xJf .gpuhost325/petsc325.tar.xz || { summary+=("$w: cannot unpack .gpuhost325/petsc325.tar.xz"); continue; }
+    fi
+    t0=$(date +%s)
+    if [ "$w" = tests325 ]; then
+      LD_LIBRARY_PATH="$ROOT/lib-gpu325:/opt/petsc-3.25-cuda/lib:$LD_LIBRARY_PATH" PGX_BUILD=build-gpu325 PGX_LIB=lib-gpu325 \
+        PGX_REQUIRE_GPU=1 PGX_MPIEXEC=mpiexec tests/run.sh > "$OUTDIR/tests325.log" 2>&1
+      summary+=("tests325: $(grep -E '^[0-9]+ passed' "$OUTDIR/tests325.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+      grep -E '^(FAIL|failed:)' "$OUTDIR/tests325.log" | head -20 | while read -r l; do echo "  $l"; done
+    else
+      LD_LIBRARY_PATH="$ROOT/lib-gpu325:/opt/petsc-3.25-cuda/lib:$LD_LIBRARY_PATH" PGX_BUILD=build-gpu325 PGX_LIB=lib-gpu325 \
+        timeout "${PGX_BENCH_TIMEOUT:-500}" bench/cudapetsc/run.sh > "$OUTDIR/bench-cudapetsc.txt" 2>&1
+      summary+=("bench325: exit $? ($(( $(date +%s) - t0 )) s)")
+    fi
     ;;
   *)
     bash -c "$w" >> "$OUTDIR/extra.log" 2>&1; summary+=("extra '$w': exit $?")

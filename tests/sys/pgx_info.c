@@ -1,17 +1,24 @@
 static char help[] = "Prints the PGX version and the GPU it would use.\n"
-                     "  -gpu_reason : print only the GPU (or why there is none); exit 0 with a GPU, 3 without\n";
+                     "  -gpu_reason : print only the GPU (or why there is none); exit 0 with a GPU, 3 without\n"
+                     "  -petsc_cuda : print only whether PETSc was built with CUDA; exit 0 if it was, 3 if not\n";
 /* Used by tests/run.sh to decide whether cuda tests run or are skipped. */
 #include <pgx.h>
 
 int main(int argc, char **argv)
 {
-  PetscBool   avail, reason_only = PETSC_FALSE;
+  PetscBool   avail, reason_only = PETSC_FALSE, petsc_cuda = PETSC_FALSE;
   char        version[128];
   const char *why;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu_reason", &reason_only, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-petsc_cuda", &petsc_cuda, NULL));
+  if (petsc_cuda) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PETSc %s CUDA\n", PetscDefined(HAVE_CUDA) ? "built with" : "built without"));
+    PetscCall(PetscFinalize());
+    return PetscDefined(HAVE_CUDA) ? 0 : 3;
+  }
   PetscCall(PGXGetVersion(version, sizeof(version)));
   PetscCall(PGXCUDAIsAvailable(&avail));
   PetscCall(PGXCUDAGetUnavailableReason(&why));

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/cudapetsc/run.sh: PGX with a PETSc built with CUDA, device Vecs and AIJCUSPARSE matrices, beside
+# PETSc's own GPU solvers, in one run (issue 12). Runs on the GPU host from the repository root, after
+# 'make gpuhost325' here and with the 3.25 runtime on LD_LIBRARY_PATH (tools/gpuhost-run.sh bench325 does both).
+#
+# Problems: unmodified ksp ex45 (3D Poisson, 7-point) at 100^3 and 128^3; tests/dilu/test_ksp's heterogeneous
+# anisotropic (aniso3d) and convection-diffusion (convdiff3d) problems at 100^3, converted to AIJCUSPARSE.
+# Solvers (rtol 1e-8): GMRES (CG where marked) with Jacobi, cuSPARSE ILU(0), GAMG (default smoother), GAMG with
+# PGX dilu smoothing, PGX dilu natural and multicolor, PGX aips. Columns: setup (PCSetUp), solve (KSPSolve),
+# iterations, time per iteration, from -log_view (max over ranks), and whether the answer converged.
+# Every row is checked: a row whose solve did not converge says so.
+set -u
+B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+# PGX_BENCH_CHECK=1: a smoke run of this script without a GPU (16^3, host Vecs, host backend)
+if [ "${PGX_BENCH_CHECK:-0}" = 1 ]; then
+  N1=16 N2=20 VEC="" CONV="" DEVICE=host GPUTIME=""
+else
+  N1=100 N2=128 VEC="-dm_vec_type cuda -dm_mat_type aijcusparse" CONV="-convert aijcusparse" DEVICE=cuda GPUTIME="-log_view_gpu_time"
+fi
+DEV="-use_gpu_aware_mpi 0 -log_view $GPUTIME -ksp_converged_reason -ksp_rtol 1e-8 -ksp_max_it 5000 -pgx_device $DEVICE"
+PGX="-dll_append $ROOT/$L/libpgx.so"
+solvers=(
+  "jacobi|-ksp_type gmres -pc_type jacobi"
+  "cusparse-ilu0|-ksp_type gmres -pc_type ilu -pc_factor_mat_solver_type cusparse"
+  "gamg|-ksp_type gmres -pc_type gamg"
+  "cg+gamg|-ksp_type cg -pc_type gamg"
+  "gamg+dilu-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -pc_dilu_ordering multicolor"
+  "cg+gamg+dilu-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type dilu -pc_dilu_ordering multicolor"
+  "dilu-natural|-ksp_type gmres -pc_type dilu"
+  "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
+  "cg+dilu-multicolor|-ksp_type cg -pc_type dilu -pc_dilu_ordering multicolor"
+  "aips|-ksp_type gmres -pc_type aips"
+)
+problems=(
+  "ex45-$N1^3|$B/petsc-tutorials/ksp_ksp_ex45 -da_grid_x $N1 -da_grid_y $N1 -da_grid_z $N1 $VEC"
+  "ex45-$N2^3|$B/petsc-tutorials/ksp_ksp_ex45 -da_grid_x $N2 -da_grid_y $N2 -da_grid_z $N2 $VEC"
+  "aniso3d-$N1^3|$B/tests/dilu/test_ksp -problem aniso3d -m $N1 $CONV"
+  "convdiff3d-$N1^3|$B/tests/dilu/test_ksp -problem convdiff3d -m $N1 $CONV"
+)
+ev() { awk -v e="$1" '$1 == e {print $4; exit}' <<<"$2"; }
+echo "PGX with CUDA Vecs: $($B/tests/sys/pgx_info | head -2 | paste -sd' ')"
+printf '%-18s %-24s %10s %10s %6s %12s  %s\n' problem solver "setup s" "solve s" its "ms/it" result
+for p in "${problems[@]}"; do
+  pname=${p%%|*} pcmd=${p#*|}
+  for s in "${solvers[@]}"; do
+    sname=${s%%|*} sopt=${s#*|}
+    # shellcheck disable=SC2086
+    out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc=$?
+    its=$(grep -oE 'iterations [0-9]+' <<<"$out" | tail -1 | awk '{print $2}')
+    reason=$(grep -oE '(CONVERGED|DIVERGED)_[A-Z_]+' <<<"$out" | tail -1)
+    setup=$(ev PCSetUp "$out") solve=$(ev KSPSolve "$out")
+    per=$(awk -v t="${solve:-0}" -v n="${its:-0}" 'BEGIN { if (n > 0) printf "%.3f", 1000 * t / n; else print "-" }')
+    [ $rc -eq 0 ] || reason="exit $rc ${reason:-}"
+    printf '%-18s %-24s %10s %10s %6s %12s  %s\n' "$pname" "$sname" "${setup:--}" "${solve:--}" "${its:--}" "$per" "${reason:-?}"
+  done
+done
