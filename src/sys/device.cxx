@@ -94,6 +94,51 @@ PetscErrorCode PGXDeviceResolve(MPI_Comm comm, PGXDeviceType req, PGXDeviceType 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  PGXDeviceSelect - Which of the visible CUDA devices this process uses: the rule behind PGX's rank-to-device
+  mapping, kept apart from CUDA so that it is tested without a GPU.
+
+  Not Collective
+
+  Input Parameters:
++ requested    - the device asked for with -pgx_device_id, or -1 when not set
+. petsc_device - the device of PETSc's own current device context when PETSc was built with CUDA, else -1
+. local_rank   - this process's rank on its node (from the MPI launcher), or -1 when unknown
+- count        - the number of visible devices (after CUDA_VISIBLE_DEVICES)
+
+  Output Parameters:
++ device - the device to use, 0 <= device < count
+- rule   - which rule chose it (for -info and View)
+
+  Level: developer
+
+  Notes:
+  In that order: -pgx_device_id when given; PETSc's choice when PETSc has CUDA (so that PGX's kernels run on
+  the device that holds PETSc's device Vecs); otherwise the node-local rank modulo the visible devices. Several
+  ranks may share a device.
+
+.seealso: `PGXDeviceGetName()`, `PGXDeviceResolve()`
+@*/
+PetscErrorCode PGXDeviceSelect(PetscInt requested, PetscInt petsc_device, PetscInt local_rank, PetscInt count, PetscInt *device, const char **rule)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(device, 5);
+  PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No CUDA device is visible (check CUDA_VISIBLE_DEVICES); use -pgx_device host");
+  if (requested >= 0) {
+    PetscCheck(requested < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-pgx_device_id %" PetscInt_FMT " but only %" PetscInt_FMT " CUDA device%s visible (0..%" PetscInt_FMT ")", requested, count, count > 1 ? "s are" : " is", count - 1);
+    *device = requested;
+    if (rule) *rule = "-pgx_device_id";
+  } else if (petsc_device >= 0) {
+    PetscCheck(petsc_device < count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PETSc's device %" PetscInt_FMT " is not among the %" PetscInt_FMT " visible devices", petsc_device, count);
+    *device = petsc_device;
+    if (rule) *rule = "the device of PETSc's device context";
+  } else {
+    *device = (local_rank < 0 ? 0 : local_rank) % count;
+    if (rule) *rule = "node-local rank modulo the visible devices";
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if !PGX_HAVE_CUDA
   #define PGX_NO_CUDA SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "PGX was built without CUDA; %s needs the cuda backend", PETSC_FUNCTION_NAME)
 PetscErrorCode PGXDeviceMalloc(size_t, void **) { PGX_NO_CUDA; }

@@ -9,6 +9,7 @@ const char *const PGXDeviceTypes[] = {"auto", "host", "cuda", "PGXDeviceType", "
 
 static PetscBool     PGXPackageInitialized = PETSC_FALSE;
 static PGXDeviceType PGXDefaultDevice      = PGX_DEVICE_AUTO;
+static PetscInt      PGXDeviceId           = -1; /* -pgx_device_id; -1: PETSc's device or local rank % count */
 
 /*@C
   PGXFinalizePackage - Called from `PetscFinalize()`; undoes `PGXInitializePackage()`.
@@ -22,6 +23,7 @@ PetscErrorCode PGXFinalizePackage(void)
   PetscFunctionBegin;
   PGXPackageInitialized = PETSC_FALSE;
   PGXDefaultDevice      = PGX_DEVICE_AUTO;
+  PGXDeviceId           = -1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -54,6 +56,7 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PGXRegister_AIPS());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX " PGX_VERSION_STRING ": GPU preconditioners and solvers for PETSc", "PGX");
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
+  PetscCall(PetscOptionsInt("-pgx_device_id", "The CUDA device this process uses (default: PETSc's device when PETSc has CUDA, else the node-local rank modulo the visible devices)", "PGXDeviceSelect", PGXDeviceId, &PGXDeviceId, NULL));
   PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PGXFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -77,6 +80,56 @@ PetscErrorCode PGXGetDefaultDeviceType(PGXDeviceType *type)
   PetscAssertPointer(type, 1);
   PetscCall(PGXInitializePackage());
   *type = PGXDefaultDevice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXGetDeviceIdOption - The device set with -pgx_device_id, or -1 when it was not set.
+
+  Not Collective
+
+  Output Parameter:
+. id - the device number
+
+  Level: developer
+
+.seealso: `PGXDeviceSelect()`
+@*/
+PetscErrorCode PGXGetDeviceIdOption(PetscInt *id)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(id, 1);
+  PetscCall(PGXInitializePackage());
+  *id = PGXDeviceId;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXViewDevice - Prints, rank by rank, the CUDA device each rank uses; nothing for the host backend.
+
+  Collective
+
+  Input Parameters:
++ viewer - an ASCII viewer
+- type   - the backend the object runs on
+
+  Level: developer
+
+.seealso: `PGXDeviceGetName()`, `PGXDeviceSelect()`
+@*/
+PetscErrorCode PGXViewDevice(PetscViewer viewer, PGXDeviceType type)
+{
+  PetscMPIInt rank;
+  char        name[256];
+
+  PetscFunctionBegin;
+  if (type != PGX_DEVICE_CUDA) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
+  PetscCall(PGXDeviceGetName(name, sizeof(name)));
+  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+  PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] GPU: %s\n", rank, name));
+  PetscCall(PetscViewerFlush(viewer));
+  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

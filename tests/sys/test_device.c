@@ -1,6 +1,7 @@
 static char help[] = "Device-layer tests.\n"
                      "  -mode resolve : -pgx_device resolution (host and no-GPU paths)\n"
-                     "  -mode cuda    : allocation, copies, a trivial kernel, Vec staging, error translation\n";
+                     "  -mode cuda    : allocation, copies, a trivial kernel, Vec staging, error translation\n"
+                     "  -mode select  : the rank-to-device rule (PGXDeviceSelect) on fake device counts, no GPU needed\n";
 #include <pgx/private/pgximpl.h>
 #include "../common/pgxtest.h"
 
@@ -126,6 +127,38 @@ static PetscErrorCode TestCUDA(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PGXDeviceSelect: -pgx_device_id, else PETSc's device, else local rank % count; errors name the numbers */
+static PetscErrorCode TestSelect(void)
+{
+  struct {
+    PetscInt    req, petsc, lrank, count, want;
+    const char *rule;
+  } cases[] = {
+    {-1, -1, 0, 2, 0, "node-local rank"}, {-1, -1, 1, 2, 1, "node-local rank"}, {-1, -1, 2, 2, 0, "node-local rank"}, /* two ranks per GPU */
+    {-1, -1, 3, 2, 1, "node-local rank"}, {-1, -1, 5, 1, 0, "node-local rank"}, {-1, -1, -1, 4, 0, "node-local rank"}, /* unknown rank */
+    {-1, 1, 0, 2, 1, "PETSc's device"},   {1, 0, 0, 2, 1, "-pgx_device_id"},     {0, -1, 7, 8, 0, "-pgx_device_id"},
+  };
+  PetscInt       dev;
+  const char    *rule;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    PetscCall(PGXDeviceSelect(cases[c].req, cases[c].petsc, cases[c].lrank, cases[c].count, &dev, &rule));
+    CHECK(dev == cases[c].want && strstr(rule, cases[c].rule), "case %d: device %" PetscInt_FMT " by '%s', expected %" PetscInt_FMT " by '%s'", (int)c, dev, rule, cases[c].want, cases[c].rule);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "id %2" PetscInt_FMT ", PETSc's %2" PetscInt_FMT ", local rank %2" PetscInt_FMT ", %" PetscInt_FMT " devices -> device %" PetscInt_FMT " (%s)\n", cases[c].req, cases[c].petsc, cases[c].lrank, cases[c].count, dev, rule));
+  }
+  PetscCall(PetscPushErrorHandler(KeepMessage, NULL));
+  lastmsg[0] = 0;
+  ierr       = PGXDeviceSelect(2, -1, 0, 2, &dev, &rule);
+  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE && strstr(lastmsg, "-pgx_device_id 2 but only 2 CUDA devices are visible (0..1)"), "out-of-range id: error %d '%s'", (int)ierr, lastmsg);
+  lastmsg[0] = 0;
+  ierr       = PGXDeviceSelect(-1, -1, 0, 0, &dev, &rule);
+  CHECK(ierr == PETSC_ERR_SUP_SYS && strstr(lastmsg, "No CUDA device is visible"), "no device: error %d '%s'", (int)ierr, lastmsg);
+  PetscCall(PetscPopErrorHandler());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      mode[32] = "resolve";
@@ -136,7 +169,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
   PetscCall(PetscStrcmp(mode, "cuda", &flg));
   if (flg) PetscCall(TestCUDA());
-  else PetscCall(TestResolve());
+  else {
+    PetscCall(PetscStrcmp(mode, "select", &flg));
+    if (flg) PetscCall(TestSelect());
+    else PetscCall(TestResolve());
+  }
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks failed\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

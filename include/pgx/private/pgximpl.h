@@ -44,6 +44,12 @@ PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const
 PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
 PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
 
+/* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
+PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);
+PETSC_EXTERN PetscErrorCode PGXGetDeviceIdOption(PetscInt *);
+/* Each PGX object's View: on every rank, the device that rank uses (cuda backend) */
+PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
+
 /* Backend names for View and -log_view */
 static inline const char *PGXDeviceName(PGXDeviceType t)
 {

@@ -35,7 +35,9 @@ int local_rank()
     const char *s = getenv(v);
     if (s) return atoi(s);
   }
-  return 0;
+  int rank = 0; /* no launcher variable: the world rank (right on one node) */
+  (void)MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  return rank;
 }
 
 PetscErrorCode ContextDestroy(void)
@@ -59,8 +61,27 @@ PetscErrorCode ContextInit(void)
   if (ctx.init) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(PGX_DeviceInit, 0, 0, 0, 0));
   PGXCallCUDA(cudaGetDeviceCount(&count));
-  PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No CUDA device is visible; use -pgx_device host");
-  ctx.device = local_rank() % count;
+  {
+    PetscInt    requested, petsc_device = -1, dev;
+    const char *rule;
+    PetscCall(PGXGetDeviceIdOption(&requested));
+#if defined(PETSC_HAVE_CUDA) && PETSC_VERSION_GE(3, 20, 0)
+    if (requested < 0) { /* follow PETSc: its device Vecs live on the device of its current context */
+      PetscDeviceContext dctx;
+      PetscDevice        pdev;
+      PetscDeviceType    dtype;
+      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+      PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
+      if (dtype == PETSC_DEVICE_CUDA) {
+        PetscCall(PetscDeviceContextGetDevice(dctx, &pdev));
+        PetscCall(PetscDeviceGetDeviceId(pdev, &petsc_device));
+      }
+    }
+#endif
+    PetscCall(PGXDeviceSelect(requested, petsc_device, local_rank(), (PetscInt)count, &dev, &rule));
+    ctx.device = (int)dev;
+    PetscCall(PetscInfo(NULL, "PGX uses CUDA device %d of %d, chosen by %s\n", ctx.device, count, rule));
+  }
   PGXCallCUDA(cudaSetDevice(ctx.device));
   PGXCallCUDA(cudaGetDeviceProperties(&ctx.prop, ctx.device));
   PGXCallCUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));

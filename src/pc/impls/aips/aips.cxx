@@ -454,6 +454,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     if (ti.layout == PGX_TRIDIAG_LAYOUT_TILED) PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: tiled layout, %" PetscInt_FMT " tiles (rank 0), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", ti.nchunks, ti.threshold, sums[2], maxlev));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(aips->dev)));
+    PetscCall(PGXViewDevice(viewer, aips->dev));
     if (aips->radius >= 0) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));
       if (aips->radius >= 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  WARNING: spectral radius >= 1: the Neumann series diverges as the order grows; use a low order or damping\n"));

@@ -433,6 +433,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(dilu->device)));
+  PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors%s\n", dilu->ncolors, size > 1 ? " (rank 0)" : ""));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  setup time: analysis %g s, numeric %g s%s\n", (double)dilu->t_analysis, (double)dilu->t_numeric, size > 1 ? " (rank 0)" : ""));
