@@ -8,7 +8,7 @@
 #   make install       PREFIX=/usr/local [DESTDIR=]: library (versioned soname), public headers, pgx.pc, tutorials
 #   make uninstall     remove what install put there
 #   make config        which PGX version, PETSc, SLEPc, CUDA and METIS were found, and why
-#   make check64 | check-nocuda | check-petsc325 | check-install    the suite in other configurations (CI runs all)
+#   make check64 | check-nocuda | check-complex | check-petsc325 | check-install    the suite in other configurations (CI runs all)
 #
 # Variables: PETSC_DIR/PETSC_ARCH (default: Debian's PETSc), SLEPC_DIR (default: Debian's SLEPc),
 #   CUDA=0|1 (default: 1 when nvcc is found), CUDA_DIR (/usr/local/cuda), CUDA_ARCH ("80 90": SASS for
@@ -65,6 +65,16 @@ HAVE_SLEPC := $(if $(wildcard $(SLEPC_DIR)/include/slepceps.h),1,0)
 # ----------------------------------------------------------------------------------------------- CUDA
 CUDA_DIR ?= /usr/local/cuda
 NVCC ?= $(firstword $(wildcard $(CUDA_DIR)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+# The CUDA kernels are written for real scalars: a complex PETSc builds the host backends only (they are generic
+# in PetscScalar), and the GPU paths say so at set-up time.
+PETSC_COMPLEX := $(if $(PETSC_CONF),$(shell grep -c '^\#define PETSC_USE_COMPLEX 1' $(PETSC_ROOT)/include/petscconf.h 2>/dev/null))
+ifeq ($(PETSC_COMPLEX),1)
+  ifeq ($(CUDA),1)
+    $(error PGX: this PETSc has complex scalars; PGX's CUDA backends are real-only for now: build with CUDA=0 (host backends))
+  endif
+  CUDA := 0
+  $(info PGX: PETSc with complex scalars: building the host backends only (the CUDA backends are real-only for now))
+endif
 ifeq ($(CUDA),)
   CUDA := $(if $(NVCC),1,0)
   ifeq ($(CUDA),0)
@@ -116,7 +126,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325 check-complex
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -234,6 +244,14 @@ check64:
 	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC64_DIR) PETSC_ARCH= BUILD=build-64 LIBDIR=build-64/lib all
 	@PGX_BUILD=build-64 PGX_LIB=build-64/lib tests/run.sh
 
+# The whole build and test suite again against Debian's complex-scalar PETSc (libpetsc-complex3.18-dev;
+# PGX_DEPS_COMPLEX=1 make deps installs it): host backends, generic in PetscScalar.
+PETSC_COMPLEX_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc3.*/x86_64-linux-gnu-complex))
+check-complex:
+	@[ -n "$(PETSC_COMPLEX_DIR)" ] || { echo "PGX: no complex PETSc found (Debian: apt-get install libpetsc-complex3.18-dev, or PGX_DEPS_COMPLEX=1 make deps)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory PETSC_DIR=$(PETSC_COMPLEX_DIR) PETSC_ARCH= BUILD=build-complex LIBDIR=build-complex/lib all
+	@PGX_BUILD=build-complex PGX_LIB=build-complex/lib tests/run.sh
+
 # The whole build and test suite again without CUDA (host backends only), as a user without nvcc gets it.
 check-nocuda:
 	@$(MAKE) --no-print-directory CUDA=0 BUILD=build-nocuda LIBDIR=build-nocuda/lib all
@@ -299,4 +317,4 @@ uninstall:
 	$(Q)for d in share/pgx/tutorials share/pgx include/pgx lib/pkgconfig share include lib; do rmdir $(INSTALL_DIR)/$$d 2>/dev/null || true; done
 
 clean:
-	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325 build-gpu325 lib-gpu325 .gpuobj325
+	rm -rf $(BUILD) $(LIBDIR) build-gpu lib-gpu .gpuobj build-64 build-nocuda build-325 build-gpu325 lib-gpu325 .gpuobj325 build-complex

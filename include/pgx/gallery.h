@@ -10,6 +10,8 @@
                    fastest index, so the strong coupling is inside the tridiagonal part
      "convdiff3d"  n = m^3, 7-point convection-diffusion, first-order upwind for the velocity
                    (1, 0.5, 0.25) at cell Peclet number 2 in x: nonsymmetric, M-matrix
+     "helmholtz3d" n = m^3, poisson3d minus k^2 h^2 (1 + 0.1 i) on the diagonal, k^2 h^2 = 1: complex symmetric
+                   (A = A^T, not Hermitian) with an indefinite real part; real builds drop the imaginary part
    PGXMatLoadMatrixMarket(comm, path, &A): coordinate real/integer/pattern, general or symmetric, plain or gzip
      (the symmetric lower triangle is expanded), into MATAIJ.
    PGXMatrixPath(name, path, len): the file of a test matrix: $PGX_MATRICES/name.mtx(.gz) when PGX_MATRICES

@@ -8,9 +8,6 @@
 #if !PETSC_VERSION_GE(3, 18, 0)
   #error "PGX needs PETSc 3.18 or later"
 #endif
-#if defined(PETSC_USE_COMPLEX)
-  #error "PGX supports real scalars only for now: this PETSc has complex PetscScalar (configure PETSc with --with-scalar-type=real)"
-#endif
 #if !defined(PETSC_USE_REAL_DOUBLE)
   #error "PGX supports double precision only for now: configure PETSc with --with-precision=double"
 #endif

@@ -30,7 +30,7 @@ static double             Rand(void)
 
 typedef void (*GesvFn)(const PetscBLASInt *, const PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *);
 
-/* x = M^{-1} b for a dense n x n column-major M (copied), by LAPACK dgesv found in the process */
+/* x = M^{-1} b for a dense n x n column-major M (copied), by LAPACK dgesv (zgesv for complex scalars) found in the process */
 static PetscErrorCode DenseSolve(PetscInt n, const PetscScalar *M, const PetscScalar *b, PetscScalar *x)
 {
   static GesvFn gesv;
@@ -38,14 +38,14 @@ static PetscErrorCode DenseSolve(PetscInt n, const PetscScalar *M, const PetscSc
   PetscScalar  *W;
 
   PetscFunctionBegin;
-  if (!gesv) gesv = (GesvFn)dlsym(RTLD_DEFAULT, "dgesv_");
-  PetscCheck(gesv, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dgesv_ not found in the process (dlsym)");
+  if (!gesv) gesv = (GesvFn)dlsym(RTLD_DEFAULT, PetscDefined(USE_COMPLEX) ? "zgesv_" : "dgesv_");
+  PetscCheck(gesv, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK %s not found in the process (dlsym)", PetscDefined(USE_COMPLEX) ? "zgesv_" : "dgesv_");
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCall(PetscMalloc2(n * n, &W, n, &ipiv));
   PetscCall(PetscArraycpy(W, M, n * n));
   PetscCall(PetscArraycpy(x, b, n));
   gesv(&bn, &one, W, &bn, ipiv, x, &bn, &info);
-  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "dgesv info %d", (int)info);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK gesv info %d", (int)info);
   PetscCall(PetscFree2(W, ipiv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,7 @@
 /* Test and benchmark problems of the PCDILU tests (header-only, static functions).
 
    DILUTestProblem(comm, name, m, &A): MATAIJ, rows split evenly over the ranks:
-     poisson2d, poisson3d, poisson3d27, aniso3d, convdiff3d: PGXMatCreateGallery() (include/pgx/gallery.h);
+     poisson2d, poisson3d, poisson3d27, aniso3d, convdiff3d, helmholtz3d: PGXMatCreateGallery() (include/pgx/gallery.h);
      random (n = m, nonsymmetric pattern: diagonal plus 5 random columns a row, fixed seed, diagonally
               dominant), zerodiag (the 7-point Laplacian with a_ii = 0 in the row m^3/2 + 1).
    DILUTestLoadMM(), DILUTestMatrixPath(): PGXMatLoadMatrixMarket(), PGXMatrixPath(). */
@@ -19,7 +19,7 @@ static inline unsigned long long DILUTestLCG(unsigned long long *s)
 static PetscErrorCode DILUTestProblem(MPI_Comm comm, const char name[], PetscInt m, Mat *A)
 {
   PetscInt  n, rstart, rend, dim = 3, nnzrow = 7;
-  PetscBool p2, p3, p27, an, cd, rnd, zd;
+  PetscBool p2, p3, p27, an, cd, hh, rnd, zd;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(name, "poisson2d", &p2));
@@ -27,9 +27,10 @@ static PetscErrorCode DILUTestProblem(MPI_Comm comm, const char name[], PetscInt
   PetscCall(PetscStrcmp(name, "poisson3d27", &p27));
   PetscCall(PetscStrcmp(name, "aniso3d", &an));
   PetscCall(PetscStrcmp(name, "convdiff3d", &cd));
+  PetscCall(PetscStrcmp(name, "helmholtz3d", &hh));
   PetscCall(PetscStrcmp(name, "random", &rnd));
   PetscCall(PetscStrcmp(name, "zerodiag", &zd));
-  PetscCheck(p2 || p3 || p27 || an || cd || rnd || zd, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown test problem %s", name);
+  PetscCheck(p2 || p3 || p27 || an || cd || hh || rnd || zd, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown test problem %s", name);
   if (!rnd && !zd) {
     PetscCall(PGXMatCreateGallery(comm, name, m, A));
     PetscFunctionReturn(PETSC_SUCCESS);

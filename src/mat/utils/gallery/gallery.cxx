@@ -13,13 +13,24 @@
 
 namespace
 {
-enum class Problem { Laplace1D, Poisson2D, Poisson3D, Poisson3D27, Aniso3D, ConvDiff3D };
+enum class Problem { Laplace1D, Poisson2D, Poisson3D, Poisson3D27, Aniso3D, ConvDiff3D, Helmholtz3D };
 
 /* heterogeneous coefficient of aniso3d: 1e3 or 1 in a 4x4x4 checkerboard of subdomains */
 inline PetscReal AnisoCoef(PetscInt i, PetscInt j, PetscInt k, PetscInt m)
 {
   PetscInt b = (4 * i) / m + (4 * j) / m + (4 * k) / m;
   return (b % 2) ? 1.0e3 : 1.0;
+}
+
+/* helmholtz3d's diagonal shift: k^2 h^2 (1 + 0.1 i) with k^2 h^2 = 1, an absorbing (complex) shift that makes the
+   operator complex symmetric and indefinite in its real part; real builds keep the real part only */
+inline PetscScalar HelmholtzShift()
+{
+#if defined(PETSC_USE_COMPLEX)
+  return PetscScalar(1.0, 0.1);
+#else
+  return 1.0;
+#endif
 }
 
 /* Row 'row' of the stencil matrix; cols/vals sized 27 */
@@ -41,6 +52,7 @@ PetscInt StencilRow(Problem p, PetscInt m, PetscInt row, PetscInt *cols, PetscSc
     if (j < m - 1) cols[nz] = row + m, vals[nz++] = -1.0;
   } break;
   case Problem::Poisson3D:
+  case Problem::Helmholtz3D:
   case Problem::ConvDiff3D: {
     PetscInt  i = row % m, j = (row / m) % m, k = row / (m * m), m2 = m * m;
     PetscReal pe[3] = {0, 0, 0};
@@ -49,6 +61,7 @@ PetscInt StencilRow(Problem p, PetscInt m, PetscInt row, PetscInt *cols, PetscSc
     if (j > 0) cols[nz] = row - m, vals[nz++] = -1.0 - pe[1];
     if (i > 0) cols[nz] = row - 1, vals[nz++] = -1.0 - pe[0];
     cols[nz] = row, vals[nz++] = 6.0 + pe[0] + pe[1] + pe[2];
+    if (p == Problem::Helmholtz3D) vals[nz - 1] -= HelmholtzShift();
     if (i < m - 1) cols[nz] = row + 1, vals[nz++] = -1.0;
     if (j < m - 1) cols[nz] = row + m, vals[nz++] = -1.0;
     if (k < m - 1) cols[nz] = row + m2, vals[nz++] = -1.0;
@@ -100,7 +113,7 @@ PetscInt StencilRow(Problem p, PetscInt m, PetscInt row, PetscInt *cols, PetscSc
 
   Input Parameters:
 + comm - the communicator; rows are split evenly over its ranks
-. name - laplace1d, poisson2d, poisson3d, poisson3d27, aniso3d or convdiff3d
+. name - laplace1d, poisson2d, poisson3d, poisson3d27, aniso3d, convdiff3d or helmholtz3d
 - m    - points per direction (n = m, m^2 or m^3)
 
   Output Parameter:
@@ -118,7 +131,7 @@ PetscErrorCode PGXMatCreateGallery(MPI_Comm comm, const char name[], PetscInt m,
     int         dim, nz;
   } table[] = {
     {"laplace1d", Problem::Laplace1D, 1, 3},    {"poisson2d", Problem::Poisson2D, 2, 5}, {"poisson3d", Problem::Poisson3D, 3, 7}, {"poisson3d27", Problem::Poisson3D27, 3, 27},
-    {"aniso3d", Problem::Aniso3D, 3, 7},        {"convdiff3d", Problem::ConvDiff3D, 3, 7},
+    {"aniso3d", Problem::Aniso3D, 3, 7},        {"convdiff3d", Problem::ConvDiff3D, 3, 7}, {"helmholtz3d", Problem::Helmholtz3D, 3, 7},
   };
   PetscInt    idx = -1, n, rstart, rend, cols[27];
   PetscScalar vals[27];
@@ -130,7 +143,7 @@ PetscErrorCode PGXMatCreateGallery(MPI_Comm comm, const char name[], PetscInt m,
     PetscCall(PetscStrcmp(name, table[t].name, &match));
     if (match) idx = (PetscInt)t;
   }
-  PetscCheck(idx >= 0, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown gallery problem %s: use laplace1d, poisson2d, poisson3d, poisson3d27, aniso3d or convdiff3d", name);
+  PetscCheck(idx >= 0, comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown gallery problem %s: use laplace1d, poisson2d, poisson3d, poisson3d27, aniso3d, convdiff3d or helmholtz3d", name);
   PetscCheck(m >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Gallery problem %s needs m >= 1, got %" PetscInt_FMT, name, m);
   n = m;
   for (int d = 1; d < table[idx].dim; d++) n *= m;
