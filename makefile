@@ -268,7 +268,7 @@ check-petsc325:
 
 config:
 	@echo "PGX:    $(PGX_VERSION) ($(PGX_SONAME)), from include/pgx/pgxversion.h"
-	@echo "PETSc:  $(if $(filter 1,$(HAVE_PETSC)),$$(sed -n 's/^#define PETSC_VERSION_\(MAJOR\|MINOR\|SUBMINOR\) *\([0-9]*\)/\2/p' $(PETSC_ROOT)/include/petscversion.h | paste -sd.) at $(PETSC_ROOT),none found)"
+	@echo "PETSc:  $(if $(filter 1,$(HAVE_PETSC)),$$(sed -n 's/^#define PETSC_VERSION_\(MAJOR\|MINOR\|SUBMINOR\) *\([0-9]*\)/\2/p' $(firstword $(wildcard $(PETSC_ROOT)/include/petscversion.h $(PETSC_DIR)/include/petscversion.h)) | paste -sd.) at $(PETSC_ROOT),none found)"
 	@echo "        why: $(if $(PETSC_DIR),PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH),PETSC_DIR unset: Debian's /usr/lib/petsc); $(if $(PETSC_CONF),$(PETSC_CONF),no petscvariables)"
 	@c=$(PETSC_ROOT)/include/petscconf.h; [ -f "$$c" ] && echo "        with: $$(grep -q '^#define PETSC_HAVE_CUDA 1' $$c && echo CUDA || echo 'no CUDA'), $$(grep -q '^#define PETSC_USE_64BIT_INDICES 1' $$c && echo 64-bit || echo 32-bit) PetscInt, $$(grep -q '^#define PETSC_USE_COMPLEX 1' $$c && echo complex || echo real) scalars" || true
 	@echo "SLEPc:  $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR),none) ($(if $(filter 1,$(HAVE_SLEPC)),found $(SLEPC_DIR)/include/slepceps.h,no slepceps.h under SLEPC_DIR=$(SLEPC_DIR): EPS pgx not built))"
