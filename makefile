@@ -208,7 +208,8 @@ deps:
 	@tools/deps.sh
 
 # The copy for a GPU host: SASS for sm_90 only, stripped, in build-gpu/ and lib-gpu/ (objects in .gpuobj/, not
-# carried), plus the packed Debian PETSc runtime (.gpuhost/) and the test matrices (.matrices/).
+# carried), plus the packed Debian PETSc runtime (.gpuhost/). The matrices the tests and benchmarks read travel in
+# tests/data/; PGX_GPUHOST_MATRICES=1 also copies ../shared/matrices into .matrices/ (11 MB) for benchmarks on more.
 # tools/gpuhost-run.sh moves build-gpu/ and lib-gpu/ into place on the host.
 GPU_VARS := BUILD=build-gpu LIBDIR=lib-gpu OBJDIR=.gpuobj CUDA=1 CUDA_ARCH=90 OPT=-O3
 gpuhost:
@@ -217,9 +218,9 @@ gpuhost:
 	@find build-gpu -name '*.d' -delete; find build-gpu -name '*.cu.o' -delete; rm -rf build-gpu/testlogs
 	@strip --strip-unneeded lib-gpu/libpgx.so.$(PGX_VERSION) $$(find build-gpu -type f -perm -u+x) 2>/dev/null || true
 	@[ -f .gpuhost/petsc-runtime.tar.xz ] || ../shared/gpuhost/pack.sh
-	@mkdir -p .matrices && cp -u $(or $(PGX_MATRICES),../shared/matrices)/*.mtx .matrices/
-	@du -sh lib-gpu build-gpu .gpuhost .matrices | sed 's/^/  /'
-	@echo "carry: lib-gpu build-gpu .gpuhost .matrices; on the host: tools/gpuhost-run.sh [tests] [bench]"
+	@if [ "$(PGX_GPUHOST_MATRICES)" = 1 ]; then mkdir -p .matrices && cp -u $(or $(PGX_MATRICES),../shared/matrices)/*.mtx .matrices/; fi
+	@du -shc lib-gpu build-gpu .gpuhost $(wildcard .matrices) | sed 's/^/  /'
+	@echo "carry: lib-gpu build-gpu .gpuhost$(if $(wildcard .matrices), .matrices); on the host: tools/gpuhost-run.sh [tests] [bench]"
 
 # The same against PETSc 3.25 with CUDA (device Vecs, AIJCUSPARSE) for the GPU host: build-gpu325/, lib-gpu325/ and
 # .gpuhost325/petsc325.tar.xz (libpetsc 3.25, unpacked there at the same path, /opt/petsc-3.25-cuda, so that the

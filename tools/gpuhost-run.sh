@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU host, from the repository root of a tree prepared here with 'make gpuhost'
-# (lib/, build/, .gpuhost/ with the packed Debian PETSc runtime, .matrices/ with the test matrices).
+# (lib/, build/, .gpuhost/ with the packed Debian PETSc runtime; .matrices/ only if asked for: the tests read tests/data/).
 #
 #   tools/gpuhost-run.sh [tests] [bench] [LIST...]
 #     tests : PGX_REQUIRE_GPU=1 make test (every test; cuda ones must run, none may skip)
