@@ -8,7 +8,7 @@
 #include <vector>
 
 /* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/) */
-#define PGX_SYTRD_CUDA 0
+#define PGX_SYTRD_CUDA PGX_HAVE_CUDA
 
 namespace K = pgx::kernels::sytrd;
 
