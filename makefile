@@ -59,8 +59,14 @@ PETSC325_DIR ?= /opt/petsc-3.25-cuda
 PETSC325_SETUP ?= $(ROOT)/../shared/petsc-3.25-cuda/setup.sh
 
 # ----------------------------------------------------------------------------------------------- SLEPc
-SLEPC_DIR ?= $(firstword $(wildcard /usr/lib/slepc /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real))
+# Default: the SLEPc matching the PETSc in use (Debian: petscdir/petsc[64-]3.18/ARCH -> slepcdir/slepc[64-]3.18/ARCH).
+SLEPC_DIR ?= $(firstword $(wildcard $(subst /petscdir/petsc,/slepcdir/slepc,$(realpath $(PETSC_ROOT)))) /usr/lib/slepc /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real)
 HAVE_SLEPC := $(if $(wildcard $(SLEPC_DIR)/include/slepceps.h),1,0)
+ifeq ($(HAVE_SLEPC),1)
+  SLEPC_INCLUDES := -I$(SLEPC_DIR)/include
+  SLEPC_LIBS := -L$(SLEPC_DIR)/lib -Wl,-rpath,$(SLEPC_DIR)/lib $(patsubst lib%.so,-l%,$(notdir $(firstword $(wildcard $(SLEPC_DIR)/lib/libslepc*.so))))
+  SLEPC_EXAMPLES ?= $(firstword $(wildcard $(SLEPC_DIR)/share/slepc/examples /usr/share/slepc/3.*/share/slepc/examples))
+endif
 
 # ----------------------------------------------------------------------------------------------- CUDA
 CUDA_DIR ?= /usr/local/cuda
@@ -94,14 +100,14 @@ CUDA_LIBS := -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcusolver -lcuspa
 OPT ?= -O2
 MPI_CFLAGS := $(shell $(CXX) --showme:compile 2>/dev/null)
 DEFS := -DPGX_HAVE_CUDA=$(CUDA) -DPGX_HAVE_SLEPC=$(HAVE_SLEPC)
-INCLUDES := -I$(ROOT)/include $(PETSC_INCLUDES)
+INCLUDES := -I$(ROOT)/include $(SLEPC_INCLUDES) $(PETSC_INCLUDES)
 WARN := -Wall -Wextra -Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror)
 CFLAGS_ALL := $(OPT) -g -fPIC $(WARN) $(DEFS) $(INCLUDES)
 CXXFLAGS_ALL := -std=c++17 $(CFLAGS_ALL)
 NVCCFLAGS_ALL := $(OPT) -g -std=c++17 -ccbin g++ $(CUDA_GENCODE) -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter \
   --expt-relaxed-constexpr -Werror=all-warnings $(DEFS) $(INCLUDES) $(MPI_CFLAGS) -I$(CUDA_DIR)/include
-LIB_LDLIBS := $(PETSC_LIBS) -lmetis -lz $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
-EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(PETSC_LIBS) $(call petscvar,BLASLAPACK_LIB) -lm
+LIB_LDLIBS := $(SLEPC_LIBS) $(PETSC_LIBS) -lmetis -lz $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
+EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(SLEPC_LIBS) $(PETSC_LIBS) $(call petscvar,BLASLAPACK_LIB) -lm
 EXE_CU_LDLIBS := $(EXE_LDLIBS) $(CUDA_LIBS)
 
 # Rebuild everything when the flags change.
@@ -112,19 +118,24 @@ endif
 
 # ----------------------------------------------------------------------------------------------- sources
 # Every .cxx under src/ outside cuda/ folders is host code (glue and reference kernels); every .cu is CUDA.
-LIB_CXX := $(shell find src -name '*.cxx' -not -path '*/cuda/*' | sort)
-LIB_CU  := $(if $(filter 1,$(CUDA)),$(shell find src -name '*.cu' | sort))
+# src/eps/ (the SLEPc glue) is built only with SLEPc; tests/eps/ likewise.
+LIB_CXX := $(shell find src -name '*.cxx' -not -path '*/cuda/*' $(if $(filter 0,$(HAVE_SLEPC)),-not -path 'src/eps/*') | sort)
+LIB_CU  := $(if $(filter 1,$(CUDA)),$(shell find src -name '*.cu' $(if $(filter 0,$(HAVE_SLEPC)),-not -path 'src/eps/*') | sort))
 LIB_OBJ := $(patsubst %.cxx,$(OBJDIR)/%.o,$(LIB_CXX)) $(patsubst %.cu,$(OBJDIR)/%.cu.o,$(LIB_CU))
 LIB_SO  := $(LIBDIR)/libpgx.so
 
 # Programs: tests/, examples/, bench/. A .cu program is built only with CUDA.
 PROG_SRC := $(shell find tests examples bench -name '*.c' -o -name '*.cxx' 2>/dev/null | sort) \
             $(if $(filter 1,$(CUDA)),$(shell find tests examples bench -name '*.cu' 2>/dev/null | sort))
+PROG_SRC := $(if $(filter 0,$(HAVE_SLEPC)),$(filter-out tests/eps/%,$(PROG_SRC)),$(PROG_SRC))
 PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 
 # Unmodified PETSc tutorials, built from Debian's examples package, loaded with -dll_append by tests.
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
+# Unmodified SLEPc tutorials (Debian's libslepc3.18-dev-examples), run with -dll_append ... -eps_type pgx by tests.
+SLEPC_TUTORIALS := $(if $(filter 1,$(HAVE_SLEPC)),eps/tutorials/ex1 eps/tutorials/ex2)
+SLEPC_TUT_BIN := $(foreach t,$(SLEPC_TUTORIALS),$(BUILD)/slepc-tutorials/$(subst /tutorials/,_,$(t)))
 
 .PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325 check-complex
 all: lib programs tutorials-petsc
@@ -140,7 +151,7 @@ endif
 
 lib: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(LIB_SO))
 programs: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PROG_BIN))
-tutorials-petsc: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PETSC_TUT_BIN))
+tutorials-petsc: check-petsc $(if $(filter 1,$(HAVE_PETSC)),$(PETSC_TUT_BIN) $(SLEPC_TUT_BIN))
 
 $(OBJDIR)/%.o: %.cxx $(FLAGS_STAMP)
 	@mkdir -p $(@D)
@@ -183,6 +194,13 @@ $(BUILD)/petsc-tutorials/%: $(FLAGS_STAMP)
 	 if [ ! -f $$src ]; then echo "PGX: PETSc tutorial $$src not found (Debian: apt-get install libpetsc3.18-dev-examples; or set PETSC_EXAMPLES)" >&2; exit 1; fi; \
 	 echo "  CC    $$src (unmodified PETSc tutorial)"; \
 	 $(CC) $(OPT) -w $(PETSC_INCLUDES) -o $@ $$src $(PETSC_LIBS) -lm
+
+$(BUILD)/slepc-tutorials/%: $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@src=$(SLEPC_EXAMPLES)/src/$$(echo $* | sed -E 's/^([a-z]+)_(ex[0-9]+)$$/\1\/tutorials\/\2/').c; \
+	 if [ ! -f $$src ]; then echo "PGX: SLEPc tutorial $$src not found (Debian: apt-get install libslepc3.18-dev-examples; or set SLEPC_EXAMPLES)" >&2; exit 1; fi; \
+	 echo "  CC    $$src (unmodified SLEPc tutorial)"; \
+	 $(CC) $(OPT) -w $(SLEPC_INCLUDES) $(PETSC_INCLUDES) -o $@ $$src $(SLEPC_LIBS) $(PETSC_LIBS) -lm
 
 -include $(shell find $(BUILD) $(OBJDIR) -name '*.d' 2>/dev/null | sort -u)
 
@@ -273,6 +291,7 @@ config:
 	@echo "        why: $(if $(PETSC_DIR),PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH),PETSC_DIR unset: Debian's /usr/lib/petsc); $(if $(PETSC_CONF),$(PETSC_CONF),no petscvariables)"
 	@c=$(PETSC_ROOT)/include/petscconf.h; [ -f "$$c" ] && echo "        with: $$(grep -q '^#define PETSC_HAVE_CUDA 1' $$c && echo CUDA || echo 'no CUDA'), $$(grep -q '^#define PETSC_USE_64BIT_INDICES 1' $$c && echo 64-bit || echo 32-bit) PetscInt, $$(grep -q '^#define PETSC_USE_COMPLEX 1' $$c && echo complex || echo real) scalars" || true
 	@echo "SLEPc:  $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR),none) ($(if $(filter 1,$(HAVE_SLEPC)),found $(SLEPC_DIR)/include/slepceps.h,no slepceps.h under SLEPC_DIR=$(SLEPC_DIR): EPS pgx not built))"
+	@echo "        libs: $(SLEPC_LIBS); tutorials from $(SLEPC_EXAMPLES)"
 	@echo "CUDA:   $(if $(filter 1,$(CUDA)),$(NVCC) ($$($(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')), arch $(CUDA_ARCH),off (CUDA=0 or no nvcc in $(CUDA_DIR)/bin or PATH): host backends only)"
 	@echo "METIS:  $$(for d in /usr/include $(PETSC_ROOT)/include; do [ -f $$d/metis.h ] && { echo $$d/metis.h; break; }; done || echo 'metis.h not found') (linked with -lmetis)"
 	@echo "CXX:    $(CXX)"

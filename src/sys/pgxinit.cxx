@@ -54,6 +54,9 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
   PetscCall(PGXRegister_DILU());
   PetscCall(PGXRegister_AIPS());
+#if PGX_HAVE_SLEPC
+  PetscCall(PGXRegister_EPS());
+#endif
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX " PGX_VERSION_STRING ": GPU preconditioners and solvers for PETSc", "PGX");
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
   PetscCall(PetscOptionsInt("-pgx_device_id", "The CUDA device this process uses (default: PETSc's device when PETSc has CUDA, else the node-local rank modulo the visible devices)", "PGXDeviceSelect", PGXDeviceId, &PGXDeviceId, NULL));

@@ -1,0 +1,217 @@
+/* bench/sytrd: PGX's one-stage tridiagonal reduction (PGXSytrd, cuda backend) against cuSOLVER.
+
+   For each n (-sizes, default 2048,4096,8192,16384,32768, skipped when the device memory does not hold it):
+   - reduction: PGXSytrdReduce (device matrix uploaded before, untimed; d, e, tau come back to the host) and
+     cusolverDnDsytrd (lower), median of -reps runs; GFLOP/s counted as 4/3 n^3 / time;
+   - the one-stage bandwidth bound: the symmetric products read at least n^3/3 elements of the lower triangle
+     (8 bytes each), at the device-to-device copy bandwidth measured here (cudaMemcpy, read + write);
+     printed beside each time with the fraction bound / time;
+   - full eigensolve with all vectors: PGXSytrdSolve (reduction, dstedc on the host, back-transformation on the
+     device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnDsyevd,
+     wall-clock seconds (-solve 0 skips it).
+   Ablations at n = -ablation_n (default 16384; 0 skips): symv full vs lower, separate vs merged panel gemvs,
+   two rank-b vs one rank-2b update, one stream vs several; each printed as the time saved by the default.
+   Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -ablation_n 16384 -seed 1
+   EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
+   build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
+#include <pgx/private/pgxcuda.h>
+#include <pgx/sytrd.h>
+#include <petsctime.h>
+#include <vector>
+#include <algorithm>
+#include <cmath>
+#include "../common/pgxbench.h"
+
+static PetscErrorCode RandomSymmetric(PetscInt n, PetscInt seed, std::vector<double> &A)
+{
+  PetscFunctionBegin;
+  A.resize((size_t)n * n);
+  unsigned long long s = 0x9E3779B97F4A7C15ull * (unsigned long long)(seed + 1);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = j; i < n; i++) {
+      s         = s * 6364136223846793005ull + 1442695040888963407ull;
+      double v  = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+      A[i + (size_t)j * n] = v;
+      A[j + (size_t)i * n] = v;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* device-to-device copy bandwidth in GB/s (bytes read + written) */
+static PetscErrorCode CopyBandwidth(double *gbs)
+{
+  size_t bytes = (size_t)1 << 30;
+  void  *a, *b;
+  double ms = 1;
+
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaMalloc(&a, bytes));
+  PGXCallCUDA(cudaMalloc(&b, bytes));
+  cudaStream_t s;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(PGXBenchMedian(5, [&]() -> PetscErrorCode { PGXCallCUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s)); return PETSC_SUCCESS; }, &ms));
+  PGXCallCUDA(cudaFree(a));
+  PGXCallCUDA(cudaFree(b));
+  *gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* median seconds of PGXSytrdReduce with the given settings (matrix set before each run, untimed) */
+static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt b, PGXSytrdSymv symv, PetscBool merged, PetscBool rank2b, PetscBool streams, PetscInt reps, double *sec, std::vector<double> *d, std::vector<double> *e)
+{
+  PGXSytrd            S;
+  std::vector<double> t;
+
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetSymv(S, symv));
+  PetscCall(PGXSytrdSetAblation(S, merged, rank2b, streams));
+  for (PetscInt r = 0; r < reps + 1; r++) {
+    PetscLogDouble t0, t1;
+    PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
+    PGXCallCUDA(cudaDeviceSynchronize());
+    PetscCall(PetscTime(&t0));
+    PetscCall(PGXSytrdReduce(S));
+    PetscCall(PetscTime(&t1));
+    if (r > 0) t.push_back(t1 - t0);
+  }
+  std::sort(t.begin(), t.end());
+  *sec = t[t.size() / 2];
+  if (d) {
+    const PetscReal *dd, *ee;
+    PetscCall(PGXSytrdGetTridiagonal(S, &dd, &ee));
+    d->assign(dd, dd + n);
+    e->assign(ee, ee + n - 1);
+  }
+  PetscCall(PGXSytrdDestroy(&S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  sizes[16] = {2048, 4096, 8192, 16384, 32768}, nsizes = 16, reps = 3, b = PGX_SYTRD_DEFAULT_BLOCK, abl = 16384, seed = 1;
+  PetscBool flg, solve = PETSC_TRUE;
+  double    bw = 1;
+  char      dev[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-sizes", sizes, &nsizes, &flg));
+  if (!flg) nsizes = 5;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-ablation_n", &abl, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
+  PetscCall(CopyBandwidth(&bw));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "device: %s; copy bandwidth %.0f GB/s; panel width %d\n", dev, bw, (int)b));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6s %-22s %10s %9s %10s %9s  %s\n", "n", "what", "seconds", "GFLOP/s", "bound (s)", "bound/t", "check"));
+
+  cusolverDnHandle_t cs;
+  cudaStream_t       st;
+  PetscCall(PGXCUDAGetCUSOLVER(&cs));
+  PetscCall(PGXCUDAGetStream(&st));
+  for (PetscInt k = 0; k < nsizes; k++) {
+    PetscInt            n = sizes[k];
+    size_t              freeb, totalb;
+    std::vector<double> A, dp, ep, dc(n), ec(n), tc(n);
+    PGXCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+    if ((double)n * n * 8 * 2.2 > (double)freeb) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d skipped: %.1f GB free on the device\n", (int)n, freeb / 1e9));
+      continue;
+    }
+    PetscCall(RandomSymmetric(n, seed, A));
+    /* bound: n^3/3 doubles read at the copy rate (which counts read + write bytes) */
+    double flops = 4.0 / 3.0 * (double)n * n * n, bound = (double)n * n * n / 3.0 * 8.0 / (bw * 1e9);
+    double tp = 0, tcu = 0;
+    PetscCall(TimePGX(n, A, b, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tp, &dp, &ep));
+    /* cusolverDnDsytrd */
+    {
+      pgx::cuda::DeviceArray<double> dA, dd, de, dtau, work;
+      pgx::cuda::DeviceArray<int>    info;
+      int                            lwork;
+      PetscCall(dA.resize((size_t)n * n));
+      PetscCall(dd.resize(n));
+      PetscCall(de.resize(n));
+      PetscCall(dtau.resize(n));
+      PetscCall(info.resize(1));
+      PGXCallCUSOLVER(cusolverDnDsytrd_bufferSize(cs, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dd.data(), de.data(), dtau.data(), &lwork));
+      PetscCall(work.resize((size_t)lwork));
+      PetscCall(PGXBenchMedianPrep(
+        reps, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); },
+        [&]() -> PetscErrorCode {
+          PGXCallCUSOLVER(cusolverDnDsytrd(cs, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dd.data(), de.data(), dtau.data(), work.data(), lwork, info.data()));
+          return PETSC_SUCCESS;
+        },
+        &tcu));
+      tcu *= 1e-3;
+      PGXCallCUDA(cudaMemcpy(dc.data(), dd.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
+      PGXCallCUDA(cudaMemcpy(ec.data(), de.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    double err = 0, dmax = 0;
+    for (PetscInt i = 0; i < n; i++) dmax = std::max(dmax, std::fabs(dc[i]));
+    for (PetscInt i = 0; i < n; i++) err = std::max(err, std::fabs(dp[i] - dc[i]));
+    for (PetscInt i = 0; i < n - 1; i++) err = std::max(err, std::fabs(std::fabs(ep[i]) - std::fabs(ec[i])));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e\n", (int)n, "pgx reduce", tp, flops / tp / 1e9, bound, bound / tp, err / dmax));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
+    if (solve) {
+      /* full eigensolve with vectors */
+      PGXSytrd            S;
+      std::vector<double> w(n), Z((size_t)n * n);
+      PetscLogDouble      t0, t1;
+      PGXSytrdTimes       tt;
+      PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+      PetscCall(PGXSytrdSetBlockSize(S, b));
+      PetscCall(PetscTime(&t0));
+      PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
+      PetscCall(PGXSytrdSolve(S, w.data(), Z.data(), n));
+      PetscCall(PetscTime(&t1));
+      PetscCall(PGXSytrdGetTimes(S, &tt));
+      PetscCall(PGXSytrdDestroy(&S));
+      double tsy = 0;
+      {
+        pgx::cuda::DeviceArray<double> dA, dw, work;
+        pgx::cuda::DeviceArray<int>    info;
+        int                            lwork;
+        PetscCall(dA.resize((size_t)n * n));
+        PetscCall(dw.resize(n));
+        PetscCall(info.resize(1));
+        PGXCallCUSOLVER(cusolverDnDsyevd_bufferSize(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), &lwork));
+        PetscCall(work.resize((size_t)lwork));
+        PetscCall(PGXBenchMedianPrep(
+          1, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); },
+          [&]() -> PetscErrorCode {
+            PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
+            return PETSC_SUCCESS;
+          },
+          &tsy));
+        tsy *= 1e-3;
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  reduce %.3f, dstedc %.3f (%.0f%%), back %.3f s\n", (int)n, "pgx eigensolve+vectors", t1 - t0, "", "", "", tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsyevd", tsy, "", "", "", tsy / (t1 - t0)));
+    }
+    if (n == abl) {
+      struct {
+        const char  *name;
+        PGXSytrdSymv symv;
+        PetscBool    merged, rank2b, streams;
+      } v[4] = {
+        {"symv full",          PGX_SYTRD_SYMV_FULL,  PETSC_TRUE,  PETSC_TRUE,  PETSC_TRUE },
+        {"separate gemvs",     PGX_SYTRD_SYMV_LOWER, PETSC_FALSE, PETSC_TRUE,  PETSC_TRUE },
+        {"two rank-b updates", PGX_SYTRD_SYMV_LOWER, PETSC_TRUE,  PETSC_FALSE, PETSC_TRUE },
+        {"one stream",         PGX_SYTRD_SYMV_LOWER, PETSC_TRUE,  PETSC_TRUE,  PETSC_FALSE}
+      };
+      for (int a = 0; a < 4; a++) {
+        double ta = 0;
+        PetscCall(TimePGX(n, A, b, v[a].symv, v[a].merged, v[a].rank2b, v[a].streams, reps, &ta, NULL, NULL));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d ablation %-13s %10.4f %9.1f %10.4f %9.2f  default saves %.3f s (%.1f%%)\n", (int)n, v[a].name, ta, flops / ta / 1e9, bound, bound / ta, ta - tp, 100.0 * (ta - tp) / ta));
+      }
+    }
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,52 @@
+/* sytrd.h: PGX's dense Hermitian tridiagonal reduction and eigensolver (a component used by EPSPGX, usable
+   by others). See src/mat/utils/sytrd/sytrd_kernels.h for the mathematics and the storage conventions.
+
+   A PGXSytrd holds one n x n Hermitian matrix (host arrays at this interface, lower triangle read):
+     PGXSytrdSetMatrix(S, n, A, lda)   copies A (on the cuda backend: uploads it)
+     PGXSytrdReduce(S)                  A = Q T Q^H, one-stage blocked Householder of panel width b
+     PGXSytrdGetTridiagonal(S, &d, &e)  T: diagonal d (n), subdiagonal e (n-1), real, host
+     PGXSytrdApplyQ(S, trans, k, Z, ldz)    Z <- Q Z or Q^H Z (host n x k), compact WY blocks of b
+     PGXSytrdFormQ(S, Q, ldq)            Q explicitly (host n x n)
+     PGXSytrdGetReflectors(S, &A, &lda, &tau) the reduced matrix in LAPACK dsytrd/zhetrd ('L') layout (host)
+     PGXSytrdSolve(S, w, Z, ldz)         all eigenvalues w (ascending) of A and, when Z is not NULL, the
+                                         eigenvectors Z = Q Z_T (LAPACK dstedc on T on the host)
+   Times of the three phases (reduction, tridiagonal eigensolve, back-transformation) are kept for views. */
+#pragma once
+#include <pgx.h>
+
+typedef struct _n_PGXSytrd *PGXSytrd;
+
+/* The symmetric product of the cuda panel: LOWER reads each stored element once (default), FULL is one
+   gemv over the whole stored square (the paper's choice); the reference ignores it */
+typedef enum {
+  PGX_SYTRD_SYMV_LOWER,
+  PGX_SYTRD_SYMV_FULL
+} PGXSytrdSymv;
+PETSC_EXTERN const char *const PGXSytrdSymvs[];
+
+#define PGX_SYTRD_DEFAULT_BLOCK 64
+
+typedef struct {
+  PetscLogDouble reduce, tridiag, back; /* seconds of the last reduction, tridiagonal solve, back-transformation */
+} PGXSytrdTimes;
+
+PETSC_EXTERN PetscErrorCode PGXSytrdCreate(PGXDeviceType, PGXSytrd *);
+PETSC_EXTERN PetscErrorCode PGXSytrdDestroy(PGXSytrd *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
+/* cuda ablations (bench/sytrd): merged panel gemvs, rank-2b update, several streams (all PETSC_TRUE by default) */
+PETSC_EXTERN PetscErrorCode PGXSytrdSetAblation(PGXSytrd, PetscBool, PetscBool, PetscBool);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd, PGXDeviceType *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrix(PGXSytrd, PetscInt, const PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdReduce(PGXSytrd);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonal(PGXSytrd, const PetscReal *[], const PetscReal *[]);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetReflectors(PGXSytrd, const PetscScalar *[], PetscInt *, const PetscScalar *[]);
+PETSC_EXTERN PetscErrorCode PGXSytrdApplyQ(PGXSytrd, PetscBool, PetscInt, PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdFormQ(PGXSytrd, PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdSolve(PGXSytrd, PetscReal[], PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetTimes(PGXSytrd, PGXSytrdTimes *);
+/* Eigenvalues (ascending, into d) and optionally eigenvectors Z (n x n real, ldz) of a real symmetric
+   tridiagonal matrix (d, e; e is destroyed): LAPACK dstedc on the host */
+PETSC_EXTERN PetscErrorCode PGXTridiagonalEigen(PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt);

@@ -1,0 +1,436 @@
+/* EPSPGX: dense Hermitian eigensolver for SLEPc through PGX's tridiagonal reduction (PGXSytrd).
+   The operator's matrix is gathered into a sequential dense matrix on every rank (the solve is redundant;
+   each rank keeps its rows of the eigenvectors), reduced (reference or cuda backend), T is solved by
+   LAPACK dstedc on the host. EPSSolve computes the eigenvalues only; the eigenvectors (dstedc with vectors and
+   the back-transformation Z = Q Z_T) are computed when first asked for (EPSGetEigenpair, EPSComputeError...). */
+#include <slepcpgx.h>
+#include <slepc/private/epsimpl.h>
+#include <pgx/private/pgximpl.h>
+#include <vector>
+
+typedef struct {
+  PetscInt       b;        /* panel width (-eps_pgx_block) */
+  PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
+  PGXDeviceType  devreq;   /* -pgx_device as requested */
+  PGXDeviceType  device;   /* resolved at setup */
+  Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
+  PGXSytrd       S;        /* the reduction of Ad */
+  PetscInt       offset;   /* index in the ascending spectrum of the first returned eigenvalue */
+  PetscLogDouble tgather;  /* seconds spent gathering the matrix */
+  PGXSytrdTimes  times;    /* reduction, tridiagonal solve, back-transformation of the last solve */
+} EPS_PGX;
+
+static PetscErrorCode EPSSetUp_PGX(EPS eps)
+{
+  EPS_PGX       *ctx = (EPS_PGX *)eps->data;
+  PetscBool      isshift;
+  Mat            A;
+  PetscMPIInt    size;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCheck(!eps->isgeneralized, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; generalized problems are not supported yet");
+  PetscCheck(eps->problem_type == EPS_HEP, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; set EPSSetProblemType(eps,EPS_HEP) or -eps_hermitian for a symmetric (Hermitian) matrix");
+  PetscCall(PetscObjectTypeCompare((PetscObject)eps->st, STSHIFT, &isshift));
+  PetscCheck(isshift, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX does not support spectral transformations other than STSHIFT (got %s)", ((PetscObject)eps->st)->type_name);
+  eps->ncv = eps->n;
+  if (eps->mpd != PETSC_DEFAULT) PetscCall(PetscInfo(eps, "Warning: parameter mpd ignored\n"));
+  if (eps->max_it == PETSC_DEFAULT) eps->max_it = 1;
+  if (!eps->which) eps->which = EPS_LARGEST_MAGNITUDE; /* SLEPc's default for a solver without inversion */
+  EPSCheckUnsupported(eps, EPS_FEATURE_BALANCE | EPS_FEATURE_ARBITRARY | EPS_FEATURE_REGION | EPS_FEATURE_STOPPING);
+  EPSCheckIgnored(eps, EPS_FEATURE_EXTRACTION | EPS_FEATURE_CONVERGENCE);
+  PetscCall(EPSAllocateSolution(eps, 0));
+
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)eps), ctx->devreq, &ctx->device));
+  /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatDestroy(&ctx->Ad));
+  PetscCall(STGetMatrix(eps->st, 0, &A));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
+  if (size == 1) PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+  else {
+    IS  is;
+    Mat *sub;
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, eps->n, 0, 1, &is));
+    PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
+    PetscCall(ISDestroy(&is));
+    PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+    PetscCall(MatDestroySubMatrices(1, &sub));
+  }
+  PetscCall(PetscTime(&t1));
+  ctx->tgather = t1 - t0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The order of the returned eigenvalues, as EPSLAPACK sorts them (SLEPc's basic sorting by 'which') */
+static PetscErrorCode EPSSetUpSort_PGX(EPS eps)
+{
+  SlepcSC sc = eps->sc;
+
+  PetscFunctionBegin;
+  sc->map    = NULL;
+  sc->mapobj = NULL;
+  sc->rg     = NULL;
+  switch (eps->which) {
+  case EPS_LARGEST_MAGNITUDE: sc->comparison = SlepcCompareLargestMagnitude; sc->comparisonctx = NULL; break;
+  case EPS_SMALLEST_MAGNITUDE: sc->comparison = SlepcCompareSmallestMagnitude; sc->comparisonctx = NULL; break;
+  case EPS_LARGEST_REAL: sc->comparison = SlepcCompareLargestReal; sc->comparisonctx = NULL; break;
+  case EPS_SMALLEST_REAL: sc->comparison = SlepcCompareSmallestReal; sc->comparisonctx = NULL; break;
+  case EPS_LARGEST_IMAGINARY: sc->comparison = SlepcCompareLargestImaginary; sc->comparisonctx = NULL; break;
+  case EPS_SMALLEST_IMAGINARY: sc->comparison = SlepcCompareSmallestImaginary; sc->comparisonctx = NULL; break;
+  case EPS_TARGET_MAGNITUDE: sc->comparison = SlepcCompareTargetMagnitude; sc->comparisonctx = &eps->target; break;
+  case EPS_TARGET_REAL: sc->comparison = SlepcCompareTargetReal; sc->comparisonctx = &eps->target; break;
+  case EPS_TARGET_IMAGINARY: sc->comparison = SlepcCompareTargetReal; /* real eigenvalues */ sc->comparisonctx = &eps->target; break;
+  case EPS_ALL: sc->comparison = SlepcCompareSmallestReal; sc->comparisonctx = NULL; break;
+  case EPS_WHICH_USER: break; /* set by EPSSetEigenvalueComparison() */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The eigenvalues are those of the matrix itself (the operator's shift is not applied): nothing to undo */
+static PetscErrorCode EPSBackTransform_PGX(EPS eps)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSSolve_PGX(EPS eps)
+{
+  EPS_PGX           *ctx = (EPS_PGX *)eps->data;
+  const PetscScalar *a;
+  PetscInt           n = eps->n, lda, first = 0, count = n;
+  std::vector<PetscReal> w(n);
+
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdDestroy(&ctx->S));
+  PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
+  PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
+  PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
+  PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
+  PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
+  PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
+  PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
+  PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
+  PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
+  if (eps->which == EPS_ALL && eps->inta != eps->intb) { /* the eigenvalues in [inta, intb] */
+    while (first < n && w[first] < eps->inta) first++;
+    count = 0;
+    while (first + count < n && w[first + count] <= eps->intb) count++;
+  }
+  ctx->offset = first;
+  for (PetscInt i = 0; i < count; i++) {
+    eps->eigr[i]   = w[first + i];
+    eps->eigi[i]   = 0;
+    eps->errest[i] = 0;
+  }
+  eps->nconv  = count;
+  eps->its    = 1;
+  eps->reason = EPS_CONVERGED_TOL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The eigenvectors, when first asked for: dstedc with vectors and Z = Q Z_T; each rank copies its rows */
+static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
+{
+  EPS_PGX     *ctx = (EPS_PGX *)eps->data;
+  PetscInt     n = eps->n, rstart, rend, ldv;
+  Mat          V;
+  PetscScalar *v;
+  PGXSytrdTimes t;
+  std::vector<PetscReal>   w(n);
+  std::vector<PetscScalar> Z((size_t)n * n);
+
+  PetscFunctionBegin;
+  if (!eps->nconv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
+  PetscCall(PGXSytrdGetTimes(ctx->S, &t));
+  ctx->times.back = t.back;
+  ctx->times.tridiag += t.tridiag;
+  PetscCall(BVGetMat(eps->V, &V));
+  PetscCall(MatGetOwnershipRange(V, &rstart, &rend));
+  PetscCall(MatDenseGetLDA(V, &ldv));
+  PetscCall(MatDenseGetArrayWrite(V, &v));
+  for (PetscInt j = 0; j < eps->nconv; j++)
+    for (PetscInt i = rstart; i < rend; i++) v[(i - rstart) + (size_t)j * ldv] = Z[i + (size_t)(ctx->offset + j) * n];
+  PetscCall(MatDenseRestoreArrayWrite(V, &v));
+  PetscCall(BVRestoreMat(eps->V, &V));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOptionsObject)
+{
+  EPS_PGX *ctx = (EPS_PGX *)eps->data;
+  PetscInt b   = ctx->b;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "EPS PGX Options");
+  PetscCall(PetscOptionsInt("-eps_pgx_block", "Panel width of the tridiagonal reduction", "EPSPGXSetBlockSize", b, &b, &flg));
+  if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
+  PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
+{
+  EPS_PGX  *ctx = (EPS_PGX *)eps->data;
+  PetscBool isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
+  if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSReset_PGX(EPS eps)
+{
+  EPS_PGX *ctx = (EPS_PGX *)eps->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&ctx->Ad));
+  PetscCall(PGXSytrdDestroy(&ctx->S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSPGXSetBlockSize_PGX(EPS eps, PetscInt b)
+{
+  EPS_PGX *ctx = (EPS_PGX *)eps->data;
+
+  PetscFunctionBegin;
+  if (b == PETSC_DEFAULT || b == PETSC_DECIDE) b = PGX_SYTRD_DEFAULT_BLOCK;
+  PetscCheck(b >= 1 && b <= 1024, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "The panel width must be in 1..1024, got %" PetscInt_FMT, b);
+  ctx->b = b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  EPSPGXSetBlockSize - Sets the panel width of the tridiagonal reduction of `EPSPGX`.
+
+  Logically Collective
+
+  Input Parameters:
++ eps - the eigensolver
+- b   - the panel width (1..1024; `PETSC_DEFAULT` gives 64, the width Liu et al. found best)
+
+  Options Database Key:
+. -eps_pgx_block <b> - the panel width
+
+  Level: intermediate
+
+.seealso: `EPSPGX`, `EPSPGXGetBlockSize()`, `PGXSytrdSetBlockSize()`
+@*/
+PetscErrorCode EPSPGXSetBlockSize(EPS eps, PetscInt b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(eps, EPS_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(eps, b, 2);
+  PetscTryMethod(eps, "EPSPGXSetBlockSize_C", (EPS, PetscInt), (eps, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSPGXGetBlockSize_PGX(EPS eps, PetscInt *b)
+{
+  PetscFunctionBegin;
+  *b = ((EPS_PGX *)eps->data)->b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  EPSPGXGetBlockSize - Gets the panel width of the tridiagonal reduction of `EPSPGX`.
+
+  Not Collective
+
+  Input Parameter:
+. eps - the eigensolver
+
+  Output Parameter:
+. b - the panel width
+
+  Level: intermediate
+
+.seealso: `EPSPGX`, `EPSPGXSetBlockSize()`
+@*/
+PetscErrorCode EPSPGXGetBlockSize(EPS eps, PetscInt *b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(eps, EPS_CLASSID, 1);
+  PetscAssertPointer(b, 2);
+  PetscUseMethod(eps, "EPSPGXGetBlockSize_C", (EPS, PetscInt *), (eps, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSPGXSetSymv_PGX(EPS eps, PGXSytrdSymv s)
+{
+  PetscFunctionBegin;
+  ((EPS_PGX *)eps->data)->symv = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  EPSPGXSetSymv - Chooses the symmetric matrix-vector product of the GPU panel step of `EPSPGX`.
+
+  Logically Collective
+
+  Input Parameters:
++ eps  - the eigensolver
+- symv - `PGX_SYTRD_SYMV_LOWER` (default: each stored element of the lower triangle read once and used for its
+         row and its column) or `PGX_SYTRD_SYMV_FULL` (one full gemv over the whole stored symmetric matrix,
+         the choice of Liu et al., which reads twice the bytes)
+
+  Options Database Key:
+. -eps_pgx_symv <lower,full> - the product
+
+  Level: advanced
+
+  Note:
+  The host (reference) backend ignores it.
+
+.seealso: `EPSPGX`, `EPSPGXGetSymv()`, `PGXSytrdSetSymv()`
+@*/
+PetscErrorCode EPSPGXSetSymv(EPS eps, PGXSytrdSymv symv)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(eps, EPS_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(eps, symv, 2);
+  PetscTryMethod(eps, "EPSPGXSetSymv_C", (EPS, PGXSytrdSymv), (eps, symv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSPGXGetSymv_PGX(EPS eps, PGXSytrdSymv *s)
+{
+  PetscFunctionBegin;
+  *s = ((EPS_PGX *)eps->data)->symv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  EPSPGXGetSymv - Gets the symmetric product of the GPU panel step of `EPSPGX`.
+
+  Not Collective
+
+  Input Parameter:
+. eps - the eigensolver
+
+  Output Parameter:
+. symv - the product
+
+  Level: advanced
+
+.seealso: `EPSPGX`, `EPSPGXSetSymv()`
+@*/
+PetscErrorCode EPSPGXGetSymv(EPS eps, PGXSytrdSymv *symv)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(eps, EPS_CLASSID, 1);
+  PetscAssertPointer(symv, 2);
+  PetscUseMethod(eps, "EPSPGXGetSymv_C", (EPS, PGXSytrdSymv *), (eps, symv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSPGXGetTimes_PGX(EPS eps, PGXSytrdTimes *t)
+{
+  PetscFunctionBegin;
+  *t = ((EPS_PGX *)eps->data)->times;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  EPSPGXGetTimes - Seconds of the reduction, the tridiagonal eigensolve and the back-transformation of the last
+  `EPSSolve()` with `EPSPGX` (the back-transformation runs when eigenvectors are first asked for).
+
+  Not Collective
+
+  Input Parameter:
+. eps - the eigensolver
+
+  Output Parameter:
+. t - the times
+
+  Level: intermediate
+
+.seealso: `EPSPGX`, `PGXSytrdGetTimes()`
+@*/
+PetscErrorCode EPSPGXGetTimes(EPS eps, PGXSytrdTimes *t)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(eps, EPS_CLASSID, 1);
+  PetscAssertPointer(t, 2);
+  PetscUseMethod(eps, "EPSPGXGetTimes_C", (EPS, PGXSytrdTimes *), (eps, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode EPSDestroy_PGX(EPS eps)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(eps->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXSetBlockSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetBlockSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXSetSymv_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetSymv_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetTimes_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  EPSPGX - EPSPGX = "pgx" - A dense eigensolver for standard Hermitian problems (`EPS_HEP`): the matrix is
+  gathered, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction (on the
+  GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstedc and the
+  eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for.
+
+  Options Database Keys:
++ -eps_pgx_block <b> - panel width (default 64)
+. -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
+- -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
+
+  Level: beginner
+
+  Notes:
+  Like `EPSLAPACK`, all eigenpairs are computed and the ones selected by `EPSSetWhichEigenpairs()` returned
+  (all of them, sorted; with `EPS_ALL` and `EPSSetInterval()` those in the interval). Every rank gathers the
+  whole matrix and solves redundantly, so n is limited by one rank's memory (n^2 scalars, twice).
+  Generalized problems, non-Hermitian problem types and spectral transformations other than `STSHIFT` are
+  errors; the shift of `STSHIFT` is not applied.
+
+.seealso: `EPSLAPACK`, `EPSPGXSetBlockSize()`, `EPSPGXSetSymv()`, `EPSPGXGetTimes()`, `PGXSytrdCreate()`
+M*/
+PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
+{
+  EPS_PGX *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  eps->data = (void *)ctx;
+  ctx->b    = PGX_SYTRD_DEFAULT_BLOCK;
+  ctx->symv = PGX_SYTRD_SYMV_LOWER;
+  PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
+  eps->categ                = EPS_CATEGORY_OTHER;
+  eps->ops->solve           = EPSSolve_PGX;
+  eps->ops->setup           = EPSSetUp_PGX;
+  eps->ops->setupsort       = EPSSetUpSort_PGX;
+  eps->ops->setfromoptions  = EPSSetFromOptions_PGX;
+  eps->ops->destroy         = EPSDestroy_PGX;
+  eps->ops->reset           = EPSReset_PGX;
+  eps->ops->view            = EPSView_PGX;
+  eps->ops->computevectors  = EPSComputeVectors_PGX;
+  eps->ops->backtransform   = EPSBackTransform_PGX;
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXSetBlockSize_C", EPSPGXSetBlockSize_PGX));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetBlockSize_C", EPSPGXGetBlockSize_PGX));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXSetSymv_C", EPSPGXSetSymv_PGX));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetSymv_C", EPSPGXGetSymv_PGX));
+  PetscCall(PetscObjectComposeFunction((PetscObject)eps, "EPSPGXGetTimes_C", EPSPGXGetTimes_PGX));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Called by PGXInitializePackage() in builds with SLEPc: adds EPSPGX to SLEPc's list of solvers. Harmless in
+   PETSc-only programs that load libpgx.so (EPSRegister only initializes SLEPc's EPS package tables). */
+PETSC_INTERN PetscErrorCode PGXRegister_EPS(void)
+{
+  PetscFunctionBegin;
+  PetscCall(EPSRegister(EPSPGX, EPSCreate_PGX));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

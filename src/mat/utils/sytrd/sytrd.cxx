@@ -1,0 +1,606 @@
+/* The dense Hermitian tridiagonal reduction object: storage, timing and the dispatch to the reference or
+   cuda kernels (sytrd_kernels.h); the tridiagonal eigensolve is LAPACK's dstedc on the host. */
+#include <pgx/sytrd.h>
+#include <pgx/private/pgximpl.h>
+#include <petscblaslapack.h>
+#include <petsctime.h>
+#include "sytrd_kernels.h"
+#include <vector>
+
+/* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/) */
+#define PGX_SYTRD_CUDA PGX_HAVE_CUDA
+
+namespace K = pgx::kernels::sytrd;
+
+/* LAPACK's divide and conquer for symmetric tridiagonal matrices (real), through PETSc's name mangling */
+#define PGXLAPACKstedc_ PETSCBLASREAL(stedc, STEDC)
+BLAS_EXTERN void PGXLAPACKstedc_(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
+
+const char *const PGXSytrdSymvs[] = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
+
+PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack;
+
+struct _n_PGXSytrd {
+  PGXDeviceType type  = PGX_DEVICE_HOST;
+  PetscInt      b     = PGX_SYTRD_DEFAULT_BLOCK; /* panel width */
+  PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
+  PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
+  PetscInt      n     = -1;
+  PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
+  PetscBool     hostA   = PETSC_FALSE; /* A (host) holds the reduced matrix (cuda: downloaded) */
+  std::vector<PetscScalar> A, tau;     /* host matrix (n x n, ld n) and reflector scalars */
+  std::vector<PetscReal>   d, e;       /* T */
+  PGXSytrdTimes times = {0, 0, 0};
+#if PGX_SYTRD_CUDA
+  K::cuda::Work *work = nullptr; /* device state */
+  PetscScalar   *dA   = nullptr; /* device matrix */
+#endif
+};
+
+static PetscBool PGXSytrdEventsRegistered = PETSC_FALSE;
+
+static PetscErrorCode PGXSytrdFinalizeEvents(void)
+{
+  PetscFunctionBegin;
+  PGXSytrdEventsRegistered = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXSytrdRegisterEvents(void)
+{
+  PetscFunctionBegin;
+  if (PGXSytrdEventsRegistered) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXSytrdEventsRegistered = PETSC_TRUE;
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscLogEventRegister("PGXSytrdReduce", PGX_CLASSID, &PGX_SytrdReduce));
+  PetscCall(PetscLogEventRegister("PGXSytrdTridiag", PGX_CLASSID, &PGX_SytrdTridiag));
+  PetscCall(PetscLogEventRegister("PGXSytrdBack", PGX_CLASSID, &PGX_SytrdBack));
+  PetscCall(PetscRegisterFinalize(PGXSytrdFinalizeEvents));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdCreate - Creates a dense Hermitian tridiagonal reduction (A = Q T Q^H) and eigensolver.
+
+  Not Collective
+
+  Input Parameter:
+. type - `PGX_DEVICE_HOST` (reference kernels) or `PGX_DEVICE_CUDA` (resolved: not `PGX_DEVICE_AUTO`)
+
+  Output Parameter:
+. S - the object
+
+  Level: developer
+
+.seealso: `PGXSytrdSetMatrix()`, `PGXSytrdReduce()`, `PGXSytrdSolve()`, `EPSPGX`
+@*/
+PetscErrorCode PGXSytrdCreate(PGXDeviceType type, PGXSytrd *S)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(S, 2);
+  PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdCreate needs a resolved device type (host or cuda), got %s", PGXDeviceTypes[type]);
+#if !PGX_SYTRD_CUDA
+  PetscCheck(type == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "The cuda backend of PGXSytrd is not available in this build: use -pgx_device host");
+#endif
+  PetscCall(PGXSytrdRegisterEvents());
+  *S         = new _n_PGXSytrd;
+  (*S)->type = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXSytrdFreeDevice(PGXSytrd S)
+{
+  PetscFunctionBegin;
+#if PGX_SYTRD_CUDA
+  if (S->work) PetscCall(K::cuda::destroy(&S->work));
+  if (S->dA) PetscCall(PGXDeviceFree(&S->dA));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdDestroy - Destroys a `PGXSytrd`.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object (set to NULL)
+
+  Level: developer
+
+.seealso: `PGXSytrdCreate()`
+@*/
+PetscErrorCode PGXSytrdDestroy(PGXSytrd *S)
+{
+  PetscFunctionBegin;
+  if (!S || !*S) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXSytrdFreeDevice(*S));
+  delete *S;
+  *S = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetBlockSize - Sets the panel width b of the blocked reduction (and the block of the compact WY
+  back-transformation).
+
+  Not Collective
+
+  Input Parameters:
++ S - the object
+- b - the panel width, at least 1 (default `PGX_SYTRD_DEFAULT_BLOCK`, 64)
+
+  Level: developer
+
+.seealso: `PGXSytrdReduce()`, `EPSPGXSetBlockSize()`
+@*/
+PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd S, PetscInt b)
+{
+  PetscFunctionBegin;
+  PetscCheck(b >= 1 && b <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Panel width %" PetscInt_FMT " must be in 1..1024", b);
+  S->b = b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetBlockSize - Gets the panel width.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. b - the panel width
+
+  Level: developer
+
+.seealso: `PGXSytrdSetBlockSize()`
+@*/
+PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd S, PetscInt *b)
+{
+  PetscFunctionBegin;
+  *b = S->b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetSymv - Chooses the symmetric product of the cuda panel step.
+
+  Not Collective
+
+  Input Parameters:
++ S    - the object
+- symv - `PGX_SYTRD_SYMV_LOWER` (each stored element read once, used for its row and its column; default)
+         or `PGX_SYTRD_SYMV_FULL` (one gemv over the full stored square, as Liu et al.)
+
+  Level: developer
+
+  Note:
+  The reference backend ignores it.
+
+.seealso: `EPSPGXSetSymv()`
+@*/
+PetscErrorCode PGXSytrdSetSymv(PGXSytrd S, PGXSytrdSymv symv)
+{
+  PetscFunctionBegin;
+  S->symv = symv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetSymv - Gets the symmetric product of the cuda panel step.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. symv - the product
+
+  Level: developer
+
+.seealso: `PGXSytrdSetSymv()`
+@*/
+PetscErrorCode PGXSytrdGetSymv(PGXSytrd S, PGXSytrdSymv *symv)
+{
+  PetscFunctionBegin;
+  *symv = S->symv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetAblation - Switches the cuda backend's optimizations (for the benchmark's ablations).
+
+  Not Collective
+
+  Input Parameters:
++ S       - the object
+. merged  - merge the panel's small gemvs into larger ones
+. rank2b  - the trailing update as one rank-2b gemm on interleaved storage (else two rank-b gemms)
+- streams - run the independent operations of a panel step on several streams
+
+  Level: developer
+
+.seealso: `PGXSytrdSetSymv()`
+@*/
+PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2b, PetscBool streams)
+{
+  PetscFunctionBegin;
+  S->merged  = merged;
+  S->rank2b  = rank2b;
+  S->streams = streams;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetDeviceType - The backend of the object.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. type - `PGX_DEVICE_HOST` or `PGX_DEVICE_CUDA`
+
+  Level: developer
+
+.seealso: `PGXSytrdCreate()`
+@*/
+PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd S, PGXDeviceType *type)
+{
+  PetscFunctionBegin;
+  *type = S->type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetMatrix - Gives the Hermitian matrix to reduce (copied; only its lower triangle is used).
+
+  Not Collective
+
+  Input Parameters:
++ S   - the object
+. n   - the order
+. A   - the matrix, column-major (host)
+- lda - its leading dimension, at least max(1, n)
+
+  Level: developer
+
+.seealso: `PGXSytrdReduce()`
+@*/
+PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], PetscInt lda)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative order %" PetscInt_FMT, n);
+  PetscCheck(lda >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, lda, n);
+  if (S->n != n) PetscCall(PGXSytrdFreeDevice(S));
+  S->n = n;
+  S->A.resize((size_t)n * n);
+  /* the lower triangle, mirrored into the upper one (the full product of the cuda backend reads it) */
+  for (PetscInt j = 0; j < n; j++) {
+    for (PetscInt i = j; i < n; i++) S->A[i + (size_t)j * n] = A[i + (size_t)j * lda];
+    for (PetscInt i = 0; i < j; i++) S->A[i + (size_t)j * n] = PetscConj(A[j + (size_t)i * lda]);
+  }
+  S->tau.assign(n > 0 ? n - 1 : 0, 0);
+  S->d.assign(n, 0);
+  S->e.assign(n > 0 ? n - 1 : 0, 0);
+  S->reduced = PETSC_FALSE;
+  S->hostA   = PETSC_TRUE;
+#if PGX_SYTRD_CUDA
+  if (S->type == PGX_DEVICE_CUDA && n > 0) {
+    if (!S->dA) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dA));
+    PetscCall(PGXDeviceCopyArrayToDevice(S->dA, S->A.data(), (size_t)n * n));
+    S->hostA = PETSC_FALSE;
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdReduce - Reduces the matrix to tridiagonal form, A = Q T Q^H (one-stage blocked Householder).
+
+  Not Collective
+
+  Input Parameter:
+. S - the object, with a matrix set
+
+  Level: developer
+
+.seealso: `PGXSytrdGetTridiagonal()`, `PGXSytrdApplyQ()`, `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXSytrdReduce(PGXSytrd S)
+{
+  PetscLogDouble t0, t1, n = (PetscLogDouble)S->n;
+
+  PetscFunctionBegin;
+  PetscCheck(S->n >= 0, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXSytrdSetMatrix() must be called before PGXSytrdReduce()");
+  PetscCheck(!S->reduced, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The matrix is already reduced; set it again with PGXSytrdSetMatrix()");
+  PetscCall(PetscLogEventBegin(PGX_SytrdReduce, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  if (S->type == PGX_DEVICE_HOST) {
+    std::vector<PetscScalar> W((size_t)S->n * S->b + 1);
+    K::reference::reduce(S->n, S->b, S->A.data(), PetscMax(1, S->n), S->d.data(), S->e.data(), S->tau.data(), W.data());
+  }
+#if PGX_SYTRD_CUDA
+  else if (S->n > 0) {
+    K::cuda::Options o;
+    o.b       = (int)S->b;
+    o.symv    = S->symv == PGX_SYTRD_SYMV_FULL ? K::cuda::SYMV_FULL : K::cuda::SYMV_LOWER;
+    o.merged  = S->merged ? 1 : 0;
+    o.rank2b  = S->rank2b ? 1 : 0;
+    o.streams = S->streams ? 1 : 0;
+    if (S->work) PetscCall(K::cuda::destroy(&S->work));
+    PetscCall(K::cuda::create(S->n, o, &S->work));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::reduce(S->work, S->dA, S->d.data(), S->e.data(), S->tau.data()));
+    PetscCall(PetscLogGpuTimeEnd());
+  }
+#endif
+  PetscCall(PetscTime(&t1));
+  S->times.reduce = t1 - t0;
+  S->reduced      = PETSC_TRUE;
+  if (S->type == PGX_DEVICE_HOST) PetscCall(PetscLogFlops(4.0 / 3.0 * n * n * n));
+  else PetscCall(PetscLogGpuFlops(4.0 / 3.0 * n * n * n));
+  PetscCall(PetscLogEventEnd(PGX_SytrdReduce, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXSytrdCheckReduced(PGXSytrd S)
+{
+  PetscFunctionBegin;
+  PetscCheck(S->reduced, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXSytrdReduce() must be called first");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetTridiagonal - The tridiagonal T of A = Q T Q^H (host arrays owned by the object).
+
+  Not Collective
+
+  Input Parameter:
+. S - the reduced object
+
+  Output Parameters:
++ d - the diagonal (n)
+- e - the subdiagonal (n - 1)
+
+  Level: developer
+
+.seealso: `PGXSytrdReduce()`
+@*/
+PetscErrorCode PGXSytrdGetTridiagonal(PGXSytrd S, const PetscReal *d[], const PetscReal *e[])
+{
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckReduced(S));
+  if (d) *d = S->d.data();
+  if (e) *e = S->e.data();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetReflectors - The reduced matrix in LAPACK's dsytrd/zhetrd layout (lower): d on the diagonal, e on
+  the subdiagonal, v_i(i+2:n-1) below it, and the reflector scalars tau (host arrays owned by the object).
+
+  Not Collective
+
+  Input Parameter:
+. S - the reduced object
+
+  Output Parameters:
++ A   - the matrix (the strict upper triangle is unspecified)
+. lda - its leading dimension
+- tau - the n - 1 scalars
+
+  Level: developer
+
+.seealso: `PGXSytrdReduce()`, `PGXSytrdApplyQ()`
+@*/
+PetscErrorCode PGXSytrdGetReflectors(PGXSytrd S, const PetscScalar *A[], PetscInt *lda, const PetscScalar *tau[])
+{
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckReduced(S));
+#if PGX_SYTRD_CUDA
+  if (!S->hostA && S->n > 0) {
+    PetscCall(PGXDeviceCopyArrayToHost(S->A.data(), S->dA, (size_t)S->n * S->n));
+    S->hostA = PETSC_TRUE;
+  }
+#endif
+  if (A) *A = S->A.data();
+  if (lda) *lda = PetscMax(1, S->n);
+  if (tau) *tau = S->tau.data();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdApplyQ - Z <- Q Z or Q^H Z for a block of k vectors, blocked as compact WY.
+
+  Not Collective
+
+  Input Parameters:
++ S     - the reduced object
+. trans - `PETSC_FALSE`: Q Z; `PETSC_TRUE`: Q^H Z
+. k     - the number of vectors
+- ldz   - the leading dimension of Z, at least max(1, n)
+
+  Input/Output Parameter:
+. Z - the n x k vectors (host)
+
+  Level: developer
+
+.seealso: `PGXSytrdFormQ()`, `PGXSytrdReduce()`
+@*/
+PetscErrorCode PGXSytrdApplyQ(PGXSytrd S, PetscBool trans, PetscInt k, PetscScalar Z[], PetscInt ldz)
+{
+  PetscLogDouble n = (PetscLogDouble)S->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckReduced(S));
+  PetscCheck(k >= 0 && ldz >= PetscMax(1, S->n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Bad k %" PetscInt_FMT " or ldz %" PetscInt_FMT, k, ldz);
+  if (S->n <= 1 || k == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (S->type == PGX_DEVICE_HOST) {
+    std::vector<PetscScalar> work((size_t)S->b * S->b + (size_t)S->b * k);
+    K::reference::apply_q(S->n, S->b, trans ? 1 : 0, S->A.data(), S->n, S->tau.data(), k, Z, ldz, work.data());
+    PetscCall(PetscLogFlops(2.0 * n * n * k));
+  }
+#if PGX_SYTRD_CUDA
+  else {
+    PetscScalar *dZ = NULL;
+    PetscCall(PGXDeviceMallocArray((size_t)S->n * k, &dZ));
+    for (PetscInt j = 0; j < k; j++) PetscCall(PGXDeviceCopyArrayToDevice(dZ + (size_t)j * S->n, Z + (size_t)j * ldz, (size_t)S->n));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscErrorCode ierr = K::cuda::apply_q(S->work, trans ? 1 : 0, S->dA, S->tau.data(), k, dZ);
+    PetscCall(PetscLogGpuTimeEnd());
+    if (ierr) PetscCall(PGXDeviceFree(&dZ));
+    PetscCall(ierr);
+    for (PetscInt j = 0; j < k; j++) PetscCall(PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, dZ + (size_t)j * S->n, (size_t)S->n));
+    PetscCall(PGXDeviceFree(&dZ));
+    PetscCall(PetscLogGpuFlops(2.0 * n * n * k));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdFormQ - Forms Q of A = Q T Q^H explicitly.
+
+  Not Collective
+
+  Input Parameters:
++ S   - the reduced object
+- ldq - the leading dimension of Q
+
+  Output Parameter:
+. Q - the n x n matrix (host)
+
+  Level: developer
+
+.seealso: `PGXSytrdApplyQ()`
+@*/
+PetscErrorCode PGXSytrdFormQ(PGXSytrd S, PetscScalar Q[], PetscInt ldq)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckReduced(S));
+  for (PetscInt j = 0; j < S->n; j++)
+    for (PetscInt i = 0; i < S->n; i++) Q[i + (size_t)j * ldq] = i == j ? 1.0 : 0.0;
+  PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, S->n, Q, ldq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagonalEigen - Eigenvalues and optionally eigenvectors of a real symmetric tridiagonal matrix
+  (LAPACK dstedc, divide and conquer; eigenvalues only: its root-free QR path).
+
+  Not Collective
+
+  Input Parameters:
++ n   - the order
+. d   - the diagonal (n); on output the eigenvalues in ascending order
+. e   - the subdiagonal (n - 1); destroyed
+- ldz - the leading dimension of Z
+
+  Output Parameter:
+. Z - the n x n orthonormal eigenvectors (column j for d[j]), or NULL for eigenvalues only
+
+  Level: developer
+
+.seealso: `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXTridiagonalEigen(PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz)
+{
+  PetscBLASInt bn, bldz, lwork, liwork, info = 0;
+  PetscReal    e0 = 0, wq = 0;
+  PetscBLASInt iq = 0, query = -1;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscBLASIntCast(Z ? ldz : 1, &bldz));
+  const char *compz = Z ? "I" : "N";
+  if (!e || n == 1) e = &e0;
+  /* workspace query */
+  PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+  PGXLAPACKstedc_(compz, &bn, d, e, Z ? Z : &e0, &bldz, &wq, &query, &iq, &query, &info);
+  PetscCall(PetscFPTrapPop());
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dstedc workspace query failed: info %d", (int)info);
+  lwork  = PetscMax((PetscBLASInt)wq, 1);
+  liwork = PetscMax(iq, 1);
+  std::vector<PetscReal>    work(lwork);
+  std::vector<PetscBLASInt> iwork(liwork);
+  PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+  PGXLAPACKstedc_(compz, &bn, d, e, Z ? Z : &e0, &bldz, work.data(), &lwork, iwork.data(), &liwork, &info);
+  PetscCall(PetscFPTrapPop());
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dstedc failed: info %d (%s)", (int)info, info < 0 ? "bad argument" : "an eigenvalue did not converge");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSolve - All eigenvalues, and optionally eigenvectors, of the Hermitian matrix: reduction (if not
+  done yet), dstedc on T on the host, back-transformation Z = Q Z_T (compact WY).
+
+  Not Collective
+
+  Input Parameters:
++ S   - the object, with a matrix set
+- ldz - the leading dimension of Z
+
+  Output Parameters:
++ w - the n eigenvalues in ascending order
+- Z - the n x n eigenvectors (host), or NULL for eigenvalues only (no back-transformation is done)
+
+  Level: developer
+
+.seealso: `PGXSytrdReduce()`, `PGXSytrdGetTimes()`
+@*/
+PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscInt ldz)
+{
+  PetscLogDouble t0, t1, t2;
+  PetscInt       n = S->n;
+
+  PetscFunctionBegin;
+  if (!S->reduced) PetscCall(PGXSytrdReduce(S));
+  PetscCheck(!Z || ldz >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, ldz, n);
+  PetscCall(PetscLogEventBegin(PGX_SytrdTridiag, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  std::vector<PetscReal> e(S->e), ZT(Z ? (size_t)n * n : 0);
+  for (PetscInt i = 0; i < n; i++) w[i] = S->d[i];
+  PetscCall(PGXTridiagonalEigen(n, w, e.data(), Z ? ZT.data() : NULL, n));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventEnd(PGX_SytrdTridiag, 0, 0, 0, 0));
+  S->times.tridiag = t1 - t0;
+  S->times.back    = 0;
+  if (Z) {
+    PetscCall(PetscLogEventBegin(PGX_SytrdBack, 0, 0, 0, 0));
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = ZT[i + (size_t)j * n];
+    PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, n, Z, ldz));
+    PetscCall(PetscTime(&t2));
+    S->times.back = t2 - t1;
+    PetscCall(PetscLogEventEnd(PGX_SytrdBack, 0, 0, 0, 0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetTimes - Seconds taken by the last reduction, tridiagonal eigensolve and back-transformation.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. t - the times
+
+  Level: developer
+
+.seealso: `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXSytrdGetTimes(PGXSytrd S, PGXSytrdTimes *t)
+{
+  PetscFunctionBegin;
+  *t = S->times;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

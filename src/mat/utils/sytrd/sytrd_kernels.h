@@ -1,0 +1,107 @@
+/* sytrd_kernels.h: the kernels of PGX's dense Hermitian tridiagonal reduction, declared once and implemented
+   per backend (reference/: plain sequential C++, the specification; cuda/: the GPU one-stage reduction of
+   Liu, Zhao, Yu and Huang, 2020).
+
+   Mathematics. A is an n x n Hermitian (real symmetric) matrix. One-stage blocked Householder
+   tridiagonalization computes
+       A = Q T Q^H,   Q = H_0 H_1 ... H_{n-2},   H_i = I - tau_i v_i v_i^H,
+   with T real symmetric tridiagonal (diagonal d, subdiagonal e). Reflector i annihilates column i below the
+   subdiagonal: v_i has v_i(0:i) = 0, v_i(i+1) = 1 and v_i(i+2:n-1) free; tau_i is real for real A and
+   complex for complex A (the subdiagonal e_i = beta_i is made real, as LAPACK's zlarfg does); tau_i = 0 where
+   the column is already reduced (H_i = I).
+
+   Blocking (panel width b): the reduction runs over panels of b columns. For the panel starting at column j,
+   on the trailing m x m matrix A22 = A(j:n-1, j:n-1) (m = n - j), the panel step produces the b reflectors
+   V = [v_0 .. v_{b-1}] (m x b, unit lower trapezoidal, rows relative to j) and W (m x b) such that
+       H_{b-1}^H ... H_0^H A22 H_0 ... H_{b-1} = A22 - V W^H - W V^H   on the rows and columns b..m-1,
+   where column k of W is, with w = tau_k (A22 v_k - V W(:,0:k)^H v_k - W V(:,0:k)^H v_k),
+       W(:,k) = w - (tau_k / 2) (w^H v_k) v_k.
+   Within the panel only the panel's own columns are updated (each column k just before its reflector is
+   formed: A(k:m-1, k) -= V(k:m-1,0:k) W(k,0:k)^H + W(k:m-1,0:k) V(k,0:k)^H); the trailing matrix A22(b:m-1,
+   b:m-1) is left as it was and read by the symmetric product A22 v_k. The update step then applies the
+   rank-2b change A22(b:, b:) -= V W^H + W V^H. The last panel (m <= b + 1) takes all remaining m columns
+   (the last one is only brought up to date: it has no reflector) and needs no update.
+
+   Storage (LAPACK dsytrd/zhetrd with uplo = 'L', dlatrd/zlatrd for the panel): column-major with leading
+   dimension lda; only the lower triangle of A is read and written (the strict upper triangle is neither read
+   nor changed by the reference; the cuda backend may use it as workspace for the full product and restores
+   nothing there). On return the diagonal holds d, the subdiagonal holds e, and A(i+2:n-1, i) holds
+   v_i(i+2:n-1). d and e are also returned as real arrays, tau as n-1 scalars (tau[n-1] is not written).
+
+   Q application (compact WY, LAPACK dlarft/dlarfb, forward, columnwise): reflectors i..i+k-1 are applied as
+   one block H_i ... H_{i+k-1} = I - V Tb V^H with Tb upper triangular k x k,
+       Tb(c,c) = tau_{i+c},   Tb(0:c-1, c) = -tau_{i+c} Tb(0:c-1,0:c-1) V(:,0:c-1)^H v_{i+c},
+   so that Z <- Q Z runs the blocks last to first with Z -= V (Tb (V^H Z)), and Z <- Q^H Z runs them first to
+   last with Tb^H. Forming Q is Q applied to the identity.
+
+   Input contract: n >= 0, lda >= max(1, n), 1 <= b; W has at least n*b entries; the matrix entries are
+   finite (no scaling against overflow or underflow is done beyond that of the Householder norms). */
+#pragma once
+#include <petscsys.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace sytrd
+{
+namespace reference
+{
+/* Householder reflector (LAPACK xlarfg): given alpha and x (len-1 entries, stride 1), finds beta (real), tau
+   and v = [1; x/(alpha-beta)] with H^H [alpha; x] = [beta; 0]; x is overwritten by v(1:), alpha by beta. */
+void larfg(PetscInt len, PetscScalar *alpha, PetscScalar *x, PetscScalar *tau);
+
+/* Panel step on the trailing m x m matrix A (lower storage): reduces columns 0..nb-1 (nb <= m; nb = m brings
+   the last column up to date without a reflector), writes e and tau of the columns below m - 1, the reflectors into A (with A(k+1,k) set to 1, not to e_k) and W (m x nb, ldw). */
+void panel(PetscInt m, PetscInt nb, PetscScalar *A, PetscInt lda, PetscReal *e, PetscScalar *tau, PetscScalar *W, PetscInt ldw);
+
+/* Update step: A(nb:m-1, nb:m-1) -= V W^H + W V^H on the lower triangle, V taken from A's first nb columns
+   (as left by panel, unit subdiagonal included); the diagonal is kept real. */
+void update(PetscInt m, PetscInt nb, PetscScalar *A, PetscInt lda, const PetscScalar *W, PetscInt ldw);
+
+/* The whole reduction with panel width b (W: n*b scratch): A, d (n), e (n-1), tau (n-1) as described above */
+void reduce(PetscInt n, PetscInt b, PetscScalar *A, PetscInt lda, PetscReal *d, PetscReal *e, PetscScalar *tau, PetscScalar *W);
+
+/* Z (n x k, ldz) <- Q Z (trans = 0) or Q^H Z (trans = 1), with the reflectors of a reduced A and tau, in
+   blocks of b reflectors (compact WY). work: at least b*b + b*k scalars. */
+void apply_q(PetscInt n, PetscInt b, int trans, const PetscScalar *A, PetscInt lda, const PetscScalar *tau, PetscInt k, PetscScalar *Z, PetscInt ldz, PetscScalar *work);
+
+/* The triangular factor Tb (k x k, ldt) of reflectors i..i+k-1 (LAPACK xlarft, forward, columnwise) */
+void larft(PetscInt n, PetscInt i, PetscInt k, const PetscScalar *A, PetscInt lda, const PetscScalar *tau, PetscScalar *Tb, PetscInt ldt);
+} // namespace reference
+
+#if PGX_HAVE_CUDA
+namespace cuda
+{
+/* Symmetric product used by the panel's A22 v: FULL is one gemv over the whole m x m trailing square (the
+   paper's choice: the strict upper triangle is kept equal to the conjugate of the lower one, which the
+   update maintains by updating the full square); LOWER reads each stored lower element once and uses it for
+   the row and the column contribution (PGX's own kernel). */
+enum Symv {
+  SYMV_LOWER = 0,
+  SYMV_FULL  = 1
+};
+
+/* Ablation switches of the GPU reduction (all on by default): merged panel gemvs, the rank-2b update as
+   one gemm on interleaved [v1 w1 v2 w2 ...] storage (else two rank-b gemms), several streams */
+struct Options {
+  int  b       = 64;
+  Symv symv    = SYMV_LOWER;
+  int  merged  = 1;
+  int  rank2b  = 1;
+  int  streams = 1;
+};
+
+/* Device state of one reduction (allocated by reduce, freed by destroy). dA: the matrix (n x n, lda = n). */
+struct Work;
+PetscErrorCode create(PetscInt n, const Options &, Work **);
+PetscErrorCode destroy(Work **);
+/* Reduces the device matrix dA (n x n, ld n, full square uploaded); d, e, tau (host) are filled */
+PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, PetscScalar *tau);
+/* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and tau (host) */
+PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, const PetscScalar *tau, PetscInt k, PetscScalar *dZ);
+} // namespace cuda
+#endif
+} // namespace sytrd
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,99 @@
+/* EPSPGX on the Frank matrix a_ij = n - max(i,j) + 1 (1-based), whose eigenvalues are known in closed form,
+   lambda_k = 1 / (2 (1 - cos((2k-1) pi / (2n+1)))), k = 1..n. Every option reaches EPSSetFromOptions
+   (-eps_type, -eps_nev, -eps_smallest_real, -eps_interval a,b -eps_all, ...). Checks: every returned
+   eigenvalue is the expected one (the largest, the smallest, or the ones in the interval, in order) to 1e-10
+   relative; EPSComputeError (relative) < 1e-10 for every returned pair; with -eps_all the count equals the
+   number of closed-form eigenvalues in the interval. Prints the count and "all checks passed".
+   -n N (default 100), -expect largest|smallest|interval (default largest). */
+#include <slepceps.h>
+#include "../common/pgxtest.h"
+
+static PetscInt nfail = 0;
+
+static int cmpdesc(const void *a, const void *b)
+{
+  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
+  return x < y ? 1 : (x > y ? -1 : 0);
+}
+
+int main(int argc, char **argv)
+{
+  Mat       A;
+  EPS       eps;
+  PetscInt  n = 100, rstart, rend, nconv, nev, first = 0, count;
+  PetscReal *lam, inta, intb;
+  char      expect[32] = "largest";
+  PetscBool gen = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(SlepcInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-expect", expect, sizeof(expect), NULL));
+  PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, NULL, &A));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++)
+    for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(A, i, j, (PetscScalar)(n - PetscMax(i, j)), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+
+  PetscCall(EPSCreate(PETSC_COMM_WORLD, &eps));
+  {
+    Mat B = NULL;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-generalized", &gen, NULL)); /* B = I: for the error test */
+    if (gen) {
+      PetscCall(MatCreateConstantDiagonal(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 1.0, &B));
+      PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
+    }
+    PetscCall(EPSSetOperators(eps, A, B));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(EPSSetProblemType(eps, gen ? EPS_GHEP : EPS_HEP));
+  PetscCall(EPSSetFromOptions(eps));
+  PetscCall(EPSSolve(eps));
+  PetscCall(EPSGetConverged(eps, &nconv));
+  PetscCall(EPSGetDimensions(eps, &nev, NULL, NULL));
+  PetscCall(EPSGetInterval(eps, &inta, &intb));
+
+  /* the closed form, descending */
+  PetscCall(PetscMalloc1(n, &lam));
+  for (PetscInt k = 1; k <= n; k++) lam[k - 1] = 1.0 / (2.0 * (1.0 - PetscCosReal((2.0 * k - 1.0) * PETSC_PI / (2.0 * n + 1.0))));
+  qsort(lam, n, sizeof(PetscReal), cmpdesc);
+  count = n;
+  if (!strcmp(expect, "smallest")) { /* ascending */
+    for (PetscInt i = 0; i < n / 2; i++) {
+      PetscReal t = lam[i];
+      lam[i] = lam[n - 1 - i], lam[n - 1 - i] = t;
+    }
+  } else if (!strcmp(expect, "interval")) { /* ascending, inside [inta, intb] */
+    for (PetscInt i = 0; i < n / 2; i++) {
+      PetscReal t = lam[i];
+      lam[i] = lam[n - 1 - i], lam[n - 1 - i] = t;
+    }
+    while (first < n && lam[first] < inta) first++;
+    count = 0;
+    while (first + count < n && lam[first + count] <= intb) count++;
+    CHECK(nconv == count, "interval [%g, %g]: %d eigenvalues returned, %d expected", (double)inta, (double)intb, (int)nconv, (int)count);
+  }
+  CHECK(nconv >= PetscMin(nev, count), "%d converged, fewer than nev = %d", (int)nconv, (int)nev);
+  for (PetscInt i = 0; i < PetscMin(nconv, count); i++) {
+    PetscScalar kr;
+    PetscReal   err;
+    PetscCall(EPSGetEigenpair(eps, i, &kr, NULL, NULL, NULL));
+    PetscCall(EPSComputeError(eps, i, EPS_ERROR_RELATIVE, &err));
+    CHECK(PetscAbsReal(PetscRealPart(kr) - lam[first + i]) <= 1e-10 * lam[first + i], "eigenvalue %d: %.15g, expected %.15g", (int)i, (double)PetscRealPart(kr), (double)lam[first + i]);
+    CHECK(err < 1e-10, "eigenpair %d: relative error %g", (int)i, (double)err);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Frank n=%d: %d eigenpairs returned (%s), checked against the closed form\n", (int)n, (int)nconv, expect));
+  {
+    PetscInt tot = nfail;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &tot, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    if (tot) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", (int)tot));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    nfail = tot;
+  }
+  PetscCall(PetscFree(lam));
+  PetscCall(EPSDestroy(&eps));
+  PetscCall(MatDestroy(&A));
+  PetscCall(SlepcFinalize());
+  return nfail ? 1 : 0;
+}

@@ -1,0 +1,310 @@
+/* Tests of the dense Hermitian tridiagonal reduction PGXSytrd (reference, and cuda against reference).
+   -mode hand    : a 3x3 matrix reduced by hand (d, e, tau, v written out), panel widths 1, 2 and 64
+   -mode lapack  : random symmetric n x n reduced like LAPACK dsytrd ('L'): same A, d, e, tau to 1e-12 (real only)
+   -mode frank   : Frank matrix a_ij = n - max(i,j) + 1, all eigenvalues against the closed form
+                   lambda_k = 1 / (2 (1 - cos((2k-1) pi / (2n+1)))) to 1e-10 relative
+   -mode random  : random Hermitian: ||A Z - Z L||/||A||, ||Z^H Z - I|| < 1e-12 sqrt(n), ||Q T Q^H - A||/||A||,
+                   Q^H (Q X) = X, eigenvalues-only run equals the eigenvalues with vectors
+   -mode cuda    : cuda against reference on the same input: |T| entrywise, Q T Q^H = A and eigenpairs, for
+                   each symmetric product and ablation
+   Options: -n N, -b B (panel width), -seed S. */
+#include <pgx/sytrd.h>
+#include <petscblaslapack.h>
+#include "../common/pgxtest.h"
+
+static PetscInt nfail = 0;
+
+#if !defined(PETSC_USE_COMPLEX)
+  #define PGXLAPACKsytrd_ PETSCBLASREAL(sytrd, SYTRD)
+BLAS_EXTERN void PGXLAPACKsytrd_(const char *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
+#endif
+
+/* random Hermitian matrix (full square, entries in [-1,1]), real diagonal */
+static PetscErrorCode RandomHermitian(PetscInt n, PetscInt seed, PetscScalar *A)
+{
+  PetscRandom r;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(r));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = j; i < n; i++) {
+      PetscScalar v;
+      PetscCall(PetscRandomGetValue(r, &v));
+      if (i == j) v = PetscRealPart(v);
+      A[i + j * n] = v;
+      A[j + i * n] = PetscConj(v);
+    }
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscReal FrobDiff(PetscInt n, PetscInt m, const PetscScalar *X, const PetscScalar *Y)
+{
+  PetscReal s = 0;
+  for (PetscInt i = 0; i < n * m; i++) s += PetscRealPart((X[i] - (Y ? Y[i] : 0)) * PetscConj(X[i] - (Y ? Y[i] : 0)));
+  return PetscSqrtReal(s);
+}
+
+/* B = Q T Q^H with T from d, e */
+static PetscErrorCode QTQ(PetscInt n, const PetscScalar *Q, const PetscReal *d, const PetscReal *e, PetscScalar *B)
+{
+  PetscScalar *QT;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(n * n, &QT));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = Q[i + j * n] * d[j];
+      if (j > 0) s += Q[i + (j - 1) * n] * e[j - 1];
+      if (j < n - 1) s += Q[i + (j + 1) * n] * e[j];
+      QT[i + j * n] = s;
+    }
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = 0;
+      for (PetscInt k = 0; k < n; k++) s += QT[i + k * n] * PetscConj(Q[j + k * n]);
+      B[i + j * n] = s;
+    }
+  PetscCall(PetscFree(QT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestHand(void)
+{
+  /* A = [4 1 2; 1 2 0; 2 0 3]: x = (1,2), beta = -sqrt(5), tau = 1 + 1/sqrt(5), v = (1, 2/(1+sqrt(5)));
+     H A22 H = [14 -2; -2 11]/5, so d = (4, 2.8, 2.2), e = (-sqrt(5), -0.4), tau_1 = 0 */
+  PetscScalar     A[9] = {4, 1, 2, 1, 2, 0, 2, 0, 3};
+  const PetscReal s5 = PetscSqrtReal(5.0), dx[3] = {4, 2.8, 2.2}, ex[2] = {-s5, -0.4}, taux = 1 + 1 / s5, vx = 2 / (1 + s5);
+  PetscInt        bs[3] = {1, 2, 64};
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < 3; k++) {
+    PGXSytrd           S;
+    const PetscReal   *d, *e;
+    const PetscScalar *R, *tau;
+    PetscInt           ld;
+    PetscScalar        Q[9], B[9];
+    PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, bs[k]));
+    PetscCall(PGXSytrdSetMatrix(S, 3, A, 3));
+    PetscCall(PGXSytrdReduce(S));
+    PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
+    PetscCall(PGXSytrdGetReflectors(S, &R, &ld, &tau));
+    for (PetscInt i = 0; i < 3; i++) CHECK(PetscAbsReal(d[i] - dx[i]) < 1e-14, "b=%d d[%d] = %.16g, expected %.16g", (int)bs[k], (int)i, (double)d[i], (double)dx[i]);
+    for (PetscInt i = 0; i < 2; i++) CHECK(PetscAbsReal(e[i] - ex[i]) < 1e-14, "b=%d e[%d] = %.16g, expected %.16g", (int)bs[k], (int)i, (double)e[i], (double)ex[i]);
+    CHECK(PetscAbsScalar(tau[0] - taux) < 1e-14 && tau[1] == 0.0, "b=%d tau = (%g, %g), expected (%g, 0)", (int)bs[k], (double)PetscRealPart(tau[0]), (double)PetscRealPart(tau[1]), (double)taux);
+    CHECK(PetscAbsScalar(R[2] - vx) < 1e-14 && R[1] == ex[0], "b=%d stored v = %g (expected %g), subdiagonal %g", (int)bs[k], (double)PetscRealPart(R[2]), (double)vx, (double)PetscRealPart(R[1]));
+    PetscCall(PGXSytrdFormQ(S, Q, 3));
+    PetscCall(QTQ(3, Q, d, e, B));
+    CHECK(FrobDiff(3, 3, A, B) < 1e-14 * 6, "b=%d ||Q T Q^T - A|| = %g", (int)bs[k], (double)FrobDiff(3, 3, A, B));
+    PetscCall(PGXSytrdDestroy(&S));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if !defined(PETSC_USE_COMPLEX)
+static PetscErrorCode TestLapack(PetscInt n, PetscInt b, PetscInt seed)
+{
+  PetscScalar       *A, *L, lwq;
+  PetscReal         *dl, *el, *tl, err = 0;
+  PetscBLASInt       bn, lwork = -1, info;
+  PGXSytrd           S;
+  const PetscReal   *d, *e;
+  const PetscScalar *R, *tau;
+  PetscInt           ld;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc5(n * n, &A, n * n, &L, n, &dl, n, &el, n, &tl));
+  PetscCall(RandomHermitian(n, seed, A));
+  PetscCall(PetscArraycpy(L, A, n * n));
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PGXLAPACKsytrd_("L", &bn, L, &bn, dl, el, tl, &lwq, &lwork, &info);
+  lwork = (PetscBLASInt)lwq;
+  {
+    PetscScalar *work;
+    PetscCall(PetscMalloc1(lwork, &work));
+    PGXLAPACKsytrd_("L", &bn, L, &bn, dl, el, tl, work, &lwork, &info);
+    PetscCall(PetscFree(work));
+  }
+  CHECK(info == 0, "dsytrd info %d", (int)info);
+  PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+  PetscCall(PGXSytrdReduce(S));
+  PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
+  PetscCall(PGXSytrdGetReflectors(S, &R, &ld, &tau));
+  for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(d[i] - dl[i]));
+  for (PetscInt i = 0; i < n - 1; i++) err = PetscMax(err, PetscMax(PetscAbsReal(e[i] - el[i]), PetscAbsReal(tau[i] - tl[i])));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = j; i < n; i++) err = PetscMax(err, PetscAbsScalar(R[i + j * ld] - L[i + j * n]));
+  CHECK(err < 1e-12, "n=%d b=%d: max difference from LAPACK dsytrd %g", (int)n, (int)b, (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "lapack n=%d b=%d: agrees with dsytrd to 1e-12\n", (int)n, (int)b));
+  PetscCall(PGXSytrdDestroy(&S));
+  PetscCall(PetscFree5(A, L, dl, el, tl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+static PetscErrorCode TestFrank(PetscInt n, PetscInt b)
+{
+  PetscScalar *A;
+  PetscReal   *w, err = 0;
+  PGXSytrd     S;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(n * n, &A, n, &w));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) A[i + j * n] = (PetscScalar)(n - PetscMax(i, j)); /* 0-based: n - max + 1 - 1 */
+  PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+  PetscCall(PGXSytrdSolve(S, w, NULL, 0));
+  for (PetscInt k = 1; k <= n; k++) { /* w ascending: the k-th largest is w[n-k] */
+    PetscReal lam = 1.0 / (2.0 * (1.0 - PetscCosReal((2.0 * k - 1.0) * PETSC_PI / (2.0 * n + 1.0))));
+    err           = PetscMax(err, PetscAbsReal(w[n - k] - lam) / lam);
+  }
+  CHECK(err < 1e-10, "Frank n=%d b=%d: max relative eigenvalue error %g", (int)n, (int)b, (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "frank n=%d b=%d: all eigenvalues to 1e-10 relative\n", (int)n, (int)b));
+  PetscCall(PGXSytrdDestroy(&S));
+  PetscCall(PetscFree2(A, w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* residual checks of eigenpairs (w, Z) of A */
+static PetscErrorCode CheckEigen(const char *what, PetscInt n, const PetscScalar *A, const PetscReal *w, const PetscScalar *Z)
+{
+  PetscReal na = FrobDiff(n, n, A, NULL), res = 0, orth = 0, tol = 1e-12 * PetscSqrtReal((PetscReal)n);
+
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < n; j++) {
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = -w[j] * Z[i + j * n], o = 0;
+      for (PetscInt k = 0; k < n; k++) s += A[i + k * n] * Z[k + j * n];
+      res += PetscRealPart(s * PetscConj(s));
+      for (PetscInt k = 0; k < n; k++) o += PetscConj(Z[k + i * n]) * Z[k + j * n];
+      if (i == j) o -= 1;
+      orth += PetscRealPart(o * PetscConj(o));
+    }
+  }
+  res  = PetscSqrtReal(res) / na;
+  orth = PetscSqrtReal(orth);
+  CHECK(res < tol, "%s: ||A Z - Z L||/||A|| = %g > %g", what, (double)res, (double)tol);
+  CHECK(orth < tol, "%s: ||Z^H Z - I|| = %g > %g", what, (double)orth, (double)tol);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestRandom(PetscInt n, PetscInt b, PetscInt seed)
+{
+  PetscScalar       *A, *Z, *Q, *B, *X, *Y;
+  PetscReal         *w, *w2, err;
+  PGXSytrd           S;
+  const PetscReal   *d, *e;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc6(n * n, &A, n * n, &Z, n * n, &Q, n * n, &B, n, &w, n, &w2));
+  PetscCall(PetscMalloc2(n * 3, &X, n * 3, &Y));
+  PetscCall(RandomHermitian(n, seed, A));
+  PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+  PetscCall(PGXSytrdReduce(S));
+  PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
+  PetscCall(PGXSytrdFormQ(S, Q, n));
+  PetscCall(QTQ(n, Q, d, e, B));
+  err = FrobDiff(n, n, A, B) / FrobDiff(n, n, A, NULL);
+  CHECK(err < 1e-13, "n=%d b=%d: ||Q T Q^H - A||/||A|| = %g", (int)n, (int)b, (double)err);
+  /* Q^H (Q X) = X on 3 random vectors */
+  for (PetscInt i = 0; i < 3 * n; i++) X[i] = Y[i] = A[i];
+  PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, 3, Y, n));
+  PetscCall(PGXSytrdApplyQ(S, PETSC_TRUE, 3, Y, n));
+  err = FrobDiff(n, 3, X, Y) / FrobDiff(n, 3, X, NULL);
+  CHECK(err < 1e-13, "n=%d b=%d: ||Q^H Q X - X||/||X|| = %g", (int)n, (int)b, (double)err);
+  PetscCall(PGXSytrdSolve(S, w, Z, n));
+  PetscCall(CheckEigen("random", n, A, w, Z));
+  PetscCall(PGXSytrdSolve(S, w2, NULL, 0)); /* eigenvalues only, on the same reduction */
+  err = 0;
+  for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(w[i] - w2[i]));
+  CHECK(err < 1e-12 * n, "n=%d: eigenvalues without vectors differ by %g", (int)n, (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "random n=%d b=%d: Q T Q^H = A, residual and orthogonality < 1e-12 sqrt(n)\n", (int)n, (int)b));
+  PetscCall(PGXSytrdDestroy(&S));
+  PetscCall(PetscFree6(A, Z, Q, B, w, w2));
+  PetscCall(PetscFree2(X, Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
+{
+  PetscScalar       *A, *Q, *B, *Z;
+  PetscReal         *w, *wr;
+  PGXSytrd           R, S;
+  const PetscReal   *dr, *er, *d, *e;
+  const char        *names[6] = {"lower", "full", "separate-gemvs", "two-rank-b", "one-stream", "all-off"};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc6(n * n, &A, n * n, &Q, n * n, &B, n * n, &Z, n, &w, n, &wr));
+  PetscCall(RandomHermitian(n, seed, A));
+  PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &R));
+  PetscCall(PGXSytrdSetBlockSize(R, b));
+  PetscCall(PGXSytrdSetMatrix(R, n, A, n));
+  PetscCall(PGXSytrdReduce(R));
+  PetscCall(PGXSytrdGetTridiagonal(R, &dr, &er));
+  PetscCall(PGXSytrdSolve(R, wr, NULL, 0));
+  for (PetscInt v = 0; v < 6; v++) {
+    PetscReal errt = 0, erra, errw = 0, tol = 1e3 * PETSC_MACHINE_EPSILON * n;
+    PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetSymv(S, v == 1 || v == 5 ? PGX_SYTRD_SYMV_FULL : PGX_SYTRD_SYMV_LOWER));
+    PetscCall(PGXSytrdSetAblation(S, (PetscBool)(v != 2 && v != 5), (PetscBool)(v != 3 && v != 5), (PetscBool)(v != 4 && v != 5)));
+    PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+    PetscCall(PGXSytrdReduce(S));
+    PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
+    for (PetscInt i = 0; i < n; i++) errt = PetscMax(errt, PetscAbsReal(d[i] - dr[i]));
+    for (PetscInt i = 0; i < n - 1; i++) errt = PetscMax(errt, PetscAbsReal(PetscAbsReal(e[i]) - PetscAbsReal(er[i])));
+    CHECK(errt < tol, "cuda %s: |T| differs from the reference by %g (tol %g)", names[v], (double)errt, (double)tol);
+    PetscCall(PGXSytrdFormQ(S, Q, n));
+    PetscCall(QTQ(n, Q, d, e, B));
+    erra = FrobDiff(n, n, A, B) / FrobDiff(n, n, A, NULL);
+    CHECK(erra < 1e-13, "cuda %s: ||Q T Q^H - A||/||A|| = %g", names[v], (double)erra);
+    PetscCall(PGXSytrdSolve(S, w, Z, n));
+    for (PetscInt i = 0; i < n; i++) errw = PetscMax(errw, PetscAbsReal(w[i] - wr[i]));
+    CHECK(errw < tol, "cuda %s: eigenvalues differ from the reference by %g", names[v], (double)errw);
+    PetscCall(CheckEigen(names[v], n, A, w, Z));
+    PetscCall(PGXSytrdDestroy(&S));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda n=%d b=%d: T, Q T Q^H and eigenpairs agree with the reference for 6 variants\n", (int)n, (int)b));
+  PetscCall(PGXSytrdDestroy(&R));
+  PetscCall(PetscFree6(A, Q, B, Z, w, wr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char     mode[32] = "hand";
+  PetscInt n = 100, b = PGX_SYTRD_DEFAULT_BLOCK, seed = 7;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  if (!strcmp(mode, "hand")) PetscCall(TestHand());
+  else if (!strcmp(mode, "lapack")) {
+#if !defined(PETSC_USE_COMPLEX)
+    PetscCall(TestLapack(n, b, seed));
+#else
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "lapack comparison is real only\n"));
+#endif
+  } else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));
+  else if (!strcmp(mode, "random")) PetscCall(TestRandom(n, b, seed));
+  else if (!strcmp(mode, "cuda")) PetscCall(TestCuda(n, b, seed));
+  else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -mode %s", mode);
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%d checks FAILED\n", (int)nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_SELF, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
