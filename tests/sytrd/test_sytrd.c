@@ -1,6 +1,6 @@
 /* Tests of the dense Hermitian tridiagonal reduction PGXSytrd (reference, and cuda against reference).
    -mode hand    : a 3x3 matrix reduced by hand (d, e, tau, v written out), panel widths 1, 2 and 64
-   -mode lapack  : random symmetric n x n reduced like LAPACK dsytrd ('L'): same A, d, e, tau to 1e-12 (real only)
+   -mode lapack  : random symmetric n x n reduced like LAPACK dsytrd/zhetrd ('L'): same A, d, e, tau to 1e-12
    -mode frank   : Frank matrix a_ij = n - max(i,j) + 1, all eigenvalues against the closed form
                    lambda_k = 1 / (2 (1 - cos((2k-1) pi / (2n+1)))) to 1e-10 relative
    -mode random  : random Hermitian: ||A Z - Z L||/||A||, ||Z^H Z - I|| < 1e-12 sqrt(n), ||Q T Q^H - A||/||A||,
@@ -14,10 +14,15 @@
 
 static PetscInt nfail = 0;
 
-#if !defined(PETSC_USE_COMPLEX)
-  #define PGXLAPACKsytrd_ PETSCBLASREAL(sytrd, SYTRD)
-BLAS_EXTERN void PGXLAPACKsytrd_(const char *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscBLASInt *);
+/* LAPACK's own reduction: dsytrd for real scalars, zhetrd for complex ones */
+#if defined(PETSC_USE_COMPLEX)
+  #define PGXLAPACKsytrd_ PETSCBLAS(hetrd, HETRD)
+  #define PGXLAPACKsytrdName "zhetrd"
+#else
+  #define PGXLAPACKsytrd_ PETSCBLAS(sytrd, SYTRD)
+  #define PGXLAPACKsytrdName "dsytrd"
 #endif
+BLAS_EXTERN void PGXLAPACKsytrd_(const char *, const PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscScalar *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *);
 
 /* random Hermitian matrix (full square, entries in [-1,1]), real diagonal */
 static PetscErrorCode RandomHermitian(PetscInt n, PetscInt seed, PetscScalar *A)
@@ -105,11 +110,10 @@ static PetscErrorCode TestHand(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if !defined(PETSC_USE_COMPLEX)
 static PetscErrorCode TestLapack(PetscInt n, PetscInt b, PetscInt seed)
 {
-  PetscScalar       *A, *L, lwq;
-  PetscReal         *dl, *el, *tl, err = 0;
+  PetscScalar       *A, *L, *tl, lwq;
+  PetscReal         *dl, *el, err = 0;
   PetscBLASInt       bn, lwork = -1, info;
   PGXSytrd           S;
   const PetscReal   *d, *e;
@@ -122,14 +126,14 @@ static PetscErrorCode TestLapack(PetscInt n, PetscInt b, PetscInt seed)
   PetscCall(PetscArraycpy(L, A, n * n));
   PetscCall(PetscBLASIntCast(n, &bn));
   PGXLAPACKsytrd_("L", &bn, L, &bn, dl, el, tl, &lwq, &lwork, &info);
-  lwork = (PetscBLASInt)lwq;
+  lwork = (PetscBLASInt)PetscRealPart(lwq);
   {
     PetscScalar *work;
     PetscCall(PetscMalloc1(lwork, &work));
     PGXLAPACKsytrd_("L", &bn, L, &bn, dl, el, tl, work, &lwork, &info);
     PetscCall(PetscFree(work));
   }
-  CHECK(info == 0, "dsytrd info %d", (int)info);
+  CHECK(info == 0, "%s info %d", PGXLAPACKsytrdName, (int)info);
   PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
   PetscCall(PGXSytrdSetBlockSize(S, b));
   PetscCall(PGXSytrdSetMatrix(S, n, A, n));
@@ -137,16 +141,15 @@ static PetscErrorCode TestLapack(PetscInt n, PetscInt b, PetscInt seed)
   PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
   PetscCall(PGXSytrdGetReflectors(S, &R, &ld, &tau));
   for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(d[i] - dl[i]));
-  for (PetscInt i = 0; i < n - 1; i++) err = PetscMax(err, PetscMax(PetscAbsReal(e[i] - el[i]), PetscAbsReal(tau[i] - tl[i])));
+  for (PetscInt i = 0; i < n - 1; i++) err = PetscMax(err, PetscMax(PetscAbsReal(e[i] - el[i]), PetscAbsScalar(tau[i] - tl[i])));
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = j; i < n; i++) err = PetscMax(err, PetscAbsScalar(R[i + j * ld] - L[i + j * n]));
-  CHECK(err < 1e-12, "n=%d b=%d: max difference from LAPACK dsytrd %g", (int)n, (int)b, (double)err);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "lapack n=%d b=%d: agrees with dsytrd to 1e-12\n", (int)n, (int)b));
+  CHECK(err < 1e-12, "n=%d b=%d: max difference from LAPACK %s %g", (int)n, (int)b, PGXLAPACKsytrdName, (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "lapack n=%d b=%d: agrees with LAPACK %s to 1e-12\n", (int)n, (int)b, PGXLAPACKsytrdName));
   PetscCall(PGXSytrdDestroy(&S));
   PetscCall(PetscFree5(A, L, dl, el, tl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
 static PetscErrorCode TestFrank(PetscInt n, PetscInt b)
 {
@@ -293,13 +296,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   if (!strcmp(mode, "hand")) PetscCall(TestHand());
-  else if (!strcmp(mode, "lapack")) {
-#if !defined(PETSC_USE_COMPLEX)
-    PetscCall(TestLapack(n, b, seed));
-#else
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "lapack comparison is real only\n"));
-#endif
-  } else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));
+  else if (!strcmp(mode, "lapack")) PetscCall(TestLapack(n, b, seed));
+  else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));
   else if (!strcmp(mode, "random")) PetscCall(TestRandom(n, b, seed));
   else if (!strcmp(mode, "cuda")) PetscCall(TestCuda(n, b, seed));
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -mode %s", mode);
