@@ -478,6 +478,21 @@ static PetscErrorCode PCDILUGetAnalysisCount_DILU(PC pc, PetscInt *count)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* for tests: a copy of E (n entries of the local block), composed as "PCDILUGetDiagonal_C" */
+static PetscErrorCode PCDILUGetDiagonal_DILU(PC pc, PetscScalar *E)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(pc->setupcalled && dilu->analyzed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCDILU is not set up");
+  if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+    PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, E));
+#endif
+  } else PetscCall(PetscArraycpy(E, dilu->E, dilu->A.n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCDestroy_DILU(PC pc)
 {
   PetscFunctionBegin;
@@ -487,6 +502,7 @@ static PetscErrorCode PCDestroy_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -659,6 +675,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", PCDILUSetShift_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", PCDILUGetShift_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", PCDILUGetAnalysisCount_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", PCDILUGetDiagonal_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PGXPCApplyDevice_DILU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
