@@ -200,6 +200,159 @@ PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+/* ------------------------------------------------------------------ the host backend (see dilu_kernels.h) */
+struct Host {
+  PetscInt                 n = 0;
+  std::vector<PetscInt>    perm, rank;             /* perm[p] = row at position p, rank = perm^-1 (both empty: natural) */
+  std::vector<PetscInt>    lptr, lcol, lsrc, lpair; /* lower entries of each position: column (as a position), source in A's values, position of a_ji among the upper entries (-1: A stores no a_ji) */
+  std::vector<PetscInt>    uptr, ucol, usrc;        /* upper entries, the same way */
+  std::vector<PetscInt>    dsrc;                    /* source of a_ii in A's values, -1 when missing */
+  std::vector<PetscScalar> lval, uval, E;           /* values and E in elimination order */
+  std::vector<PetscScalar> work;                    /* multicolor: r and y in elimination order */
+};
+
+PetscErrorCode HostCreate(Host **h)
+{
+  PetscFunctionBegin;
+  *h = new Host();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostDestroy(Host **h)
+{
+  PetscFunctionBegin;
+  delete *h;
+  *h = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostAnalyze(Host *h, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair)
+{
+  PetscFunctionBegin;
+  h->n = n;
+  h->perm.clear();
+  h->rank.clear();
+  if (rank) {
+    h->rank.assign(rank, rank + n);
+    h->perm.resize(n);
+    for (PetscInt i = 0; i < n; i++) h->perm[rank[i]] = i;
+  }
+  auto row = [&](PetscInt p) { return rank ? h->perm[p] : p; };
+  auto pos = [&](PetscInt j) { return rank ? rank[j] : j; };
+  h->lptr.assign(n + 1, 0);
+  h->uptr.assign(n + 1, 0);
+  for (PetscInt p = 0; p < n; p++) {
+    const PetscInt i = row(p);
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = colidx[k];
+      if (j == i) continue;
+      if (pos(j) < p) h->lptr[p + 1]++;
+      else h->uptr[p + 1]++;
+    }
+  }
+  for (PetscInt p = 0; p < n; p++) {
+    h->lptr[p + 1] += h->lptr[p];
+    h->uptr[p + 1] += h->uptr[p];
+  }
+  const PetscInt nl = h->lptr[n], nu = h->uptr[n];
+  h->lcol.resize(nl);
+  h->lsrc.resize(nl);
+  h->ucol.resize(nu);
+  h->usrc.resize(nu);
+  h->dsrc.assign(n, -1);
+  std::vector<PetscInt> uindex(pair ? rowptr[n] : 0, -1); /* A's entry -> its place among the upper entries */
+  for (PetscInt p = 0; p < n; p++) {
+    const PetscInt i = row(p);
+    PetscInt       l = h->lptr[p], u = h->uptr[p];
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = colidx[k];
+      if (j == i) continue;
+      if (pos(j) < p) h->lcol[l] = pos(j), h->lsrc[l++] = k;
+      else {
+        if (pair) uindex[k] = u;
+        h->ucol[u] = pos(j), h->usrc[u++] = k;
+      }
+    }
+    if (diag) h->dsrc[p] = diag[i];
+  }
+  h->lpair.assign(nl, -1);
+  if (pair)
+    for (PetscInt l = 0; l < nl; l++)
+      if (pair[h->lsrc[l]] >= 0) h->lpair[l] = uindex[pair[h->lsrc[l]]];
+  h->lval.resize(nl);
+  h->uval.resize(nu);
+  h->E.resize(n);
+  h->work.resize(rank ? n : 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static void HostCopyValues(Host *h, const PetscScalar *val)
+{
+  for (size_t l = 0; l < h->lval.size(); l++) h->lval[l] = val[h->lsrc[l]];
+  for (size_t u = 0; u < h->uval.size(); u++) h->uval[u] = val[h->usrc[u]];
+}
+
+PetscErrorCode HostFactor(Host *h, const PetscScalar *val, PetscReal shift, PetscScalar *E, PetscInt *badrow)
+{
+  const PetscInt    *lptr = h->lptr.data(), *lcol = h->lcol.data(), *lpair = h->lpair.data(), *perm = h->perm.empty() ? NULL : h->perm.data();
+  const PetscScalar *lval = h->lval.data(), *uval = h->uval.data();
+  PetscScalar       *Ep   = h->E.data();
+  PetscInt           bad  = -1;
+
+  PetscFunctionBegin;
+  HostCopyValues(h, val);
+  for (PetscInt p = 0; p < h->n; p++) { /* Factor(): the terms of row i in its CSR order */
+    const PetscInt i    = perm ? perm[p] : p;
+    PetscScalar    d    = (h->dsrc[p] >= 0 ? val[h->dsrc[p]] : 0.0) + shift;
+    const bool     zero = d == 0.0;
+    for (PetscInt k = lptr[p]; k < lptr[p + 1]; k++)
+      if (lpair[k] >= 0) d -= lval[k] * uval[lpair[k]] / Ep[lcol[k]];
+    Ep[p] = E[i] = d;
+    if (bad < 0 && (zero || d == 0.0 || PetscIsInfOrNanScalar(d))) bad = i; /* positions go by rank: the first is the one Factor() reports */
+  }
+  *badrow = bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostSetValues(Host *h, const PetscScalar *val, const PetscScalar *E)
+{
+  PetscFunctionBegin;
+  HostCopyValues(h, val);
+  for (PetscInt p = 0; p < h->n; p++) h->E[p] = E[h->perm.empty() ? p : h->perm[p]];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Apply()'s sweeps in elimination order: r and y indexed by position (may be the same array) */
+static void HostSweeps(const Host *h, const PetscScalar *r, PetscScalar *y)
+{
+  const PetscInt     n = h->n, *lptr = h->lptr.data(), *lcol = h->lcol.data(), *uptr = h->uptr.data(), *ucol = h->ucol.data();
+  const PetscScalar *lval = h->lval.data(), *uval = h->uval.data(), *E = h->E.data();
+
+  for (PetscInt p = 0; p < n; p++) { /* forward: (E + L) z = r, z in y */
+    PetscScalar s = r[p];
+    for (PetscInt k = lptr[p]; k < lptr[p + 1]; k++) s -= lval[k] * y[lcol[k]];
+    y[p] = s / E[p];
+  }
+  for (PetscInt p = n - 1; p >= 0; p--) { /* backward: y_i = z_i - E_ii^-1 sum_{upper j} a_ij y_j */
+    PetscScalar s = 0.0;
+    for (PetscInt k = uptr[p]; k < uptr[p + 1]; k++) s += uval[k] * y[ucol[k]];
+    y[p] -= s / E[p];
+  }
+}
+
+PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (h->perm.empty()) HostSweeps(h, r, y);
+  else { /* rows in row order: r read and y written in one stream each, the work vector in one stream per color */
+    const PetscInt *rank = h->rank.data();
+    PetscScalar    *w    = h->work.data();
+    for (PetscInt i = 0; i < h->n; i++) w[rank[i]] = r[i];
+    HostSweeps(h, w, w);
+    for (PetscInt i = 0; i < h->n; i++) y[i] = w[rank[i]];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 } // namespace reference
 } // namespace dilu
 } // namespace kernels
