@@ -186,7 +186,7 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
     PetscInt                 badh = -2;
     std::vector<PetscScalar> Eh(n, NAN), yh(n, NAN), yi(r);
     PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
-    PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, A.ptr.data(), A.col.data(), rank, a.diag.data(), a.pair.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, A.ptr.data(), A.col.data(), rank, a.pair.data()));
     PetscCallAbort(PETSC_COMM_SELF, ref::HostFactor(h, A.val.data(), 0.0, Eh.data(), &badh));
     PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, r.data(), yh.data()));
     PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, yi.data(), yi.data()));
@@ -248,7 +248,7 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
       ref::Host               *h;
       std::vector<PetscScalar> zh(n, NAN);
       PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
-      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, AT.ptr.data(), AT.col.data(), rank, NULL, NULL));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, AT.ptr.data(), AT.col.data(), rank, NULL));
       PetscCallAbort(PETSC_COMM_SELF, ref::HostSetValues(h, AT.val.data(), E.data()));
       PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, s.data(), zh.data()));
       CHECK(!memcmp(zh.data(), z.data(), n * sizeof(PetscScalar)), "%s %s: host layout's transpose apply differs from Apply() on A^T in some bit", name, multicolor ? "multicolor" : "natural");
@@ -284,7 +284,7 @@ static void TestZeroPivot(void)
       PetscInt                 badh = -2;
       std::vector<PetscScalar> Eh(A.n);
       PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
-      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, A.n, A.ptr.data(), A.col.data(), mc ? a.rank.data() : NULL, a.diag.data(), a.pair.data()));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, A.n, A.ptr.data(), A.col.data(), mc ? a.rank.data() : NULL, a.pair.data()));
       PetscCallAbort(PETSC_COMM_SELF, ref::HostFactor(h, A.val.data(), 0.0, Eh.data(), &badh));
       CHECK(badh == bad && !memcmp(Eh.data(), E.data(), A.n * sizeof(PetscScalar)), "zero pivot (%s): host layout reports row %d, Factor() row %d", mc ? "multicolor" : "natural", (int)badh, (int)bad);
       PetscCallAbort(PETSC_COMM_SELF, ref::HostDestroy(&h));

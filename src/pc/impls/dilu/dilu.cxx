@@ -216,7 +216,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(ref::FindPairs(n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->pair));
     PetscCall(SweepsSchedule(dilu, &dilu->A)); /* the level counts of PCView(); the host sweeps go by elimination order */
     PetscCall(ref::HostCreate(&dilu->A.host));
-    PetscCall(ref::HostAnalyze(dilu->A.host, n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->diag, dilu->pair));
+    PetscCall(ref::HostAnalyze(dilu->A.host, n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->pair));
   }
   dilu->analyzed          = PETSC_TRUE;
   dilu->analyzed_ordering = dilu->ordering;
@@ -306,7 +306,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
     } else {
       PetscCall(SweepsSchedule(dilu, T));
       PetscCall(ref::HostCreate(&T->host));
-      PetscCall(ref::HostAnalyze(T->host, n, T->rowptr, T->colidx, dilu->rank, NULL, NULL));
+      PetscCall(ref::HostAnalyze(T->host, n, T->rowptr, T->colidx, dilu->rank, NULL));
     }
     dilu->haveT   = PETSC_TRUE;
     dilu->Tvalues = PETSC_FALSE;
