@@ -40,7 +40,6 @@ typedef struct {
   PC_DILU_Sweeps T;          /* A^T's, built on the first PCApplyTranspose() */
   PetscBool      haveT;      /* T is analyzed for the current pattern */
   PetscBool      Tvalues;    /* T.val holds the current values */
-  PetscInt      *diag;       /* position of a_ii (host) */
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
@@ -85,7 +84,7 @@ static PetscErrorCode PCReset_DILU(PC pc)
   PetscFunctionBegin;
   PetscCall(SweepsFree(&dilu->A));
   PetscCall(SweepsFree(&dilu->T));
-  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree3(dilu->pair, dilu->color, dilu->E));
   PetscCall(PetscFree(dilu->rank));
   PetscCall(CudaDataDestroy(&dilu->cu));
   PetscCall(CudaDataDestroy(&dilu->cuT));
@@ -181,7 +180,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscCall(PetscTime(&t0));
   PetscCall(SweepsFree(&dilu->A));
   PetscCall(SweepsFree(&dilu->T));
-  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree3(dilu->pair, dilu->color, dilu->E));
   PetscCall(PetscFree(dilu->rank));
   PetscCall(CudaDataDestroy(&dilu->cu));
   PetscCall(CudaDataDestroy(&dilu->cuT));
@@ -195,8 +194,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
   PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
   PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
-  PetscCall(PetscMalloc4(n, &dilu->diag, dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
-  PetscCall(ref::FindDiagonal(n, dilu->A.rowptr, dilu->A.colidx, dilu->diag));
+  PetscCall(PetscMalloc3(dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
 
   if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA
