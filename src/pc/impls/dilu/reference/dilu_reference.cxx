@@ -1,6 +1,8 @@
 /* PCDILU host reference backend: plain sequential C++, the specification of the kernels
-   (see dilu_kernels.h). Every sweep visits the rows level by level, exactly as the parallel backends
-   schedule them, so the level sets themselves are exercised by the host tests. */
+   (see dilu_kernels.h). Factor() and Apply() visit the rows level by level, exactly as the parallel
+   backends schedule them, so the level sets themselves are exercised by the kernel tests; the host
+   backend that PCDILU runs (Host*, at the end) does the same arithmetic on data laid out in elimination
+   order, and the tests check that it gives the same bits. */
 #include "../dilu_kernels.h"
 #include <vector>
 #include <algorithm>
