@@ -5,7 +5,8 @@
 # A .tests file has one test per line:   name | requires | nsize | command
 #   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable),
 #             'cudapetsc' (a GPU and a PETSc built with CUDA: device Vecs, AIJCUSPARSE; make check-petsc325 builds
-#             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host)
+#             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host),
+#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
 #   command:  run by bash from the repository root; it passes when it exits 0. Tests check their
 #             own numbers; tests/expect.sh checks output and error messages.
@@ -32,6 +33,7 @@ fi
 gpu_reason=$($B/tests/sys/pgx_info -gpu_reason 2>&1)
 if [ $? -eq 0 ]; then have_gpu=1; else have_gpu=0; fi
 if $B/tests/sys/pgx_info -petsc_cuda >/dev/null 2>&1; then petsc_cuda=1; else petsc_cuda=0; fi
+if $B/tests/sys/pgx_info | head -1 | grep -q 'PetscScalar complex'; then complex=1; else complex=0; fi
 echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
 
 pass=0 fail=0 skip=0 failed_names=()
@@ -58,6 +60,9 @@ for f in tests/*.tests; do
         echo "skip $name (needs a GPU and a PETSc built with CUDA)"; skip=$((skip + 1))
       fi
       continue
+    fi
+    if [ "$req" = real ] && [ $complex = 1 ]; then
+      echo "skip $name (needs real scalars)"; skip=$((skip + 1)); continue
     fi
     if [ "$req" = nogpu ] && [ $have_gpu = 1 ]; then
       echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue

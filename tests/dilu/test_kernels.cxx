@@ -6,6 +6,7 @@ static char help[] = "PCDILU reference kernels against a plain sequential DILU w
 #include <vector>
 #include <tuple>
 #include <cmath>
+#include <cstring>
 #include <algorithm>
 #include "../../src/pc/impls/dilu/dilu_kernels.h"
 #define PGX_TEST_PLAIN_CHECK
@@ -180,6 +181,20 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
   PetscCallAbort(PETSC_COMM_SELF, ref::Factor(n, A.ptr.data(), A.col.data(), A.val.data(), rank, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E.data(), &bad));
   CHECK(bad == -1, "%s: bad row %d", name, (int)bad);
   PetscCallAbort(PETSC_COMM_SELF, ref::Apply(n, A.ptr.data(), A.col.data(), A.val.data(), rank, E.data(), a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), r.data(), y.data()));
+  { /* the host backend's layout: the same bits as Factor() and Apply(), also with r and y the same array */
+    ref::Host               *h;
+    PetscInt                 badh = -2;
+    std::vector<PetscScalar> Eh(n, NAN), yh(n, NAN), yi(r);
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, A.ptr.data(), A.col.data(), rank, a.pair.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostFactor(h, A.val.data(), 0.0, Eh.data(), &badh));
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, r.data(), yh.data()));
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, yi.data(), yi.data()));
+    CHECK(badh == bad && !memcmp(Eh.data(), E.data(), n * sizeof(PetscScalar)), "%s %s: host layout's E differs from Factor()'s (bad row %d vs %d)", name, multicolor ? "multicolor" : "natural", (int)badh, (int)bad);
+    CHECK(!memcmp(yh.data(), y.data(), n * sizeof(PetscScalar)) && !memcmp(yi.data(), y.data(), n * sizeof(PetscScalar)), "%s %s: host layout's apply differs from Apply() in some bit", name, multicolor ? "multicolor" : "natural");
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostDestroy(&h));
+    printf("%s %s: host layout equals Factor() and Apply() bitwise\n", name, multicolor ? "multicolor" : "natural");
+  }
   if (!multicolor) {
     SequentialDILU(A, r, Es, ys);
     double eE = RelErr(E, Es), ey = RelErr(y, ys);
@@ -229,6 +244,16 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
     CheckSchedule(name, AT, rank, true, at.nu, at.uorder, at.ulptr);
     for (auto &v : s) v = Rand() - 0.5;
     PetscCallAbort(PETSC_COMM_SELF, ref::Apply(n, AT.ptr.data(), AT.col.data(), AT.val.data(), rank, E.data(), at.nl, at.lorder.data(), at.llptr.data(), at.nu, at.uorder.data(), at.ulptr.data(), s.data(), z.data()));
+    { /* host layout of A^T with A's E: Apply()'s bits */
+      ref::Host               *h;
+      std::vector<PetscScalar> zh(n, NAN);
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, AT.ptr.data(), AT.col.data(), rank, NULL));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostSetValues(h, AT.val.data(), E.data()));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostApply(h, s.data(), zh.data()));
+      CHECK(!memcmp(zh.data(), z.data(), n * sizeof(PetscScalar)), "%s %s: host layout's transpose apply differs from Apply() on A^T in some bit", name, multicolor ? "multicolor" : "natural");
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostDestroy(&h));
+    }
     PetscScalar lhs = 0, rhs = 0;
     double      scale = 0;
     for (PetscInt i = 0; i < n; i++) lhs += z[i] * r[i], rhs += s[i] * y[i], scale += PetscAbsScalar(z[i] * r[i]) + PetscAbsScalar(s[i] * y[i]);
@@ -255,6 +280,16 @@ static void TestZeroPivot(void)
     PetscCallAbort(PETSC_COMM_SELF, ref::Factor(A.n, A.ptr.data(), A.col.data(), A.val.data(), mc ? a.rank.data() : NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E.data(), &bad));
     if (!mc) CHECK(bad == 17, "zero pivot (natural): reported row %d, expected 17", (int)bad);
     else CHECK(bad >= 0 && bad <= 17, "zero pivot (multicolor): reported row %d, expected a row <= 17", (int)bad);
+    { /* the host layout reports the same row and the same E */
+      ref::Host               *h;
+      PetscInt                 badh = -2;
+      std::vector<PetscScalar> Eh(A.n);
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, A.n, A.ptr.data(), A.col.data(), mc ? a.rank.data() : NULL, a.pair.data()));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostFactor(h, A.val.data(), 0.0, Eh.data(), &badh));
+      CHECK(badh == bad && !memcmp(Eh.data(), E.data(), A.n * sizeof(PetscScalar)), "zero pivot (%s): host layout reports row %d, Factor() row %d", mc ? "multicolor" : "natural", (int)badh, (int)bad);
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostDestroy(&h));
+    }
     /* a shift cures it */
     PetscCallAbort(PETSC_COMM_SELF, ref::Factor(A.n, A.ptr.data(), A.col.data(), A.val.data(), mc ? a.rank.data() : NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 1.0, E.data(), &bad));
     CHECK(bad == -1, "zero pivot with shift 1: reported row %d", (int)bad);

@@ -58,6 +58,7 @@ struct _n_PGXTridiag {
   Mirror<PetscInt>    d_bstart, d_seprow, d_lrow, d_lleft, d_lright;
   Mirror<PetscScalar> d_fl, d_finv, d_fu, d_sepa, d_sepc, d_lG, d_lH, d_rs, d_xs;
   std::vector<PetscScalar> h_rs, h_xs; /* host work for the reduced systems */
+  std::vector<PetscScalar> h_z;        /* host work of the batch solve (reference::batch_work()) */
 };
 
 const char *const PGXTridiagLayouts[] = {"auto", "interleaved", "tiled", "PGXTridiagLayout", "PGX_TRIDIAG_LAYOUT_", NULL};
@@ -429,8 +430,13 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
     PetscCall(MirrorSet<PetscScalar>(T->d_rs, nullptr, nsep));
     PetscCall(MirrorSet<PetscScalar>(T->d_xs, nullptr, nsep));
   } else {
+    K::Batch b = {};
+    b.tiled    = tiled ? 1 : 0;
+    b.nchunks  = (PetscInt)T->chunks.size();
+    b.chunks   = T->chunks.data();
     T->h_rs.assign(nsep, 0);
     T->h_xs.assign(nsep, 0);
+    T->h_z.assign(K::reference::batch_work(b), 0);
   }
   T->symbolic = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -604,7 +610,7 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
   l.G      = cuda ? T->d_lG.d : T->lG.data();
   l.H      = cuda ? T->d_lH.d : T->lH.data();
   if (!cuda) {
-    K::reference::batch_solve(b, alpha, r, beta, w, y);
+    K::reference::batch_solve(b, alpha, r, beta, w, y, T->h_z.data());
     if (l.nsep) {
       K::reference::reduced_rhs(l, r, y, T->h_rs.data());
       PetscCall(PGXTridiagSolve(T->child, 1.0, T->h_rs.data(), 0.0, nullptr, T->h_xs.data()));

@@ -83,7 +83,10 @@ struct Long {
 
 namespace reference
 {
-void batch_solve(const Batch &, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+/* scalars of work batch_solve() needs (the largest chunk: size * nblk interleaved, size tiled) */
+PetscInt batch_work(const Batch &);
+/* z: batch_work() scalars, allocated once by the caller */
+void batch_solve(const Batch &, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, PetscScalar *z);
 void reduced_rhs(const Long &, const PetscScalar *r, const PetscScalar *y, PetscScalar *rs);
 void correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
 } // namespace reference

@@ -16,12 +16,13 @@ typedef struct {
   PetscInt     n, nnz;       /* size of the local block and its number of stored entries */
   PetscInt    *rowptr;       /* CSR pattern (A^T: built here; A: copied from the Mat, so it stays valid) */
   PetscInt    *colidx;
-  PetscScalar *val;          /* values (A^T only; A's are read from the Mat at each setup) */
+  PetscScalar *val;          /* values (A^T only; A's are taken from the Mat at each setup) */
   PetscInt    *perm;         /* A^T only: A^T's entry k is A's entry perm[k] */
   PetscInt     nlower;       /* levels (colors) of the lower sweep */
   PetscInt    *lorder, *llptr;
   PetscInt     nupper;       /* levels (colors) of the upper sweep */
   PetscInt    *uorder, *ulptr;
+  ref::Host   *host;         /* host backend: the rows in elimination order, values and E (dilu_kernels.h) */
 } PC_DILU_Sweeps;
 
 typedef struct {
@@ -39,7 +40,6 @@ typedef struct {
   PC_DILU_Sweeps T;          /* A^T's, built on the first PCApplyTranspose() */
   PetscBool      haveT;      /* T is analyzed for the current pattern */
   PetscBool      Tvalues;    /* T.val holds the current values */
-  PetscInt      *diag;       /* position of a_ii (host) */
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
@@ -61,6 +61,7 @@ static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
   PetscCall(PetscFree3(s->rowptr, s->colidx, s->perm));
   PetscCall(PetscFree(s->val));
   PetscCall(PetscFree4(s->lorder, s->llptr, s->uorder, s->ulptr));
+  PetscCall(ref::HostDestroy(&s->host));
   PetscCall(PetscMemzero(s, sizeof(*s)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -83,7 +84,7 @@ static PetscErrorCode PCReset_DILU(PC pc)
   PetscFunctionBegin;
   PetscCall(SweepsFree(&dilu->A));
   PetscCall(SweepsFree(&dilu->T));
-  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree3(dilu->pair, dilu->color, dilu->E));
   PetscCall(PetscFree(dilu->rank));
   PetscCall(CudaDataDestroy(&dilu->cu));
   PetscCall(CudaDataDestroy(&dilu->cuT));
@@ -179,7 +180,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscCall(PetscTime(&t0));
   PetscCall(SweepsFree(&dilu->A));
   PetscCall(SweepsFree(&dilu->T));
-  PetscCall(PetscFree4(dilu->diag, dilu->pair, dilu->color, dilu->E));
+  PetscCall(PetscFree3(dilu->pair, dilu->color, dilu->E));
   PetscCall(PetscFree(dilu->rank));
   PetscCall(CudaDataDestroy(&dilu->cu));
   PetscCall(CudaDataDestroy(&dilu->cuT));
@@ -193,8 +194,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
   PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
   PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
-  PetscCall(PetscMalloc4(n, &dilu->diag, dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
-  PetscCall(ref::FindDiagonal(n, dilu->A.rowptr, dilu->A.colidx, dilu->diag));
+  PetscCall(PetscMalloc3(dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
 
   if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA
@@ -212,7 +212,9 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
       PetscCall(ref::RankFromColors(n, dilu->color, dilu->ncolors, dilu->rank));
     }
     PetscCall(ref::FindPairs(n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->pair));
-    PetscCall(SweepsSchedule(dilu, &dilu->A));
+    PetscCall(SweepsSchedule(dilu, &dilu->A)); /* the level counts of PCView(); the host sweeps go by elimination order */
+    PetscCall(ref::HostCreate(&dilu->A.host));
+    PetscCall(ref::HostAnalyze(dilu->A.host, n, dilu->A.rowptr, dilu->A.colidx, dilu->rank, dilu->pair));
   }
   dilu->analyzed          = PETSC_TRUE;
   dilu->analyzed_ordering = dilu->ordering;
@@ -257,8 +259,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     }
 #endif
   } else {
-    PC_DILU_Sweeps *s = &dilu->A;
-    PetscCall(ref::Factor(s->n, s->rowptr, s->colidx, a, dilu->rank, dilu->diag, dilu->pair, s->nlower, s->lorder, s->llptr, dilu->shift, dilu->E, &dilu->badrow));
+    PetscCall(ref::HostFactor(dilu->A.host, a, dilu->shift, dilu->E, &dilu->badrow));
     if (dilu->badrow >= 0) dilu->badvalue = dilu->E[dilu->badrow];
     PetscCall(PetscLogFlops(3.0 * dilu->A.nnz));
   }
@@ -300,7 +301,11 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       dilu->cuT = d;
       PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
 #endif
-    } else PetscCall(SweepsSchedule(dilu, T));
+    } else {
+      PetscCall(SweepsSchedule(dilu, T));
+      PetscCall(ref::HostCreate(&T->host));
+      PetscCall(ref::HostAnalyze(T->host, n, T->rowptr, T->colidx, dilu->rank, NULL));
+    }
     dilu->haveT   = PETSC_TRUE;
     dilu->Tvalues = PETSC_FALSE;
   }
@@ -314,7 +319,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cuT, T->val, dilu->shift, PETSC_TRUE, &bad));
       PetscCall(K::cuda::ShareE((K::cuda::Data *)dilu->cuT, (K::cuda::Data *)dilu->cu));
 #endif
-    }
+    } else PetscCall(ref::HostSetValues(T->host, T->val, dilu->E));
     dilu->Tvalues = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -348,14 +353,11 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
     PetscCall(PGXVecRestoreDeviceArrayRead(x, dilu->sx, &dx));
 #endif
   } else {
-    const PetscScalar *xa, *val;
+    const PetscScalar *xa;
     PetscScalar       *ya;
     PetscCall(VecGetArrayRead(x, &xa));
     PetscCall(VecGetArrayWrite(y, &ya));
-    if (transpose) val = s->val;
-    else PetscCall(MatSeqAIJGetArrayRead(dilu->local, &val));
-    PetscCall(ref::Apply(s->n, s->rowptr, s->colidx, val, dilu->rank, dilu->E, s->nlower, s->lorder, s->llptr, s->nupper, s->uorder, s->ulptr, xa, ya));
-    if (!transpose) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &val));
+    PetscCall(ref::HostApply(s->host, xa, ya));
     PetscCall(VecRestoreArrayWrite(y, &ya));
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCall(PetscLogFlops(2.0 * s->nnz));
@@ -479,6 +481,21 @@ static PetscErrorCode PCDILUGetAnalysisCount_DILU(PC pc, PetscInt *count)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* for tests: a copy of E (n entries of the local block), composed as "PCDILUGetDiagonal_C" */
+static PetscErrorCode PCDILUGetDiagonal_DILU(PC pc, PetscScalar *E)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(pc->setupcalled && dilu->analyzed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCDILU is not set up");
+  if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA
+    PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, E));
+#endif
+  } else PetscCall(PetscArraycpy(E, dilu->E, dilu->A.n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCDestroy_DILU(PC pc)
 {
   PetscFunctionBegin;
@@ -488,6 +505,7 @@ static PetscErrorCode PCDestroy_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -660,6 +678,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUSetShift_C", PCDILUSetShift_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetShift_C", PCDILUGetShift_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", PCDILUGetAnalysisCount_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", PCDILUGetDiagonal_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PGXPCApplyDevice_DILU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -66,6 +66,38 @@ PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *col
 PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow);
 /* y = M^-1 r (r and y may be the same array) */
 PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y);
+
+/* ------------------------------------------------------------------ the host backend's data
+   Factor() and Apply() above state the arithmetic on A's CSR with per-entry tests; the host backend runs
+   the same arithmetic, bit for bit (each row's terms in the same order), on data laid out once per
+   analysis:
+   - the rows in an elimination order: position p holds row perm[p]. Multicolor: by rank (colors).
+     Natural: by wavefront (level of a row = 1 + the largest level of the earlier rows coupled to it in
+     A or A^T), row order within a level: the rows a row depends on still come first, and consecutive rows
+     are mostly independent, so the divisions by E overlap (in plain row order each row would wait for the
+     previous row's division);
+   - each position's lower and upper entries contiguous in their CSR order, columns given as positions,
+     values copied from A at each numeric setup (reading A in its own order); for each lower entry the
+     position of its pair a_ji among the upper entries; E in elimination order.
+   The forward sweep visits positions 0..n-1 and the backward one n-1..0: every row comes after all the
+   rows it depends on, and a row's result does not depend on which independent rows came first, so this
+   equals the level-by-level schedules of Factor() and Apply(). An apply gathers r into elimination order
+   (one work vector, allocated by the analysis), sweeps there in place and scatters y back: the sweeps
+   stream through memory instead of visiting every cache line once per level or color. */
+struct Host;
+
+PetscErrorCode HostCreate(Host **);
+PetscErrorCode HostDestroy(Host **);
+/* The layout of A's pattern (or A^T's) for rank (NULL: natural). pair: FindPairs() with the same rank, or
+   NULL when E will come from HostSetValues(). */
+PetscErrorCode HostAnalyze(Host *h, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *pair);
+/* Copy the values (nnz, in the analyzed CSR's order) and compute E (returned in A's row order) with
+   badrow as in Factor(); needs HostAnalyze() with pair */
+PetscErrorCode HostFactor(Host *h, const PetscScalar *val, PetscReal shift, PetscScalar *E, PetscInt *badrow);
+/* Copy the values and take E (in A's row order) from elsewhere: A's E for A^T's data */
+PetscErrorCode HostSetValues(Host *h, const PetscScalar *val, const PetscScalar *E);
+/* y = M^-1 r, as Apply() (r and y may be the same array) */
+PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y);
 } // namespace reference
 
 namespace cuda

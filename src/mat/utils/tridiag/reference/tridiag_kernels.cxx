@@ -1,6 +1,6 @@
 /* Reference (host) kernels of the batched tridiagonal solver: the specification of the cuda ones. */
 #include "../tridiag_kernels.h"
-#include <vector>
+#include <algorithm>
 
 namespace pgx
 {
@@ -10,16 +10,21 @@ namespace tridiag
 {
 namespace reference
 {
-void batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y)
+PetscInt batch_work(const Batch &b)
 {
-  std::vector<PetscScalar> z;
+  PetscInt need = 0;
+  for (PetscInt c = 0; c < b.nchunks; c++) need = std::max<PetscInt>(need, (PetscInt)b.chunks[c].size * (b.tiled ? 1 : b.chunks[c].nblk));
+  return need;
+}
+
+void batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, PetscScalar *z)
+{
   if (b.tiled) { /* tiles in natural order: one forward and one backward sweep over the tile's rows */
     for (PetscInt c = 0; c < b.nchunks; c++) {
       const Chunk   &ch = b.chunks[c];
       const PetscInt i0 = ch.fbase;
       const int      s  = ch.size;
-      if ((int)z.size() < s) z.resize(s);
-      PetscScalar zk = 0;
+      PetscScalar    zk = 0;
       for (int k = 0; k < s; k++) z[k] = zk = b.finv[i0 + k] * r[i0 + k] - b.fl[i0 + k] * zk;
       PetscScalar yk = 0;
       for (int k = s - 1; k >= 0; k--) z[k] = yk = z[k] - b.fu[i0 + k] * yk;
@@ -33,28 +38,33 @@ void batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscS
     }
     return;
   }
+  /* interleaved: the nb blocks of a chunk side by side, z[k*nb + j] = element k of block j, so that the
+     factors of one element of all the blocks are contiguous and the blocks' recurrences, independent,
+     overlap. Per block, the recurrence of the interleaved layout:
+       z_0 = finv_0 r_0 - fl_0 * 0,  z_k = finv_k r_k - fl_k z_{k-1},  y_{s-1} = z_{s-1},  y_k = z_k - fu_k y_{k+1} */
   for (PetscInt c = 0; c < b.nchunks; c++) {
-    const Chunk &ch = b.chunks[c];
-    const int    s  = ch.size;
-    if ((int)z.size() < s) z.resize(s);
-    for (int j = 0; j < ch.nblk; j++) {
-      const PetscInt st = b.bstart[ch.bfirst + j];
-      PetscInt       f  = ch.fbase + j;
-      PetscScalar    zk = 0;
-      for (int k = 0; k < s; k++, f += ch.stride) z[k] = zk = b.finv[f] * r[st + k] - b.fl[f] * zk;
-      f -= ch.stride; /* element s-1 */
-      PetscScalar yk = z[s - 1];
-      for (int k = s - 2; k >= 0; k--) {
-        f -= ch.stride;
-        z[k] = yk = z[k] - b.fu[f] * yk;
-      }
-      if (ch.epilogue) {
-        if (w)
-          for (int k = 0; k < s; k++) y[st + k] = alpha * z[k] + beta * w[st + k];
-        else
-          for (int k = 0; k < s; k++) y[st + k] = alpha * z[k];
-      } else
-        for (int k = 0; k < s; k++) y[st + k] = z[k];
+    const Chunk    &ch = b.chunks[c];
+    const int       s = ch.size, nb = ch.nblk;
+    const PetscInt *st = b.bstart + ch.bfirst;
+    for (int k = 0; k < s; k++) {
+      const PetscScalar *finv = b.finv + ch.fbase + (PetscInt)k * ch.stride, *fl = b.fl + ch.fbase + (PetscInt)k * ch.stride;
+      PetscScalar       *zk = z + (PetscInt)k * nb;
+      const PetscScalar *zp = k ? zk - nb : NULL;
+      for (int j = 0; j < nb; j++) zk[j] = finv[j] * r[st[j] + k] - fl[j] * (zp ? zp[j] : 0.0);
+    }
+    for (int k = s - 2; k >= 0; k--) {
+      const PetscScalar *fu = b.fu + ch.fbase + (PetscInt)k * ch.stride;
+      PetscScalar       *zk = z + (PetscInt)k * nb;
+      for (int j = 0; j < nb; j++) zk[j] = zk[j] - fu[j] * zk[j + nb];
+    }
+    for (int j = 0; j < nb; j++) {
+      PetscScalar *yj = y + st[j];
+      if (!ch.epilogue)
+        for (int k = 0; k < s; k++) yj[k] = z[(PetscInt)k * nb + j];
+      else if (w)
+        for (int k = 0; k < s; k++) yj[k] = alpha * z[(PetscInt)k * nb + j] + beta * w[st[j] + k];
+      else
+        for (int k = 0; k < s; k++) yj[k] = alpha * z[(PetscInt)k * nb + j];
     }
   }
 }

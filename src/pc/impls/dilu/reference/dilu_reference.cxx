@@ -1,6 +1,8 @@
 /* PCDILU host reference backend: plain sequential C++, the specification of the kernels
-   (see dilu_kernels.h). Every sweep visits the rows level by level, exactly as the parallel backends
-   schedule them, so the level sets themselves are exercised by the host tests. */
+   (see dilu_kernels.h). Factor() and Apply() visit the rows level by level, exactly as the parallel
+   backends schedule them, so the level sets themselves are exercised by the kernel tests; the host
+   backend that PCDILU runs (Host*, at the end) does the same arithmetic on data laid out in elimination
+   order, and the tests check that it gives the same bits. */
 #include "../dilu_kernels.h"
 #include <vector>
 #include <algorithm>
@@ -198,6 +200,174 @@ PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
       y[i] -= s / E[i];
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+/* ------------------------------------------------------------------ the host backend (see dilu_kernels.h) */
+struct Host {
+  PetscInt                 n       = 0;
+  bool                     natural = true;    /* rank = identity in Factor()'s terms (badrow) */
+  std::vector<PetscInt>    perm, rank;        /* perm[p] = row at position p, rank = perm^-1 */
+  std::vector<PetscInt>    lptr, lcol, lpair; /* lower entries of each position: column (as a position), position of a_ji among the upper entries (-1: A stores no a_ji) */
+  std::vector<PetscInt>    uptr, ucol;        /* upper entries, the same way */
+  std::vector<PetscInt>    dst;               /* A's entry k goes to val[dst[k]]: lower entries, then upper entries, then diagonals */
+  std::vector<PetscScalar> val;               /* the values in elimination order: lval = val, uval = val + lptr[n], dval = uval + uptr[n] */
+  std::vector<PetscScalar> E, work;           /* E and the vector being solved for, in elimination order */
+};
+
+PetscErrorCode HostCreate(Host **h)
+{
+  PetscFunctionBegin;
+  *h = new Host();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostDestroy(Host **h)
+{
+  PetscFunctionBegin;
+  delete *h;
+  *h = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Natural: rank by wavefront, level(i) = 1 + max level(j) over the rows j < i coupled to i (a_ij or a_ji
+   stored), rows in row order within a level. Both sweeps may go in that order (the backward one in
+   reverse), and consecutive rows of a level are independent, so their divisions overlap instead of each
+   waiting for the previous row's. */
+static void WavefrontRank(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *rank)
+{
+  std::vector<PetscInt> level(n, 0), start;
+  PetscInt              nl = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = colidx[k];
+      if (j < i) level[i] = std::max(level[i], level[j] + 1);
+    }
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) { /* a_ij with j > i: row j comes after row i */
+      const PetscInt j = colidx[k];
+      if (j > i) level[j] = std::max(level[j], level[i] + 1);
+    }
+    nl = std::max(nl, level[i] + 1);
+  }
+  start.assign(nl + 1, 0);
+  for (PetscInt i = 0; i < n; i++) start[level[i] + 1]++;
+  for (PetscInt l = 0; l < nl; l++) start[l + 1] += start[l];
+  for (PetscInt i = 0; i < n; i++) rank[i] = start[level[i]]++;
+}
+
+PetscErrorCode HostAnalyze(Host *h, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *pair)
+{
+  PetscFunctionBegin;
+  h->n       = n;
+  h->natural = !rank;
+  h->rank.resize(n);
+  h->perm.resize(n);
+  if (rank) h->rank.assign(rank, rank + n);
+  else WavefrontRank(n, rowptr, colidx, h->rank.data());
+  for (PetscInt i = 0; i < n; i++) h->perm[h->rank[i]] = i;
+  const PetscInt *pos = h->rank.data();
+  /* lower: rank[j] < rank[i] (natural: j < i, which the wavefront rank keeps) */
+  auto lower = [&](PetscInt i, PetscInt j) { return rank ? rank[j] < rank[i] : j < i; };
+  h->lptr.assign(n + 1, 0);
+  h->uptr.assign(n + 1, 0);
+  for (PetscInt p = 0; p < n; p++) {
+    const PetscInt i = h->perm[p];
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = colidx[k];
+      if (j == i) continue;
+      if (lower(i, j)) h->lptr[p + 1]++;
+      else h->uptr[p + 1]++;
+    }
+  }
+  for (PetscInt p = 0; p < n; p++) {
+    h->lptr[p + 1] += h->lptr[p];
+    h->uptr[p + 1] += h->uptr[p];
+  }
+  const PetscInt nl = h->lptr[n], nu = h->uptr[n];
+  h->lcol.resize(nl);
+  h->ucol.resize(nu);
+  h->lpair.assign(nl, -1);
+  h->dst.assign(rowptr[n], -1);
+  for (PetscInt p = 0; p < n; p++) {
+    const PetscInt i = h->perm[p];
+    PetscInt       l = h->lptr[p], u = h->uptr[p];
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = colidx[k];
+      if (j == i) h->dst[k] = nl + nu + p;
+      else if (lower(i, j)) h->lcol[l] = pos[j], h->dst[k] = l++;
+      else h->ucol[u] = pos[j], h->dst[k] = nl + u++;
+    }
+  }
+  if (pair) /* a_ji is an upper entry of the earlier row j */
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+        if (h->dst[k] >= 0 && h->dst[k] < nl && pair[k] >= 0) h->lpair[h->dst[k]] = h->dst[pair[k]] - nl;
+  h->val.assign(nl + nu + n, 0.0);
+  h->E.resize(n);
+  h->work.resize(n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's values into elimination order, reading A in its own order (one stream) */
+static void HostCopyValues(Host *h, const PetscScalar *val)
+{
+  PetscScalar    *v   = h->val.data();
+  const PetscInt *dst = h->dst.data(), nnz = (PetscInt)h->dst.size();
+  for (PetscInt k = 0; k < nnz; k++) v[dst[k]] = val[k];
+}
+
+PetscErrorCode HostFactor(Host *h, const PetscScalar *val, PetscReal shift, PetscScalar *E, PetscInt *badrow)
+{
+  const PetscInt     n = h->n, *lptr = h->lptr.data(), *lcol = h->lcol.data(), *lpair = h->lpair.data(), *perm = h->perm.data();
+  const PetscScalar *lval = h->val.data(), *uval = lval + lptr[n], *dval = uval + h->uptr[n];
+  PetscScalar       *Ep  = h->E.data();
+  PetscInt           bad = -1, badrank = -1;
+
+  PetscFunctionBegin;
+  HostCopyValues(h, val);
+  for (PetscInt p = 0; p < n; p++) { /* Factor(): the terms of row i in its CSR order; a missing diagonal reads 0 */
+    PetscScalar d    = dval[p] + shift;
+    const bool  zero = d == 0.0;
+    for (PetscInt k = lptr[p]; k < lptr[p + 1]; k++)
+      if (lpair[k] >= 0) d -= lval[k] * uval[lpair[k]] / Ep[lcol[k]];
+    Ep[p] = d;
+    if (zero || d == 0.0 || PetscIsInfOrNanScalar(d)) { /* the first failure in elimination order, as Factor() */
+      const PetscInt i = perm[p], ri = h->natural ? i : h->rank[i];
+      if (bad < 0 || ri < badrank) bad = i, badrank = ri;
+    }
+  }
+  for (PetscInt i = 0; i < n; i++) E[i] = Ep[h->rank[i]];
+  *badrow = bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostSetValues(Host *h, const PetscScalar *val, const PetscScalar *E)
+{
+  PetscFunctionBegin;
+  HostCopyValues(h, val);
+  for (PetscInt i = 0; i < h->n; i++) h->E[h->rank[i]] = E[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y)
+{
+  const PetscInt     n = h->n, *lptr = h->lptr.data(), *lcol = h->lcol.data(), *uptr = h->uptr.data(), *ucol = h->ucol.data(), *rank = h->rank.data();
+  const PetscScalar *lval = h->val.data(), *uval = lval + lptr[n], *E = h->E.data();
+  PetscScalar       *w    = h->work.data();
+
+  PetscFunctionBegin;
+  /* r into elimination order, in row order: r read in one stream, w written in one stream per level or color */
+  for (PetscInt i = 0; i < n; i++) w[rank[i]] = r[i];
+  for (PetscInt p = 0; p < n; p++) { /* forward: (E + L) z = r, z in w */
+    PetscScalar s = w[p];
+    for (PetscInt k = lptr[p]; k < lptr[p + 1]; k++) s -= lval[k] * w[lcol[k]];
+    w[p] = s / E[p];
+  }
+  for (PetscInt p = n - 1; p >= 0; p--) { /* backward: y_i = z_i - E_ii^-1 sum_{upper j} a_ij y_j */
+    PetscScalar s = 0.0;
+    for (PetscInt k = uptr[p]; k < uptr[p + 1]; k++) s += uval[k] * w[ucol[k]];
+    w[p] -= s / E[p];
+  }
+  for (PetscInt i = 0; i < n; i++) y[i] = w[rank[i]];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace reference
