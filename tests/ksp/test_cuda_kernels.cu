@@ -1,6 +1,6 @@
 static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
                      "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
-                     "block of 37 ghosts; every kernel, outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "block of 37 ghosts; every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
                      "Tolerance: 1e-13 relative to the norms of the inputs (about 450 eps).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
@@ -160,6 +160,13 @@ int main(int argc, char **argv)
       Compare("Copy", x, Down(dy, n), 1);
       PetscCall(D.Set(n, -3.0, dy));
       Compare("Set", std::vector<PetscScalar>(n, -3.0), Down(dy, n), 1);
+      std::vector<PetscInt> idx(977);
+      for (auto &e : idx) e = (PetscInt)(Rand() * n);
+      PetscInt *didx = Up(idx);
+      PetscCall(H.Gather(977, idx.data(), x.data(), y.data()));
+      PetscCall(D.Gather(977, didx, dx, dy));
+      Compare("Gather", std::vector<PetscScalar>(y.begin(), y.begin() + 977), Down(dy, 977), 1);
+      (void)cudaFree(didx);
       (void)cudaFree(dw);
     }
     PetscCall(PGXDeviceSynchronize());

@@ -76,6 +76,10 @@ int main(int argc, char **argv)
     PetscCall(K.Set(5, 7, y));
     const double e11[] = {7, 7, 7, 7, 7};
     Expect("Set", y, e11, 5);
+    const PetscInt idx[] = {4, 0, 4};
+    PetscCall(K.Gather(3, idx, x, y));
+    const double e12[] = {5, 1, 5};
+    Expect("Gather", y, e12, 3);
   }
   if (!nfail) printf("all checks passed\n");
   else printf("%d checks FAILED\n", nfail);

@@ -1,7 +1,8 @@
 /* KSPPGXCG: PETSc's preconditioned conjugate gradient method (KSPCG, its standard variant) with the operator,
    the vectors and the preconditioner resident in one backend (src/ksp/utils/resident/). The order of the
    operations, the norms, the breakdown tests and the converged reasons are KSPCG's, so that iterations and
-   residual histories agree with it to round-off. */
+   residual histories agree with it to round-off. With the preconditioned norm, ||z|| and the next z'r share one
+   reduction: two global reductions per iteration (p'Ap, then both). */
 #include "../../utils/resident/resident.h"
 
 typedef struct {
@@ -21,7 +22,8 @@ static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
 static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
 {
   PetscScalar *W = Z;
-  PetscScalar  dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold;
+  PetscScalar  dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold, betanext = 0.0;
+  PetscBool    fused;
   PetscReal    dp  = 0.0;
   PetscInt     i;
 
@@ -100,9 +102,14 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
     a = beta / dpi;
     PetscCall(PGXResidentAXPY(r, a, P, X));  /* x <- x + a p */
     PetscCall(PGXResidentAXPY(r, -a, W, R)); /* r <- r - a w */
+    fused = PETSC_FALSE;
     if (ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < i + 2) {
+      PetscReal z2;
       PetscCall(PGXResidentPCApply(ksp, r, R, Z));
-      PetscCall(PGXResidentNorm(r, Z, &dp));
+      /* ||z|| and the next z'r in one reduction (the same sums as KSPCG's VecNorm and VecXDot) */
+      PetscCall(PGXResidentDotNorm2(r, R, Z, &betanext, &z2));
+      dp    = PetscSqrtReal(z2);
+      fused = PETSC_TRUE;
       KSPCheckNorm(ksp, dp);
     } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED && ksp->chknorm < i + 2) {
       PetscCall(PGXResidentNorm(r, R, &dp));
@@ -119,7 +126,10 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
     PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
     if (ksp->reason) break;
     if ((ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) || ksp->chknorm >= i + 2) PetscCall(PGXResidentPCApply(ksp, r, R, Z));
-    if (ksp->normtype != KSP_NORM_NATURAL || ksp->chknorm >= i + 2) {
+    if (fused) {
+      beta = betanext;
+      KSPCheckDot(ksp, beta);
+    } else if (ksp->normtype != KSP_NORM_NATURAL || ksp->chknorm >= i + 2) {
       PetscCall(PGXResidentDot(r, Z, R, &beta));
       KSPCheckDot(ksp, beta);
     }

@@ -42,7 +42,10 @@ struct _n_PGXResident {
   VecScatter                                   sct;    /* owned x -> ghost values (host) */
   Vec                                          xg;     /* MPI Vec without array: wraps a host x for the scatter */
   Vec                                          lvec;   /* host ghost values */
-  PetscScalar                                 *hx;     /* cuda, several ranks: host copy of x for the scatter */
+  PetscScalar                                 *hx;     /* cuda, several ranks: host x for the scatter (only the sent entries are current) */
+  PetscInt                                     nsend;  /* cuda: the entries of x other ranks need (from the scatter's PetscSF) */
+  PetscInt                                    *sendidx_h, *sendidx; /* their local indices (host, device) */
+  PetscScalar                                 *sendbuf_h, *sendbuf; /* their values (host, device) */
   PetscScalar                                 *ghost;  /* cuda: device copy of the ghost values */
   PetscInt                                     npattern, nvalues; /* copies of the pattern, refreshes of values */
   /* the preconditioner */

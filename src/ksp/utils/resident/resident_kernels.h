@@ -15,6 +15,7 @@
        AXPY y += a x;  AYPX y = x + b y;  WAXPY w = a x + y;  AXPBYPCZ z = a x + b y + c z
        MAXPY     y += sum_j a_j V_j,  j < k                      (a on the host: k scalars)
        Scale x *= a; Copy y = x; Set x = a; PointwiseMult y = d .* x   (Jacobi: d = 1/diag(A))
+       Gather    buf_i = x[idx_i], i < m                          (the entries other ranks need as ghosts)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
    V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
 
@@ -59,6 +60,7 @@ struct Backend {
   PetscErrorCode (*Copy)(PetscInt n, const PetscScalar *x, PetscScalar *y);
   PetscErrorCode (*Set)(PetscInt n, PetscScalar a, PetscScalar *x);
   PetscErrorCode (*PointwiseMult)(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*Gather)(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf);
 };
 
 namespace reference
@@ -79,6 +81,7 @@ PetscErrorCode Scale(PetscInt, PetscScalar, PetscScalar *);
 PetscErrorCode Copy(PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode Set(PetscInt, PetscScalar, PetscScalar *);
 PetscErrorCode PointwiseMult(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode Gather(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

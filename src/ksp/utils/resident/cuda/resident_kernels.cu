@@ -148,6 +148,11 @@ __global__ void axpy_family(PetscInt n, int op, PetscScalar a, PetscScalar b, Pe
   }
 }
 
+__global__ void gather_kernel(PetscInt m, const PetscInt *__restrict__ idx, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ buf)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < m; i += (PetscInt)gridDim.x * BLOCK) buf[i] = x[idx[i]];
+}
+
 unsigned int VecGrid(PetscInt n)
 {
   unsigned int g = PGXCUDAGridSize(n, BLOCK);
@@ -308,7 +313,19 @@ PetscErrorCode Copy(PetscInt n, const PetscScalar *x, PetscScalar *y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult};
+PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (m <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  gather_kernel<<<VecGrid(m), BLOCK, 0, s>>>(m, idx, x, buf);
+  PGXCheckLaunch("gather_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

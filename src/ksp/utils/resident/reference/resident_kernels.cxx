@@ -141,7 +141,14 @@ PetscErrorCode PointwiseMult(PetscInt n, const PetscScalar *d, const PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult};
+PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) buf[i] = x[idx[i]];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
