@@ -2,7 +2,7 @@ static char help[] = "Runs PETSc's KSP (-type cg|bcgs|gmres) and PGX's resident 
                      "system with the same options and checks: the same iteration count and converged reason, residual\n"
                      "histories equal to -hist_tol (1e-10) relative to the initial residual norm, solutions equal to -sol_tol relative (1e-8).\n"
                      "  -problem poisson2d|poisson3d|aniso3d|convdiff3d|random|swap -m <m> | -matrix <tests/data name> [-negate]\n"
-                     "  -shift s (A + s I)  -convert <mattype>  -rhs ones|zero|e0  -nonzero_guess  -mode once|reuse  -pgx_view\n"
+                     "  -true_monitor (compare ||b - A x_k|| from KSPBuildResidual at every step)  -shift s (A + s I)  -convert <mattype>  -rhs ones|zero|e0  -nonzero_guess  -mode once|reuse  -pgx_view\n"
                      "Prints the PGX run's iteration count and reason (stable across backends and ranks).\n";
 #include <petscksp.h>
 #include <pgx.h>
@@ -12,16 +12,42 @@ static char help[] = "Runs PETSc's KSP (-type cg|bcgs|gmres) and PGX's resident 
 static PetscInt nfail = 0;
 
 typedef struct {
-  PetscInt           its, nhist;
-  PetscReal          hist[4096];
+  PetscInt           its, nhist, ntrue;
+  PetscReal          hist[4096], truehist[4096];
   KSPConvergedReason reason;
 } Run;
+
+/* -true_monitor: the norm of b - A x_k from KSPBuildResidual() at every monitor call (exercises KSPBuildSolution) */
+static PetscErrorCode TrueMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
+{
+  Run      *run = (Run *)ctx;
+  Vec       t, v, res;
+  PetscReal nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetSolution(ksp, &t));
+  PetscCall(VecDuplicate(t, &v));
+  PetscCall(VecDuplicate(t, &t));
+  PetscCall(KSPBuildResidual(ksp, t, v, &res));
+  PetscCall(VecNorm(res, NORM_2, &nrm));
+  if (run->ntrue < 4096) run->truehist[run->ntrue++] = nrm;
+  PetscCall(VecDestroy(&v));
+  PetscCall(VecDestroy(&t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode Solve(KSP ksp, Vec b, Vec x0, Vec x, Run *run)
 {
   const PetscReal *h;
+  PetscBool        tm = PETSC_FALSE;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-true_monitor", &tm, NULL));
+  run->ntrue = 0;
+  if (tm) {
+    PetscCall(KSPMonitorCancel(ksp));
+    PetscCall(KSPMonitorSet(ksp, TrueMonitor, run, NULL));
+  }
   PetscCall(KSPSetResidualHistory(ksp, run->hist, 4096, PETSC_TRUE));
   PetscCall(VecCopy(x0, x));
   PetscCall(KSPSolve(ksp, b, x));
@@ -46,6 +72,13 @@ static PetscErrorCode Compare(const char *what, Run *p, Run *q, Vec xp, Vec xq, 
     hmax = PetscMax(hmax, e);
   }
   CHECK(hmax <= htol, "%s: residual histories differ by %g relative (tolerance %g)", what, (double)hmax, (double)htol);
+  CHECK(p->ntrue == q->ntrue, "%s: true-residual monitor calls PETSc %" PetscInt_FMT ", PGX %" PetscInt_FMT, what, p->ntrue, q->ntrue);
+  if (p->ntrue) {
+    PetscReal tmax = 0;
+    for (PetscInt i = 0; i < PetscMin(p->ntrue, q->ntrue); i++) tmax = PetscMax(tmax, PetscAbsReal(p->truehist[i] - q->truehist[i]) / p->truehist[0]);
+    CHECK(tmax <= 1e-8, "%s: true residual norms differ by %g relative to the first (tolerance 1e-8)", what, (double)tmax);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " true residual norms agree, last %.3e\n", what, q->ntrue, (double)q->truehist[q->ntrue - 1]));
+  }
   PetscCall(VecDuplicate(xp, &d));
   PetscCall(VecWAXPY(d, -1.0, xp, xq));
   PetscCall(VecNorm(d, NORM_2, &dx));

@@ -4,7 +4,9 @@
 #include "../../utils/resident/resident.h"
 
 typedef struct {
-  KSP_PGXResident base; /* resident operator, PC binding, vectors; -pgx_device */
+  KSP_PGXResident base;     /* resident operator, PC binding, vectors; -pgx_device */
+  PetscScalar    *T, *G;    /* during a solve: a work vector free at monitor time, and the kept initial guess */
+  PetscBool       hasguess; /* right preconditioning with a nonzero initial guess: G holds it */
 } KSP_PGXBCGS;
 
 static PetscErrorCode KSPSetUp_PGXBCGS(KSP ksp)
@@ -125,7 +127,12 @@ static PetscErrorCode KSPSolve_PGXBCGS(KSP ksp)
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
+  bcgs->base.X    = X;
+  bcgs->T         = v[3];
+  bcgs->G         = v[6];
+  bcgs->hasguess  = (PetscBool)(ksp->pc_side == PC_RIGHT && !ksp->guess_zero);
   PetscCall(PGXBCGSIterate(ksp, r, X, B, v, &hasguess));
+  bcgs->base.X = NULL;
   if (ksp->reason != KSP_DIVERGED_PC_FAILED) {
     /* KSPUnwindPreconditioner, then add the initial guess kept aside (as KSPBCGS, also after an early return) */
     if (ksp->reason != KSP_CONVERGED_ITERATING && ksp->its > 0) PetscCall(PGXResidentUnwind(ksp, r, X, v[3]));
@@ -133,6 +140,22 @@ static PetscErrorCode KSPSolve_PGXBCGS(KSP ksp)
     PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
   }
   PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The current solution: x, or B x + x0 with right preconditioning (T is free between iterations) */
+static PetscErrorCode KSPBuildSolution_PGXBCGS(KSP ksp, Vec v, Vec *V)
+{
+  KSP_PGXBCGS *bcgs = (KSP_PGXBCGS *)ksp->data;
+  PGXResident  r    = bcgs->base.res;
+
+  PetscFunctionBegin;
+  if (!bcgs->base.X) PetscCall(KSPBuildSolutionDefault(ksp, v, V));
+  else if (ksp->pc_side == PC_RIGHT) {
+    PetscCall(PGXResidentPCApply(ksp, r, bcgs->base.X, bcgs->T));
+    if (bcgs->hasguess) PetscCall(PGXResidentAXPY(r, 1.0, bcgs->G, bcgs->T));
+    PetscCall(PGXKSPResidentBuildSolution(ksp, &bcgs->base, bcgs->T, v, V));
+  } else PetscCall(PGXKSPResidentBuildSolution(ksp, &bcgs->base, bcgs->base.X, v, V));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -202,7 +225,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXBCGS(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_PGXBCGS;
   ksp->ops->view           = KSPView_PGXBCGS;
   ksp->ops->setfromoptions = KSPSetFromOptions_PGXBCGS;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildsolution  = KSPBuildSolution_PGXBCGS;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

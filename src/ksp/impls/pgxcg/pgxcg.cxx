@@ -154,9 +154,21 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
+  cg->base.X = X;
   PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
+  cg->base.X = NULL;
   if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol)); /* else KSPCheck* set x to Inf */
   PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPBuildSolution_PGXCG(KSP ksp, Vec v, Vec *V)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+
+  PetscFunctionBegin;
+  if (cg->base.X) PetscCall(PGXKSPResidentBuildSolution(ksp, &cg->base, cg->base.X, v, V));
+  else PetscCall(KSPBuildSolutionDefault(ksp, v, V));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,7 +242,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_PGXCG;
   ksp->ops->view           = KSPView_PGXCG;
   ksp->ops->setfromoptions = KSPSetFromOptions_PGXCG;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildsolution  = KSPBuildSolution_PGXCG;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -16,10 +16,11 @@ typedef struct {
   PetscScalar                   *hh, *hes;    /* (max_k+2) x (max_k+1): the rotated and the original Hessenberg */
   PetscScalar                   *rs, *cc, *ss;/* right-hand side of the least-squares problem, rotations */
   PetscScalar                   *lhh;         /* Gram-Schmidt coefficients of one step */
+  PetscScalar                   *nrs;         /* KSPBuildSolution() during a cycle: its own triangular solve */
   PetscReal                      rnorm0;      /* residual norm at the start of the cycle */
   PetscInt                       it;          /* current column - 1 */
   /* resident vectors of the current solve */
-  PetscScalar                   *VV, *TEMP, *TEMP_MATOP;
+  PetscScalar                   *VV, *TEMP, *TEMP_MATOP, *SOL;
 } KSP_PGXGMRES;
 
 #define HH(a, b)  (g->hh + (b) * (g->max_k + 2) + (a))
@@ -37,8 +38,8 @@ static PetscErrorCode KSPSetUp_PGXGMRES(KSP ksp)
   PetscFunctionBegin;
   PetscCall(PGXKSPResidentSetUp(ksp, &g->base));
   if (g->alloc_k != k) {
-    PetscCall(PetscFree6(g->hh, g->hes, g->rs, g->cc, g->ss, g->lhh));
-    PetscCall(PetscCalloc6((k + 2) * (k + 1), &g->hh, (k + 2) * (k + 1), &g->hes, k + 2, &g->rs, k + 1, &g->cc, k + 1, &g->ss, k + 1, &g->lhh));
+    PetscCall(PetscFree7(g->hh, g->hes, g->rs, g->cc, g->ss, g->lhh, g->nrs));
+    PetscCall(PetscCalloc7((k + 2) * (k + 1), &g->hh, (k + 2) * (k + 1), &g->hes, k + 2, &g->rs, k + 1, &g->cc, k + 1, &g->ss, k + 1, &g->lhh, k + 2, &g->nrs));
     g->alloc_k = k;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -129,14 +130,18 @@ static PetscErrorCode PGXGMRESUpdateHessenberg(KSP ksp, KSP_PGXGMRES *g, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x += V y (y from the triangular system; GRS overwritten by y, as in KSPGMRES), unwinding right preconditioning */
-static PetscErrorCode PGXGMRESBuildSoln(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscScalar *X, PetscInt it)
+/* dest = X + V y (y in nrs from the triangular system; nrs = GRS(0) at the end of a cycle, as in KSPGMRES),
+   unwinding right preconditioning */
+static PetscErrorCode PGXGMRESBuildSoln(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscScalar *nrs, const PetscScalar *X, PetscScalar *dest, PetscInt it)
 {
-  PetscScalar *nrs = GRS(0), tt;
-  PetscInt     ii, k, j;
+  PetscScalar tt;
+  PetscInt    ii, k, j;
 
   PetscFunctionBegin;
-  if (it < 0) PetscFunctionReturn(PETSC_SUCCESS); /* no step taken */
+  if (it < 0) { /* no step taken */
+    PetscCall(PGXResidentCopy(r, X, dest));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (*HH(it, it) != 0.0) nrs[it] = *GRS(it) / *HH(it, it);
   else {
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "You reached the break down in GMRES; HH(it,it) = 0");
@@ -159,7 +164,8 @@ static PetscErrorCode PGXGMRESBuildSoln(KSP ksp, KSP_PGXGMRES *g, PGXResident r,
   PetscCall(PGXResidentSet(r, 0.0, g->TEMP));
   PetscCall(PGXResidentMAXPY(r, it + 1, nrs, VEC_VV(0), r->n, g->TEMP));
   PetscCall(PGXResidentUnwind(ksp, r, g->TEMP, g->TEMP_MATOP));
-  PetscCall(PGXResidentAXPY(r, 1.0, g->TEMP, X));
+  PetscCall(PGXResidentCopy(r, X, dest));
+  PetscCall(PGXResidentAXPY(r, 1.0, g->TEMP, dest));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -232,7 +238,7 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
     PetscCall(KSPMonitor(ksp, ksp->its, res));
   }
   *itcount = it;
-  PetscCall(PGXGMRESBuildSoln(ksp, g, r, X, it - 1));
+  PetscCall(PGXGMRESBuildSoln(ksp, g, r, GRS(0), X, X, it - 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,18 +276,35 @@ static PetscErrorCode KSPSolve_PGXGMRES(KSP ksp)
   PetscCall(KSPSetUp_PGXGMRES(ksp));
   r = g->base.res;
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
-  PetscCall(PGXResidentGetWork(r, g->max_k + 5, &w));
+  PetscCall(PGXResidentGetWork(r, g->max_k + 6, &w));
   PetscScalar *X = w, *B = w + r->n;
   g->TEMP       = w + 2 * r->n;
   g->TEMP_MATOP = w + 3 * r->n;
-  g->VV         = w + 4 * r->n;
+  g->SOL        = w + 4 * r->n;
+  g->VV         = w + 5 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
+  g->base.X = X;
   PetscCall(PGXGMRESIterate(ksp, g, r, X, B));
+  g->base.X = NULL;
   ksp->guess_zero = guess_zero; /* also after an early return from a failed check */
   if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
   PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The current solution during a cycle (x0 of the cycle + V y), as KSPGMRES's KSPBuildSolution */
+static PetscErrorCode KSPBuildSolution_PGXGMRES(KSP ksp, Vec v, Vec *V)
+{
+  KSP_PGXGMRES *g = (KSP_PGXGMRES *)ksp->data;
+
+  PetscFunctionBegin;
+  if (!g->base.X) PetscCall(KSPBuildSolutionDefault(ksp, v, V));
+  else {
+    PetscCall(PGXGMRESBuildSoln(ksp, g, g->base.res, g->nrs, g->base.X, g->SOL, g->it));
+    PetscCall(PGXKSPResidentBuildSolution(ksp, &g->base, g->SOL, v, V));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -291,7 +314,7 @@ static PetscErrorCode KSPDestroy_PGXGMRES(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(PGXKSPResidentDestroy(ksp, &g->base));
-  PetscCall(PetscFree6(g->hh, g->hes, g->rs, g->cc, g->ss, g->lhh));
+  PetscCall(PetscFree7(g->hh, g->hes, g->rs, g->cc, g->ss, g->lhh, g->nrs));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPGMRESSetRestart_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPGMRESGetRestart_C", NULL));
   PetscCall(PetscFree(ksp->data));
@@ -398,7 +421,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXGMRES(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_PGXGMRES;
   ksp->ops->view           = KSPView_PGXGMRES;
   ksp->ops->setfromoptions = KSPSetFromOptions_PGXGMRES;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildsolution  = KSPBuildSolution_PGXGMRES;
   ksp->ops->buildresidual  = KSPBuildResidualDefault;
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPGMRESSetRestart_C", KSPGMRESSetRestart_PGXGMRES));
   PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPGMRESGetRestart_C", KSPGMRESGetRestart_PGXGMRES));

@@ -612,6 +612,15 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PGXKSPResidentBuildSolution(KSP ksp, KSP_PGXResident *b, const PetscScalar *x, Vec v, Vec *V)
+{
+  PetscFunctionBegin;
+  if (!v) v = ksp->vec_sol;
+  PetscCall(PGXResidentCopyOut(b->res, x, v));
+  if (V) *V = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXKSPResidentView(KSP ksp, KSP_PGXResident *b, PetscViewer viewer)
 {
   PetscFunctionBegin;

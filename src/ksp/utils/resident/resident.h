@@ -98,7 +98,12 @@ PETSC_INTERN PetscErrorCode PGXResidentSet(PGXResident, PetscScalar, PetscScalar
 typedef struct {
   PGXResident   res;    /* operator, PC binding, work vectors */
   PGXDeviceType devreq; /* -pgx_device as requested */
+  PetscScalar  *X;      /* during a solve: the resident iterate (for KSPBuildSolution() from monitors); else NULL */
 } KSP_PGXResident;
+
+/* KSPBuildSolution() during a solve: the resident array x copied to v (or to ksp->vec_sol); outside a solve,
+   KSPBuildSolutionDefault() */
+PETSC_INTERN PetscErrorCode PGXKSPResidentBuildSolution(KSP, KSP_PGXResident *, const PetscScalar *, Vec, Vec *);
 
 PETSC_INTERN PetscErrorCode PGXKSPResidentCreate(KSP, KSP_PGXResident *);
 PETSC_INTERN PetscErrorCode PGXKSPResidentSetUp(KSP, KSP_PGXResident *);
