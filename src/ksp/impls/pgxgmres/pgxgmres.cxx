@@ -248,10 +248,10 @@ static PetscErrorCode PGXGMRESIterate(KSP ksp, KSP_PGXGMRES *g, PGXResident r, P
   PetscBool guess_zero = ksp->guess_zero;
 
   PetscFunctionBegin;
-  ksp->its    = 0;
-  ksp->reason = KSP_CONVERGED_ITERATING;
-  ksp->rnorm  = -1.0; /* no residual check at the first cycle */
-  while (!ksp->reason) {
+  ksp->its   = 0;
+  ksp->rnorm = -1.0; /* no residual check at the first cycle */
+  /* a PC that failed in KSPSetUp still gets the first cycle, which meets its Inf and reports it (as KSPGMRES) */
+  while (!ksp->reason || (ksp->rnorm == -1.0 && ksp->reason == KSP_DIVERGED_PC_FAILED)) {
     PetscCall(PGXResidentInitialResidual(ksp, r, X, g->TEMP, g->TEMP_MATOP, VEC_VV(0), B));
     PetscCall(PGXGMRESCycle(ksp, g, r, X, &its));
     itcount += its;
