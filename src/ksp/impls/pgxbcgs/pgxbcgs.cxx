@@ -1,6 +1,7 @@
 /* KSPPGXBCGS: PETSc's BiCGStab (KSPBCGS) with the operator, the vectors and the preconditioner resident in
    one backend (src/ksp/utils/resident/). Left or right preconditioning, KSPBCGS's order of operations,
-   breakdown tests and converged reasons, so that iterations and residual histories agree with it. */
+   breakdown tests and converged reasons, so that iterations and residual histories agree with it. ||r|| and the
+   next (r, rp) share one reduction: three global reductions per iteration instead of four. */
 #include "../../utils/resident/resident.h"
 
 typedef struct {
@@ -22,8 +23,9 @@ static PetscErrorCode KSPSetUp_PGXBCGS(KSP ksp)
 static PetscErrorCode PGXBCGSIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar **v, PetscBool *hasguess)
 {
   PetscScalar *R = v[0], *RP = v[1], *V = v[2], *T = v[3], *S = v[4], *P = v[5], *G = v[6];
-  PetscScalar  rho, rhoold, alpha, beta, omega, omegaold, d1;
+  PetscScalar  rho, rhoold, alpha, beta, omega, omegaold, d1, rhonext = 0.0;
   PetscReal    dp = 0.0, d2;
+  PetscBool    havenext = PETSC_FALSE;
   PetscInt     i;
 
   PetscFunctionBegin;
@@ -53,7 +55,9 @@ static PetscErrorCode PGXBCGSIterate(KSP ksp, PGXResident r, PetscScalar *X, con
   PetscCall(PGXResidentSet(r, 0.0, V));
   i = 0;
   do {
-    PetscCall(PGXResidentDot(r, R, RP, &rho)); /* rho <- (r, rp) */
+    if (havenext) rho = rhonext; /* computed with ||r|| in one reduction */
+    else PetscCall(PGXResidentDot(r, R, RP, &rho)); /* rho <- (r, rp) */
+    havenext = PETSC_FALSE;
     beta = (rho / rhoold) * (alpha / omegaold);
     PetscCall(PGXResidentAXPBYPCZ(r, 1.0, -omegaold * beta, beta, R, V, P)); /* p <- r - omega beta v + beta p */
     PetscCall(PGXResidentApplyBAorAB(ksp, r, P, V, T));                      /* v <- K p */
@@ -88,7 +92,11 @@ static PetscErrorCode PGXBCGSIterate(KSP ksp, PGXResident r, PetscScalar *X, con
     PetscCall(PGXResidentAXPBYPCZ(r, alpha, omega, 1.0, P, S, X)); /* x <- alpha p + omega s + x */
     PetscCall(PGXResidentWAXPY(r, -omega, T, S, R));               /* r <- s - w t */
     if (ksp->normtype != KSP_NORM_NONE && ksp->chknorm < i + 2) {
-      PetscCall(PGXResidentNorm(r, R, &dp));
+      PetscReal r2;
+      /* ||r|| and the next rho = (r, rp) in one reduction (the same sums as VecNorm and VecDot) */
+      PetscCall(PGXResidentDotNorm2(r, RP, R, &rhonext, &r2));
+      dp       = PetscSqrtReal(r2);
+      havenext = PETSC_TRUE;
       KSPCheckNorm(ksp, dp);
     }
     rhoold   = rho;
