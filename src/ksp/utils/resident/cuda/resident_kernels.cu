@@ -178,8 +178,8 @@ PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, in
   int          nres = kind == 2 ? 2 : 1;
 
   PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  PetscCall(PGXCUDAGetStream(&s));
   dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part);
   PGXCheckLaunch("dot_partial");
   finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d_res);
@@ -243,8 +243,8 @@ PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, 
   cudaStream_t s;
 
   PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  PetscCall(PGXCUDAGetStream(&s));
   for (PetscInt j0 = 0; j0 < k; j0 += NRESULT) {
     const PetscInt kk = PetscMin(NRESULT, k - j0);
     mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part);
