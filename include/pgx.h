@@ -34,3 +34,4 @@ PETSC_EXTERN PetscErrorCode PGXPCApplyDevice(PC, const PetscScalar *, PetscScala
 
 #include <pgx/pcdilu.h>
 #include <pgx/pcaips.h>
+#include <pgx/kspresident.h>

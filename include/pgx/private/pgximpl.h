@@ -22,6 +22,7 @@ PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
 PETSC_INTERN PetscErrorCode PGXRegister_DILU(void);
 PETSC_INTERN PetscErrorCode PGXRegister_AIPS(void);
 PETSC_INTERN PetscErrorCode PGXRegister_EPS(void); /* only in builds with SLEPc (PGX_HAVE_SLEPC) */
+PETSC_INTERN PetscErrorCode PGXRegister_KSP(void);
 
 /* Device memory (host-callable) */
 PETSC_EXTERN PetscErrorCode PGXDeviceMalloc(size_t, void **);

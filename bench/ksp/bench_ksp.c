@@ -1,0 +1,160 @@
+static char help[] = "Time to solution of the PGX resident Krylov methods against PETSc's host KSPs.\n"
+                     "  -problems poisson3d:100,poisson3d:128,aniso3d:100,convdiff3d:100   (gallery name:m, n = m^3)\n"
+                     "  -configs  pgxcg/dilu,pgxcg/dilu-mc,pgxcg/aips,pgxcg/jacobi,pgxgmres/dilu,...,cg/icc,gmres/ilu,cg/jacobi,cg/gamg,gmres/dilu\n"
+                     "            (ksp/pc; -mc: PCDILU multicolor; a PETSc ksp with a PGX pc is today's path: the PC staged per apply;\n"
+                     "             on several ranks icc/ilu become bjacobi with icc/ilu blocks)\n"
+                     "  -reps 3 -rtol 1e-8 -bw <GB/s of device copies, for the bound column; 0: not printed>\n"
+                     "Columns: setup (s), solve (s, median), iterations, time per iteration (ms), its device bound (ms: bytes of\n"
+                     "SpMV + PC + vector work per iteration at -bw), share of the solve in host-device copies (PGX copy events).\n"
+                     "Symmetric problems (poisson3d, aniso3d) run cg configs; nonsymmetric ones (convdiff3d) run gmres configs.\n";
+#include <petscksp.h>
+#include <pgx.h>
+#include <pgx/gallery.h>
+
+static PetscErrorCode CopyTime(PetscLogDouble *t)
+{
+  const char *names[] = {"PGXCopyToDevice", "PGXCopyToHost", "PGXKSPCopy"};
+  PetscFunctionBeginUser;
+  *t = 0;
+  for (int i = 0; i < 3; i++) {
+    PetscLogEvent      ev;
+    PetscEventPerfInfo info;
+    PetscCall(PetscLogEventGetId(names[i], &ev));
+    PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+    *t += info.time;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes moved per iteration on the device (estimate): SpMV reads values, column indices and x, writes y; the PC as
+   named; the vector work of the method (restart k for GMRES: about k/2 basis vectors read twice per step). */
+static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, PetscInt nnz, PetscInt restart)
+{
+  double spmv = (double)nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + 3.0 * n * sizeof(PetscScalar), pcb = 0, vec;
+  if (strstr(pc, "jacobi")) pcb = 3.0 * n * sizeof(PetscScalar);
+  else if (strstr(pc, "dilu")) pcb = spmv + 2.0 * n * sizeof(PetscScalar); /* L and U sweeps: A once, E, r, y */
+  else if (strstr(pc, "aips")) pcb = 3.0 * spmv;                            /* order 3: about three SpMV-like passes */
+  if (strstr(ksp, "cg")) vec = 12.0 * n * sizeof(PetscScalar);
+  else if (strstr(ksp, "bcgs")) return 2 * (spmv + pcb) + 20.0 * n * sizeof(PetscScalar);
+  else vec = (restart + 6.0) * n * sizeof(PetscScalar);
+  return spmv + pcb + vec;
+}
+
+int main(int argc, char **argv)
+{
+  char        problems[512] = "poisson3d:100,poisson3d:128,aniso3d:100,convdiff3d:100";
+  char        configs[1024] = "pgxcg/dilu,pgxcg/dilu-mc,pgxcg/aips,pgxcg/jacobi,pgxgmres/dilu,pgxgmres/dilu-mc,pgxgmres/aips,pgxgmres/jacobi,cg/icc,gmres/ilu,cg/jacobi,gmres/jacobi,cg/gamg,gmres/gamg,cg/dilu,gmres/dilu";
+  PetscInt    reps = 3;
+  PetscReal   rtol = 1e-8, bw = 0;
+  PetscMPIInt size;
+  char       *prob, *psave = NULL;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscCall(PetscLogDefaultBegin());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-problems", problems, sizeof(problems), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-configs", configs, sizeof(configs), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bw", &bw, NULL));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_ksp: %d rank(s), rtol %g, median of %" PetscInt_FMT " solves\n", size, (double)rtol, reps));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9s %9s %6s %10s %10s %7s\n", "problem", "ksp/pc", "setup s", "solve s", "its", "ms/it", "bound ms", "copy %"));
+  for (prob = strtok_r(problems, ",", &psave); prob; prob = strtok_r(NULL, ",", &psave)) {
+    char      name[64], cfgs[1024], *cfg, *csave = NULL, *colon;
+    PetscInt  m = 100, n, nnz;
+    PetscBool symmetric;
+    Mat       A;
+    Vec       x, b;
+    MatInfo   info;
+
+    PetscCall(PetscStrncpy(name, prob, sizeof(name)));
+    colon = strchr(name, ':');
+    if (colon) {
+      *colon = 0;
+      m      = atoi(colon + 1);
+    }
+    symmetric = (PetscBool)(strcmp(name, "convdiff3d") != 0);
+    PetscCall(PGXMatCreateGallery(PETSC_COMM_WORLD, name, m, &A));
+    PetscCall(MatGetSize(A, &n, NULL));
+    PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+    nnz = (PetscInt)info.nz_used;
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(A, x, b));
+    PetscCall(PetscStrncpy(cfgs, configs, sizeof(cfgs)));
+    for (cfg = strtok_r(cfgs, ",", &csave); cfg; cfg = strtok_r(NULL, ",", &csave)) {
+      char           ksptype[32], pctype[32], *slash;
+      PetscBool      mc, isgmres;
+      KSP            ksp;
+      PC             pc;
+      PetscInt       its = 0, restart = 30;
+      PetscLogDouble t0, t1, setup, best[64], c0, c1, copy = 0;
+
+      PetscCall(PetscStrncpy(ksptype, cfg, sizeof(ksptype)));
+      slash = strchr(ksptype, '/');
+      if (!slash) continue;
+      *slash = 0;
+      PetscCall(PetscStrncpy(pctype, slash + 1, sizeof(pctype)));
+      isgmres = (PetscBool)(strstr(ksptype, "gmres") != NULL);
+      if (symmetric == isgmres || strstr(ksptype, "bcgs")) continue; /* cg on symmetric problems, gmres on the others */
+      mc = (PetscBool)(strstr(pctype, "-mc") != NULL);
+      if (mc) pctype[strlen(pctype) - 3] = 0;
+      PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(KSPSetType(ksp, ksptype));
+      PetscCall(KSPSetTolerances(ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+      PetscCall(KSPGetPC(ksp, &pc));
+      if (size > 1 && (!strcmp(pctype, "icc") || !strcmp(pctype, "ilu"))) {
+        KSP *sub;
+        PetscCall(PCSetType(pc, PCBJACOBI));
+        PetscCall(KSPSetUp(ksp));
+        PetscCall(PCBJacobiGetSubKSP(pc, NULL, NULL, &sub));
+        PetscCall(KSPGetPC(sub[0], &pc));
+      }
+      PetscCall(PCSetType(pc, pctype));
+      if (mc) PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
+      PetscCall(KSPSetFromOptions(ksp));
+      PetscCall(PetscBarrier((PetscObject)ksp));
+      PetscCall(PetscTime(&t0));
+      PetscCall(KSPSetUp(ksp));
+      PetscCall(PetscBarrier((PetscObject)ksp));
+      PetscCall(PetscTime(&t1));
+      setup = t1 - t0;
+      for (PetscInt r = 0; r < reps && r < 64; r++) {
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(CopyTime(&c0));
+        PetscCall(PetscBarrier((PetscObject)ksp));
+        PetscCall(PetscTime(&t0));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(PetscBarrier((PetscObject)ksp));
+        PetscCall(PetscTime(&t1));
+        PetscCall(CopyTime(&c1));
+        best[r] = t1 - t0;
+        copy    = c1 - c0;
+      }
+      for (PetscInt i = 0; i < PetscMin(reps, 64); i++) /* median */
+        for (PetscInt j = i + 1; j < PetscMin(reps, 64); j++)
+          if (best[j] < best[i]) {
+            PetscLogDouble t = best[i];
+            best[i]          = best[j];
+            best[j]          = t;
+          }
+      PetscCall(KSPGetIterationNumber(ksp, &its));
+      if (isgmres) PetscCall(KSPGMRESGetRestart(ksp, &restart));
+      {
+        double tsolve = best[PetscMin(reps, 64) / 2], bound = bw > 0 ? BytesPerIteration(ksptype, pctype, n / size, nnz / size, restart) / (bw * 1e9) * 1e3 : 0;
+        char   cname[64];
+        PetscCall(PetscSNPrintf(cname, sizeof(cname), "%s/%s%s", ksptype, pctype, mc ? "-mc" : ""));
+        if (bound > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.3f %6" PetscInt_FMT " %10.3f %10.3f %6.1f%%\n", prob, cname, setup, tsolve, its, its ? 1e3 * tsolve / its : 0, bound, 100.0 * copy / tsolve));
+        else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.3f %6" PetscInt_FMT " %10.3f %10s %6.1f%%\n", prob, cname, setup, tsolve, its, its ? 1e3 * tsolve / its : 0, "-", 100.0 * copy / tsolve));
+      }
+      PetscCall(KSPDestroy(&ksp));
+    }
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,248 @@
+/* KSPPGXCG: PETSc's preconditioned conjugate gradient method (KSPCG, its standard variant) with the operator,
+   the vectors and the preconditioner resident in one backend (src/ksp/utils/resident/). The order of the
+   operations, the norms, the breakdown tests and the converged reasons are KSPCG's, so that iterations and
+   residual histories agree with it to round-off. With the preconditioned norm, ||z|| and the next z'r share one
+   reduction: two global reductions per iteration (p'Ap, then both). */
+#include "../../utils/resident/resident.h"
+
+typedef struct {
+  KSP_PGXResident base; /* resident operator, PC binding, vectors; -pgx_device */
+} KSP_PGXCG;
+
+static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCall(PGXKSPResidentSetUp(ksp, &cg->base));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The iteration on resident arrays X (in: x0, out: x), B; R, Z, P work (W = A p shares Z, as in KSPCG) */
+static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
+{
+  PetscScalar *W = Z;
+  PetscScalar  dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold, betanext = 0.0;
+  PetscBool    fused;
+  PetscReal    dp  = 0.0;
+  PetscInt     i;
+
+  PetscFunctionBegin;
+  ksp->its = 0;
+  if (!ksp->guess_zero) {
+    PetscCall(PGXResidentMult(r, X, R)); /* r <- b - A x */
+    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
+  } else PetscCall(PGXResidentCopy(r, B, R));
+  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    PetscCall(PGXResidentPCApply(ksp, r, R, Z)); /* z <- B r */
+    PetscCall(PGXResidentNorm(r, Z, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(PGXResidentNorm(r, R, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  case KSP_NORM_NATURAL:
+    PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+    PetscCall(PGXResidentDot(r, Z, R, &beta));
+    KSPCheckDot(ksp, beta);
+    dp = PetscSqrtReal(PetscAbsScalar(beta));
+    break;
+  case KSP_NORM_NONE:
+    dp = 0.0;
+    break;
+  default:
+    SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "%s", KSPNormTypes[ksp->normtype]);
+  }
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, 0, dp));
+  ksp->rnorm = dp;
+  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+
+  if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+  if (ksp->normtype != KSP_NORM_NATURAL) {
+    PetscCall(PGXResidentDot(r, Z, R, &beta)); /* beta <- z'r */
+    KSPCheckDot(ksp, beta);
+  }
+
+  i = 0;
+  do {
+    ksp->its = i + 1;
+    if (beta == 0.0) {
+      ksp->reason = KSP_CONVERGED_ATOL;
+      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+      break;
+    } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
+      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
+      break;
+    }
+    if (!i) {
+      PetscCall(PGXResidentCopy(r, Z, P)); /* p <- z */
+    } else {
+      b = beta / betaold;
+      PetscCall(PGXResidentAYPX(r, b, Z, P)); /* p <- z + b p */
+    }
+    dpiold = dpi;
+    PetscCall(PGXResidentMult(r, P, W)); /* w <- A p */
+    PetscCall(PGXResidentDot(r, P, W, &dpi));
+    KSPCheckDot(ksp, dpi);
+    betaold = beta;
+    if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
+      ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+      PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
+      break;
+    }
+    a = beta / dpi;
+    PetscCall(PGXResidentAXPY(r, a, P, X));  /* x <- x + a p */
+    PetscCall(PGXResidentAXPY(r, -a, W, R)); /* r <- r - a w */
+    fused = PETSC_FALSE;
+    if (ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < i + 2) {
+      PetscReal z2;
+      PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+      /* ||z|| and the next z'r in one reduction (the same sums as KSPCG's VecNorm and VecXDot) */
+      PetscCall(PGXResidentDotNorm2(r, R, Z, &betanext, &z2));
+      dp    = PetscSqrtReal(z2);
+      fused = PETSC_TRUE;
+      KSPCheckNorm(ksp, dp);
+    } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED && ksp->chknorm < i + 2) {
+      PetscCall(PGXResidentNorm(r, R, &dp));
+      KSPCheckNorm(ksp, dp);
+    } else if (ksp->normtype == KSP_NORM_NATURAL) {
+      PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+      PetscCall(PGXResidentDot(r, Z, R, &beta));
+      KSPCheckDot(ksp, beta);
+      dp = PetscSqrtReal(PetscAbsScalar(beta));
+    } else dp = 0.0;
+    ksp->rnorm = dp;
+    PetscCall(KSPLogResidualHistory(ksp, dp));
+    PetscCall(KSPMonitor(ksp, i + 1, dp));
+    PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    if ((ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) || ksp->chknorm >= i + 2) PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+    if (fused) {
+      beta = betanext;
+      KSPCheckDot(ksp, beta);
+    } else if (ksp->normtype != KSP_NORM_NATURAL || ksp->chknorm >= i + 2) {
+      PetscCall(PGXResidentDot(r, Z, R, &beta));
+      KSPCheckDot(ksp, beta);
+    }
+    i++;
+  } while (i < ksp->max_it);
+  if (i >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
+{
+  KSP_PGXCG   *cg = (KSP_PGXCG *)ksp->data;
+  PGXResident  r;
+  PetscScalar *w;
+
+  PetscFunctionBegin;
+  PetscCall(PGXKSPResidentSetUp(ksp, &cg->base));
+  r = cg->base.res;
+  PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
+  PetscCall(PGXResidentGetWork(r, 5, &w));
+  PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
+  PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
+  if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
+  else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
+  cg->base.X = X;
+  PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
+  cg->base.X = NULL;
+  if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol)); /* else KSPCheck* set x to Inf */
+  PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPBuildSolution_PGXCG(KSP ksp, Vec v, Vec *V)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+
+  PetscFunctionBegin;
+  if (cg->base.X) PetscCall(PGXKSPResidentBuildSolution(ksp, &cg->base, cg->base.X, v, V));
+  else PetscCall(KSPBuildSolutionDefault(ksp, v, V));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDestroy_PGXCG(KSP ksp)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCall(PGXKSPResidentDestroy(ksp, &cg->base));
+  PetscCall(PetscFree(ksp->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptionsObject)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
+  PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
+{
+  KSP_PGXCG *cg = (KSP_PGXCG *)ksp->data;
+  PetscBool  iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (iascii) PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  KSPPGXCG - "pgxcg": the preconditioned conjugate gradient method of `KSPCG` with the whole solve resident in
+  the memory of one PGX backend: the operator (`MATSEQAIJ`, or `MATMPIAIJ` as diagonal and off-diagonal blocks
+  with a ghost exchange), the vectors and the preconditioner. Only scalars leave the device per iteration.
+
+  Options Database Keys:
++ -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
+- -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as for `KSPCG`
+
+  Level: intermediate
+
+  Notes:
+  Same algorithm, order of operations, norms and converged reasons as `KSPCG` (the standard variant): the
+  iterations and the residual history equal `KSPCG`'s with the same preconditioner to round-off.
+  Preconditioners: `PCNONE`, `PCJACOBI` (the PC's own diagonal, applied by a resident kernel), `PCDILU`,
+  `PCAIPS` (with cuda through `PGXPCApplyDevice()`); any other PC is an error. `KSPSetUp()` copies the
+  operator once, only its values when its nonzero pattern is unchanged, nothing when it is unchanged;
+  `KSPSolve()` copies b and x0 in and x out.
+
+.seealso: `KSPCG`, `KSPPGXBCGS`, `KSPPGXGMRES`, `PCDILU`, `PCAIPS`, `PGXPCApplyDevice()`
+M*/
+PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP ksp)
+{
+  KSP_PGXCG *cg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&cg));
+  ksp->data = (void *)cg;
+  PetscCall(PGXKSPResidentCreate(ksp, &cg->base));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, PC_LEFT, 2));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
+  ksp->ops->setup          = KSPSetUp_PGXCG;
+  ksp->ops->solve          = KSPSolve_PGXCG;
+  ksp->ops->destroy        = KSPDestroy_PGXCG;
+  ksp->ops->view           = KSPView_PGXCG;
+  ksp->ops->setfromoptions = KSPSetFromOptions_PGXCG;
+  ksp->ops->buildsolution  = KSPBuildSolution_PGXCG;
+  ksp->ops->buildresidual  = KSPBuildResidualDefault;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,332 @@
+/* CUDA backend of the resident linear-algebra kernels (see ../resident_kernels.h for the contract).
+
+   SpMV: one warp per row (vector CSR), the warp's partial products summed by shuffles. Reductions (Dot,
+   Norm2Sq, DotNorm2, MDot) are deterministic: a first kernel writes one partial sum per thread block (a fixed
+   number of blocks, grid-stride loops), a second, single-block kernel sums the partials in a fixed order, and
+   only the results (k scalars) are copied to the host. MDot computes all k products of a Gram-Schmidt step in
+   one launch (blockIdx.y = column); MAXPY applies all k columns in one launch (the coefficients travel as a
+   kernel argument, MAXK per launch). Everything runs on PGX's stream. */
+#include <pgx/private/pgxcuda.h>
+#include "../resident_kernels.h"
+
+namespace pgx
+{
+namespace kernels
+{
+namespace resident
+{
+namespace cuda
+{
+namespace
+{
+constexpr int BLOCK   = 256; /* threads of the vector and reduction kernels */
+constexpr int NPART   = 256; /* blocks (partial sums) of a reduction */
+constexpr int NRESULT = 2 * MAXK;
+
+struct Coef {
+  PetscScalar a[MAXK];
+};
+
+/* Device workspace of the reductions: partial sums and results; allocated once, freed at PetscFinalize */
+PetscScalar *d_part = nullptr, *d_res = nullptr;
+
+PetscErrorCode FreeWorkspace(void)
+{
+  PetscFunctionBegin;
+  if (d_part) PGXCallCUDA(cudaFree(d_part));
+  if (d_res) PGXCallCUDA(cudaFree(d_res));
+  d_part = d_res = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Workspace(void)
+{
+  PetscFunctionBegin;
+  if (!d_part) {
+    PGXCallCUDA(cudaMalloc((void **)&d_part, sizeof(PetscScalar) * NPART * NRESULT));
+    PGXCallCUDA(cudaMalloc((void **)&d_res, sizeof(PetscScalar) * NRESULT));
+    PetscCall(PetscRegisterFinalize(FreeWorkspace));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__device__ inline PetscScalar WarpSum(PetscScalar v)
+{
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+/* Sum of v over the block (valid in thread 0) */
+__device__ inline PetscScalar BlockSum(PetscScalar v)
+{
+  __shared__ PetscScalar sm[BLOCK / 32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  v = WarpSum(v);
+  __syncthreads();
+  if (!lane) sm[w] = v;
+  __syncthreads();
+  v = threadIdx.x < BLOCK / 32 ? sm[threadIdx.x] : 0;
+  if (w == 0) v = WarpSum(v);
+  return v;
+}
+
+__global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
+{
+  const PetscInt row  = ((PetscInt)blockIdx.x * BLOCK + threadIdx.x) >> 5;
+  const int      lane = threadIdx.x & 31;
+  if (row >= nrows) return;
+  PetscScalar s = 0;
+  for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) s += val[k] * x[colidx[k]];
+  s = WarpSum(s);
+  if (!lane) y[row] = add ? y[row] + s : s;
+}
+
+/* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
+__global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part)
+{
+  PetscScalar a = 0, b = 0;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    if (kind == 0) a += y[i] * x[i];
+    else if (kind == 1) a += x[i] * x[i];
+    else {
+      a += y[i] * x[i];
+      b += y[i] * y[i];
+    }
+  }
+  a = BlockSum(a);
+  if (kind == 2) {
+    __syncthreads();
+    b = BlockSum(b);
+  }
+  if (!threadIdx.x) {
+    part[blockIdx.x] = a;
+    if (kind == 2) part[NPART + blockIdx.x] = b;
+  }
+}
+
+/* column j of V against w: partial sums part[j*NPART + block] */
+__global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscScalar *__restrict__ V, PetscInt ldv, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ part)
+{
+  const PetscScalar *v = V + (size_t)blockIdx.y * ldv;
+  PetscScalar        a = 0;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) a += v[i] * w[i];
+  a = BlockSum(a);
+  if (!threadIdx.x) part[(size_t)blockIdx.y * NPART + blockIdx.x] = a;
+}
+
+/* res[j] = sum of the nb partials of column j (one block per column) */
+__global__ void __launch_bounds__(BLOCK) finish(int nb, const PetscScalar *__restrict__ part, PetscScalar *__restrict__ res)
+{
+  PetscScalar a = 0;
+  for (int b = threadIdx.x; b < nb; b += BLOCK) a += part[(size_t)blockIdx.x * NPART + b];
+  a = BlockSum(a);
+  if (!threadIdx.x) res[blockIdx.x] = a;
+}
+
+__global__ void maxpy_kernel(PetscInt n, int k, Coef c, const PetscScalar *__restrict__ V, PetscInt ldv, PetscScalar *__restrict__ y)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    PetscScalar s = y[i];
+    for (int j = 0; j < k; j++) s += c.a[j] * V[(size_t)j * ldv + i];
+    y[i] = s;
+  }
+}
+
+/* op 0: y += a x; 1: y = x + a y; 2: w = a x + y; 3: z = a x + b y + c z; 4: x *= a; 5: x = a; 6: y = d .* x */
+__global__ void axpy_family(PetscInt n, int op, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    switch (op) {
+    case 0: z[i] += a * x[i]; break;
+    case 1: z[i] = x[i] + a * z[i]; break;
+    case 2: z[i] = a * x[i] + y[i]; break;
+    case 3: z[i] = a * x[i] + b * y[i] + c * z[i]; break;
+    case 4: z[i] *= a; break;
+    case 5: z[i] = a; break;
+    case 6: z[i] = y[i] * x[i]; break;
+    }
+  }
+}
+
+__global__ void gather_kernel(PetscInt m, const PetscInt *__restrict__ idx, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ buf)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < m; i += (PetscInt)gridDim.x * BLOCK) buf[i] = x[idx[i]];
+}
+
+unsigned int VecGrid(PetscInt n)
+{
+  unsigned int g = PGXCUDAGridSize(n, BLOCK);
+  return g > 65535u ? 65535u : g;
+}
+
+PetscErrorCode Elementwise(PetscInt n, int op, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  axpy_family<<<VecGrid(n), BLOCK, 0, s>>>(n, op, a, b, c, x, y, z);
+  PGXCheckLaunch("axpy_family");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the first nres results of a reduction of kind over x, y, to the host */
+PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *h)
+{
+  cudaStream_t s;
+  int          nres = kind == 2 ? 2 : 1;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part);
+  PGXCheckLaunch("dot_partial");
+  finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d_res);
+  PGXCheckLaunch("finish");
+  PGXCallCUDA(cudaMemcpyAsync(h, d_res, sizeof(PetscScalar) * nres, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, int add)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  spmv_kernel<<<PGXCUDAGridSize(A.nrows * 32, BLOCK), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add);
+  PGXCheckLaunch("spmv_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SpMV(const CSR &A, const PetscScalar *x, PetscScalar *y)
+{
+  return SpMVGeneric(A, x, y, 0);
+}
+
+PetscErrorCode SpMVAdd(const CSR &A, const PetscScalar *x, PetscScalar *y)
+{
+  return SpMVGeneric(A, x, y, 1);
+}
+
+PetscErrorCode Dot(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *r)
+{
+  return Reduce(n, x, y, 0, r);
+}
+
+PetscErrorCode Norm2Sq(PetscInt n, const PetscScalar *x, PetscReal *r)
+{
+  PetscScalar v;
+
+  PetscFunctionBegin;
+  PetscCall(Reduce(n, x, x, 1, &v));
+  *r = PetscRealPart(v);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DotNorm2(PetscInt n, const PetscScalar *s_, const PetscScalar *t, PetscScalar *d, PetscReal *t2)
+{
+  PetscScalar v[2];
+
+  PetscFunctionBegin;
+  PetscCall(Reduce(n, s_, t, 2, v));
+  *d  = v[0];
+  *t2 = PetscRealPart(v[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *r)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  for (PetscInt j0 = 0; j0 < k; j0 += NRESULT) {
+    const PetscInt kk = PetscMin(NRESULT, k - j0);
+    mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part);
+    PGXCheckLaunch("mdot_partial");
+    finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d_res);
+    PGXCheckLaunch("finish");
+    PGXCallCUDA(cudaMemcpyAsync(r + j0, d_res, sizeof(PetscScalar) * kk, cudaMemcpyDeviceToHost, s));
+  }
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MAXPY(PetscInt n, PetscInt k, const PetscScalar *a, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  for (PetscInt j0 = 0; j0 < k; j0 += MAXK) {
+    const int kk = (int)PetscMin(MAXK, k - j0);
+    Coef      c;
+    for (int j = 0; j < kk; j++) c.a[j] = a[j0 + j];
+    maxpy_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, kk, c, V + (size_t)j0 * ldv, ldv, y);
+    PGXCheckLaunch("maxpy_kernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AXPY(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  return Elementwise(n, 0, a, 0, 0, x, nullptr, y);
+}
+PetscErrorCode AYPX(PetscInt n, PetscScalar b, const PetscScalar *x, PetscScalar *y)
+{
+  return Elementwise(n, 1, b, 0, 0, x, nullptr, y);
+}
+PetscErrorCode WAXPY(PetscInt n, PetscScalar a, const PetscScalar *x, const PetscScalar *y, PetscScalar *w)
+{
+  return Elementwise(n, 2, a, 0, 0, x, y, w);
+}
+PetscErrorCode AXPBYPCZ(PetscInt n, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  return Elementwise(n, 3, a, b, c, x, y, z);
+}
+PetscErrorCode Scale(PetscInt n, PetscScalar a, PetscScalar *x)
+{
+  return Elementwise(n, 4, a, 0, 0, nullptr, nullptr, x);
+}
+PetscErrorCode Set(PetscInt n, PetscScalar a, PetscScalar *x)
+{
+  return Elementwise(n, 5, a, 0, 0, nullptr, nullptr, x);
+}
+PetscErrorCode PointwiseMult(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y)
+{
+  return Elementwise(n, 6, 0, 0, 0, x, d, y);
+}
+PetscErrorCode Copy(PetscInt n, const PetscScalar *x, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (x == y || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMemcpyAsync(y, x, sizeof(PetscScalar) * n, cudaMemcpyDeviceToDevice, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (m <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  gather_kernel<<<VecGrid(m), BLOCK, 0, s>>>(m, idx, x, buf);
+  PGXCheckLaunch("gather_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
+} // namespace cuda
+} // namespace resident
+} // namespace kernels
+} // namespace pgx

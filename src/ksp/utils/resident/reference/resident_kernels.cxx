@@ -1,0 +1,155 @@
+/* Reference backend of the resident linear-algebra kernels: plain sequential loops on host arrays, the
+   specification of ../resident_kernels.h. Sums run in index order. */
+#include "../resident_kernels.h"
+
+namespace pgx
+{
+namespace kernels
+{
+namespace resident
+{
+namespace reference
+{
+PetscErrorCode SpMV(const CSR &A, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < A.nrows; i++) {
+    PetscScalar s = 0;
+    for (PetscInt k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k] * x[A.colidx[k]];
+    y[i] = s;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SpMVAdd(const CSR &A, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < A.nrows; i++) {
+    PetscScalar s = y[i];
+    for (PetscInt k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k] * x[A.colidx[k]];
+    y[i] = s;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Dot(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *r)
+{
+  PetscScalar s = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) s += PetscConj(y[i]) * x[i];
+  *r = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < k; j++) PetscCall(Dot(n, w, V + j * ldv, &r[j]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DotNorm2(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d, PetscReal *t2)
+{
+  PetscScalar a = 0;
+  PetscReal   b = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    a += PetscConj(t[i]) * s[i];
+    b += PetscRealPart(PetscConj(t[i]) * t[i]);
+  }
+  *d  = a;
+  *t2 = b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Norm2Sq(PetscInt n, const PetscScalar *x, PetscReal *r)
+{
+  PetscReal s = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) s += PetscRealPart(PetscConj(x[i]) * x[i]);
+  *r = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AXPY(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) y[i] += a * x[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AYPX(PetscInt n, PetscScalar b, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) y[i] = x[i] + b * y[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode WAXPY(PetscInt n, PetscScalar a, const PetscScalar *x, const PetscScalar *y, PetscScalar *w)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) w[i] = a * x[i] + y[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AXPBYPCZ(PetscInt n, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) z[i] = a * x[i] + b * y[i] + c * z[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MAXPY(PetscInt n, PetscInt k, const PetscScalar *a, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = y[i];
+    for (PetscInt j = 0; j < k; j++) s += a[j] * V[j * ldv + i];
+    y[i] = s;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Scale(PetscInt n, PetscScalar a, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) x[i] *= a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Copy(PetscInt n, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (x != y) for (PetscInt i = 0; i < n; i++) y[i] = x[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Set(PetscInt n, PetscScalar a, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) x[i] = a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PointwiseMult(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) y[i] = d[i] * x[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) buf[i] = x[idx[i]];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
+} // namespace reference
+} // namespace resident
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,649 @@
+/* The resident linear-algebra layer of the PGX Krylov methods (see resident.h): the operator's blocks and
+   the work vectors in the memory of one backend, the operations the Krylov methods are written against
+   (each one kernel of resident_kernels.h, plus one MPI_Allreduce for a reduction), the preconditioner
+   binding, and the glue shared by KSPPGXCG, KSPPGXBCGS and KSPPGXGMRES. */
+#include "resident.h"
+#include <pgx/kspresident.h>
+#include <petscsf.h>
+
+namespace K = pgx::kernels::resident;
+
+PetscLogEvent PGX_KSPSetUp, PGX_KSPSolve, PGX_KSPSpMV, PGX_KSPPCApply, PGX_KSPOrthog, PGX_KSPCopy;
+
+/* ------------------------------------------------------------------------------------ backend memory */
+static PetscErrorCode BAlloc(PGXResident r, size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) bytes = sizeof(PetscScalar);
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PGXDeviceMalloc(bytes, p));
+  else PetscCall(PetscCalloc(bytes, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class T>
+static PetscErrorCode BFree(PGXResident r, T **p)
+{
+  PetscFunctionBegin;
+  if (*p) {
+    if (r->device == PGX_DEVICE_CUDA) PetscCall(PGXDeviceFree((void *)p));
+    else PetscCall(PetscFree(*p));
+  }
+  *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* host -> backend, backend -> host */
+static PetscErrorCode BPut(PGXResident r, void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PGXDeviceCopyToDevice(dst, src, bytes));
+  else PetscCall(PetscMemcpy(dst, src, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BGet(PGXResident r, void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PGXDeviceCopyToHost(dst, src, bytes));
+  else PetscCall(PetscMemcpy(dst, src, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LogFlops(PGXResident r, PetscLogDouble f)
+{
+  PetscFunctionBegin;
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuFlops(f));
+  else PetscCall(PetscLogFlops(f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ create, destroy */
+PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(r));
+  (*r)->comm   = comm;
+  (*r)->device = PGX_DEVICE_HOST;
+  (*r)->K      = &K::reference::backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Frees everything in backend memory and the operator's copy (kept: nothing) */
+static PetscErrorCode PGXResidentReset(PGXResident r)
+{
+  PetscFunctionBegin;
+  PetscCall(BFree(r, &r->rowptr_d));
+  PetscCall(BFree(r, &r->colidx_d));
+  PetscCall(BFree(r, &r->val_d));
+  PetscCall(BFree(r, &r->rowptr_o));
+  PetscCall(BFree(r, &r->colidx_o));
+  PetscCall(BFree(r, &r->val_o));
+  PetscCall(BFree(r, &r->ghost));
+  PetscCall(BFree(r, &r->invdiag));
+  PetscCall(BFree(r, &r->work));
+  PetscCall(BFree(r, &r->hcoef));
+  PetscCall(PetscFree(r->hx));
+  PetscCall(BFree(r, &r->sendidx));
+  PetscCall(BFree(r, &r->sendbuf));
+  PetscCall(PetscFree2(r->sendidx_h, r->sendbuf_h));
+  r->nsend = 0;
+  PetscCall(VecScatterDestroy(&r->sct));
+  PetscCall(VecDestroy(&r->xg));
+  PetscCall(VecDestroy(&r->lvec));
+  PetscCall(VecDestroy(&r->px));
+  PetscCall(VecDestroy(&r->py));
+  PetscCall(MatDestroy(&r->A));
+  PetscCall(MatDestroy(&r->jacmat));
+  r->nwork = r->nwork_n = 0;
+  r->nnzd = r->nnzo = r->nghost = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentDestroy(PGXResident *r)
+{
+  PetscFunctionBegin;
+  if (!*r) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXResidentReset(*r));
+  PetscCall(PetscFree(*r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ operator */
+static PetscErrorCode CopyBlock(PGXResident r, Mat B, PetscBool pattern, PetscInt **rowptr, PetscInt **colidx, PetscScalar **val, PetscInt *nnz, K::CSR *csr, PetscInt ncols)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *a;
+  PetscInt           nr;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local block");
+  if (pattern) {
+    PetscCall(BFree(r, rowptr));
+    PetscCall(BFree(r, colidx));
+    PetscCall(BFree(r, val));
+    *nnz = ia[nr];
+    PetscCall(BAlloc(r, (size_t)(nr + 1) * sizeof(PetscInt), (void **)rowptr));
+    PetscCall(BAlloc(r, (size_t)ia[nr] * sizeof(PetscInt), (void **)colidx));
+    PetscCall(BAlloc(r, (size_t)ia[nr] * sizeof(PetscScalar), (void **)val));
+    PetscCall(BPut(r, *rowptr, ia, (size_t)(nr + 1) * sizeof(PetscInt)));
+    PetscCall(BPut(r, *colidx, ja, (size_t)ia[nr] * sizeof(PetscInt)));
+  }
+  PetscCall(MatSeqAIJGetArrayRead(B, &a));
+  PetscCall(BPut(r, *val, a, (size_t)ia[nr] * sizeof(PetscScalar)));
+  PetscCall(MatSeqAIJRestoreArrayRead(B, &a));
+  csr->nrows = nr;
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  csr->ncols  = ncols;
+  csr->nnz    = *nnz;
+  csr->rowptr = *rowptr;
+  csr->colidx = *colidx;
+  csr->val    = *val;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Copies A once; only its values when its nonzero state is unchanged; nothing when its state is unchanged */
+static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char ktype[])
+{
+  PetscObjectState st, nz;
+  PetscBool        isseq, ismpi, pattern;
+  Mat              Ad = NULL, Ao = NULL;
+  const PetscInt  *garray = NULL;
+  PetscInt         n, nc, M, N;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &st));
+  PetscCall(MatGetNonzeroState(A, &nz));
+  if (A == r->A && st == r->Astate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &isseq));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &ismpi));
+  PetscCheck(isseq || ismpi, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "KSP type %s keeps the operator resident as CSR and needs a MATSEQAIJ or MATMPIAIJ matrix (MATAIJ); this one is %s (convert it with MatConvert(A, MATAIJ, ...))", ktype, ((PetscObject)A)->type_name);
+  PetscCall(MatGetLocalSize(A, &n, &nc));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCheck(n == nc && M == N, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "KSP type %s needs a square operator with square local blocks; this one is %" PetscInt_FMT " x %" PetscInt_FMT " with local %" PetscInt_FMT " x %" PetscInt_FMT, ktype, M, N, n, nc);
+  pattern = (PetscBool)(A != r->A || nz != r->Anzstate || !r->rowptr_d);
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  else Ad = A;
+  if (pattern) {
+    PetscCall(VecScatterDestroy(&r->sct));
+    PetscCall(VecDestroy(&r->xg));
+    PetscCall(VecDestroy(&r->lvec));
+    PetscCall(VecDestroy(&r->px));
+    PetscCall(VecDestroy(&r->py));
+    PetscCall(BFree(r, &r->ghost));
+    PetscCall(PetscFree(r->hx));
+    PetscCall(BFree(r, &r->sendidx));
+    PetscCall(BFree(r, &r->sendbuf));
+    PetscCall(PetscFree2(r->sendidx_h, r->sendbuf_h));
+    r->nsend = 0;
+    r->n = n;
+    r->N = N;
+    r->nghost = 0;
+    r->nnzo   = 0;
+    PetscCall(BFree(r, &r->rowptr_o));
+    PetscCall(BFree(r, &r->colidx_o));
+    PetscCall(BFree(r, &r->val_o));
+    PetscCall(PetscMemzero(&r->Ao, sizeof(r->Ao)));
+  }
+  PetscCall(CopyBlock(r, Ad, pattern, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, n));
+  if (ismpi) {
+    PetscInt ng;
+    PetscCall(MatGetSize(Ao, NULL, &ng));
+    if (pattern) {
+      IS is;
+      r->nghost = ng;
+      PetscCall(VecCreateMPIWithArray(r->comm, 1, n, N, NULL, &r->xg));
+      PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &r->lvec));
+      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
+      PetscCall(VecScatterCreate(r->xg, is, r->lvec, NULL, &r->sct));
+      PetscCall(ISDestroy(&is));
+      {
+        PetscInt           nir;
+        const PetscMPIInt *iranks;
+        const PetscInt    *ioffset, *irootloc;
+        /* the entries of x that leave this rank: the roots of the scatter's star forest referenced by other ranks */
+        PetscCall(PetscSFSetUp(r->sct));
+        PetscCall(PetscSFGetLeafRanks(r->sct, &nir, &iranks, &ioffset, &irootloc));
+        r->nsend = ioffset[nir];
+        PetscCall(PetscMalloc2(r->nsend, &r->sendidx_h, r->nsend, &r->sendbuf_h));
+        PetscCall(PetscArraycpy(r->sendidx_h, irootloc, r->nsend));
+      }
+      if (r->device == PGX_DEVICE_CUDA) {
+        PetscCall(PetscMalloc1(n, &r->hx));
+        PetscCall(BAlloc(r, (size_t)ng * sizeof(PetscScalar), (void **)&r->ghost));
+        PetscCall(BAlloc(r, (size_t)r->nsend * sizeof(PetscInt), (void **)&r->sendidx));
+        PetscCall(BAlloc(r, (size_t)r->nsend * sizeof(PetscScalar), (void **)&r->sendbuf));
+        PetscCall(BPut(r, r->sendidx, r->sendidx_h, (size_t)r->nsend * sizeof(PetscInt)));
+      }
+    }
+    PetscCall(CopyBlock(r, Ao, pattern, &r->rowptr_o, &r->colidx_o, &r->val_o, &r->nnzo, &r->Ao, ng));
+  }
+  if (pattern) r->npattern++;
+  else r->nvalues++;
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(MatDestroy(&r->A));
+  r->A        = A;
+  r->Astate   = st;
+  r->Anzstate = nz;
+  PetscCall(PetscInfo(A, "%s: %s of the operator (%" PetscInt_FMT " local rows, %" PetscInt_FMT " + %" PetscInt_FMT " entries, %" PetscInt_FMT " ghosts) to the %s backend\n", ktype, pattern ? "copied pattern and values" : "refreshed the values", n, r->nnzd, r->nnzo, r->nghost, r->K->name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ preconditioner */
+static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
+{
+  PetscBool isnone, isjac, isdilu, isaips;
+  Mat       P;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCNONE, &isnone));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCJACOBI, &isjac));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCDILU, &isdilu));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAIPS, &isaips));
+  PetscCheck(isnone || isjac || isdilu || isaips, r->comm, PETSC_ERR_SUP, "KSP type %s keeps the whole solve resident and applies only the preconditioners that work on resident arrays: none, jacobi, dilu, aips; this PC is %s (use -pc_type none|jacobi|dilu|aips, or a PETSc KSP type for other PCs)", ktype, ((PetscObject)pc)->type_name ? ((PetscObject)pc)->type_name : "not set");
+  r->pc = pc;
+  if (isnone) r->pckind = PGX_RESIDENT_PC_NONE;
+  else if (isjac) r->pckind = PGX_RESIDENT_PC_JACOBI;
+  else r->pckind = r->device == PGX_DEVICE_CUDA ? PGX_RESIDENT_PC_DEVICE : PGX_RESIDENT_PC_HOST;
+  if (r->pckind == PGX_RESIDENT_PC_HOST && !r->px) {
+    PetscCall(VecCreateMPIWithArray(r->comm, 1, r->n, r->N, NULL, &r->px));
+    PetscCall(VecCreateMPIWithArray(r->comm, 1, r->n, r->N, NULL, &r->py));
+  }
+  if (r->pckind == PGX_RESIDENT_PC_JACOBI) {
+    PetscObjectState st;
+    PetscCall(PCGetOperators(pc, NULL, &P));
+    PetscCall(PetscObjectStateGet((PetscObject)P, &st));
+    if (P != r->jacmat || st != r->jacstate || !r->invdiag) {
+      Vec                one, d;
+      const PetscScalar *a;
+      /* The PC's own diagonal (any -pc_jacobi_type): its apply to the vector of ones, exact */
+      PetscCall(MatCreateVecs(P, &one, &d));
+      PetscCall(VecSet(one, 1.0));
+      PetscCall(PCApply(pc, one, d));
+      PetscCall(BFree(r, &r->invdiag));
+      PetscCall(BAlloc(r, (size_t)r->n * sizeof(PetscScalar), (void **)&r->invdiag));
+      PetscCall(VecGetArrayRead(d, &a));
+      PetscCall(BPut(r, r->invdiag, a, (size_t)r->n * sizeof(PetscScalar)));
+      PetscCall(VecRestoreArrayRead(d, &a));
+      PetscCall(VecDestroy(&one));
+      PetscCall(VecDestroy(&d));
+      PetscCall(PetscObjectReference((PetscObject)P));
+      PetscCall(MatDestroy(&r->jacmat));
+      r->jacmat   = P;
+      r->jacstate = st;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Binds the backend, the operator and the PC; called by KSPSetUp and at the start of every solve (cheap when
+   nothing changed) */
+PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC pc, const char ktype[])
+{
+  PetscFunctionBegin;
+  if (device != r->device) { /* a new backend: everything is copied again */
+    PetscCall(PGXResidentReset(r));
+    r->device = device;
+  }
+#if PGX_HAVE_CUDA
+  r->K = device == PGX_DEVICE_CUDA ? &K::cuda::backend : &K::reference::backend;
+#else
+  PetscCheck(device != PGX_DEVICE_CUDA, r->comm, PETSC_ERR_SUP_SYS, "PGX was built without CUDA");
+  r->K = &K::reference::backend;
+#endif
+  PetscCall(PGXResidentSetOperator(r, A, ktype));
+  PetscCall(PGXResidentSetPC(r, pc, ktype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A block of nvec work vectors of the local length, contiguous (vector j at (*work) + j*n) */
+PetscErrorCode PGXResidentGetWork(PGXResident r, PetscInt nvec, PetscScalar **work)
+{
+  PetscFunctionBegin;
+  if (nvec > r->nwork || r->n != r->nwork_n || !r->work) {
+    PetscCall(BFree(r, &r->work));
+    PetscCall(BAlloc(r, (size_t)nvec * (size_t)r->n * sizeof(PetscScalar), (void **)&r->work));
+    r->nwork   = nvec;
+    r->nwork_n = r->n;
+  }
+  *work = r->work;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
+{
+  const char *pcname = r->pc ? ((PetscObject)r->pc)->type_name : "none";
+  const char *how[]  = {"identity", "resident kernel y = d .* x", "PGXPCApplyDevice() on device arrays", "PCApply() on Vecs wrapping the host arrays"};
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  PGX resident solve, backend: %s\n", r->device == PGX_DEVICE_CUDA ? "cuda" : "host (reference)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  resident operator: %" PetscInt_FMT " local rows, %" PetscInt_FMT " diagonal-block + %" PetscInt_FMT " off-diagonal-block entries, %" PetscInt_FMT " ghosts\n", r->n, r->nnzd, r->nnzo, r->nghost));
+  if (r->sct) PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, through host buffers\n", r->nsend, r->nghost));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  preconditioner %s applied by %s\n", pcname, how[r->pckind]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentCopyIn(PGXResident r, Vec v, PetscScalar *d)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPCopy, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(v, &a));
+  PetscCall(BPut(r, d, a, (size_t)r->n * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscCall(PetscLogEventEnd(PGX_KSPCopy, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentCopyOut(PGXResident r, const PetscScalar *d, Vec v)
+{
+  PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPCopy, 0, 0, 0, 0));
+  PetscCall(VecGetArrayWrite(v, &a));
+  PetscCall(BGet(r, a, d, (size_t)r->n * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscCall(PetscLogEventEnd(PGX_KSPCopy, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ operations */
+PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
+  if (r->sct) { /* start the ghost exchange (host buffers), overlapped with the diagonal block */
+    if (r->device == PGX_DEVICE_CUDA) { /* only the entries other ranks need come to the host */
+      PetscCall(r->K->Gather(r->nsend, r->sendidx, x, r->sendbuf));
+      PetscCall(PGXDeviceCopyArrayToHost(r->sendbuf_h, r->sendbuf, r->nsend));
+      for (PetscInt i = 0; i < r->nsend; i++) r->hx[r->sendidx_h[i]] = r->sendbuf_h[i];
+      PetscCall(VecPlaceArray(r->xg, r->hx));
+    } else PetscCall(VecPlaceArray(r->xg, x));
+    PetscCall(VecScatterBegin(r->sct, r->xg, r->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(r->K->SpMV(r->Ad, x, y));
+  if (r->sct) {
+    const PetscScalar *g;
+    PetscCall(VecScatterEnd(r->sct, r->xg, r->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecResetArray(r->xg));
+    PetscCall(VecGetArrayRead(r->lvec, &g));
+    if (r->device == PGX_DEVICE_CUDA) {
+      PetscCall(PGXDeviceCopyArrayToDevice(r->ghost, g, r->nghost));
+      PetscCall(r->K->SpMVAdd(r->Ao, r->ghost, y));
+    } else PetscCall(r->K->SpMVAdd(r->Ao, g, y));
+    PetscCall(VecRestoreArrayRead(r->lvec, &g));
+  }
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(LogFlops(r, 2.0 * (r->nnzd + r->nnzo)));
+  PetscCall(PetscLogEventEnd(PGX_KSPSpMV, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentPCApply(KSP ksp, PGXResident r, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPPCApply, 0, 0, 0, 0));
+  switch (r->pckind) {
+  case PGX_RESIDENT_PC_NONE:
+    PetscCall(r->K->Copy(r->n, x, y));
+    break;
+  case PGX_RESIDENT_PC_JACOBI:
+    PetscCall(r->K->PointwiseMult(r->n, r->invdiag, x, y));
+    PetscCall(LogFlops(r, r->n));
+    break;
+  case PGX_RESIDENT_PC_DEVICE:
+    PetscCall(PGXPCApplyDevice(r->pc, x, y));
+    break;
+  case PGX_RESIDENT_PC_HOST:
+    PetscCall(VecPlaceArray(r->px, x));
+    PetscCall(VecPlaceArray(r->py, y));
+    PetscCall(KSP_PCApply(ksp, r->px, r->py));
+    PetscCall(VecResetArray(r->px));
+    PetscCall(VecResetArray(r->py));
+    break;
+  }
+  PetscCall(PetscLogEventEnd(PGX_KSPPCApply, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentApplyBAorAB(KSP ksp, PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *w)
+{
+  PetscFunctionBegin;
+  if (ksp->pc_side == PC_LEFT) {
+    PetscCall(PGXResidentMult(r, x, w));
+    PetscCall(PGXResidentPCApply(ksp, r, w, y));
+  } else {
+    PetscCall(PGXResidentPCApply(ksp, r, x, w));
+    PetscCall(PGXResidentMult(r, w, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentInitialResidual(KSP ksp, PGXResident r, const PetscScalar *x, PetscScalar *t1, PetscScalar *t2, PetscScalar *res, const PetscScalar *b)
+{
+  PetscFunctionBegin;
+  if (!ksp->guess_zero) {
+    PetscCall(PGXResidentMult(r, x, t1));
+    PetscCall(PGXResidentCopy(r, b, t2));
+    PetscCall(PGXResidentAXPY(r, -1.0, t1, t2));
+  } else PetscCall(PGXResidentCopy(r, b, t2));
+  if (ksp->pc_side == PC_LEFT) PetscCall(PGXResidentPCApply(ksp, r, t2, res));
+  else PetscCall(PGXResidentCopy(r, t2, res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentUnwind(KSP ksp, PGXResident r, PetscScalar *x, PetscScalar *t)
+{
+  PetscFunctionBegin;
+  if (ksp->pc_side == PC_RIGHT) {
+    PetscCall(PGXResidentPCApply(ksp, r, x, t));
+    PetscCall(PGXResidentCopy(r, t, x));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentDot(PGXResident r, const PetscScalar *x, const PetscScalar *y, PetscScalar *v)
+{
+  PetscScalar l;
+
+  PetscFunctionBegin;
+  PetscCall(r->K->Dot(r->n, x, y, &l));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscCall(MPIU_Allreduce(&l, v, 1, MPIU_SCALAR, MPIU_SUM, r->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentMDot(PGXResident r, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *v)
+{
+  PetscScalar  buf[64], *l = buf;
+
+  PetscFunctionBegin;
+  if (k > 64) PetscCall(PetscMalloc1(k, &l));
+  PetscCall(r->K->MDot(r->n, k, V, ldv, w, l));
+  PetscCall(LogFlops(r, 2.0 * r->n * k));
+  PetscCall(MPIU_Allreduce(l, v, (PetscMPIInt)k, MPIU_SCALAR, MPIU_SUM, r->comm));
+  if (l != buf) PetscCall(PetscFree(l));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentDotNorm2(PGXResident r, const PetscScalar *s, const PetscScalar *t, PetscScalar *d, PetscReal *t2)
+{
+  PetscScalar l[2], g[2];
+  PetscReal   tl;
+
+  PetscFunctionBegin;
+  PetscCall(r->K->DotNorm2(r->n, s, t, &l[0], &tl));
+  l[1] = tl;
+  PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscCall(MPIU_Allreduce(l, g, 2, MPIU_SCALAR, MPIU_SUM, r->comm));
+  *d  = g[0];
+  *t2 = PetscRealPart(g[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentNorm(PGXResident r, const PetscScalar *x, PetscReal *nrm)
+{
+  PetscReal l, g;
+
+  PetscFunctionBegin;
+  PetscCall(r->K->Norm2Sq(r->n, x, &l));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscCall(MPIU_Allreduce(&l, &g, 1, MPIU_REAL, MPIU_SUM, r->comm));
+  *nrm = PetscSqrtReal(g);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* VecNormalize: x /= ||x|| unless ||x|| = 0 */
+PetscErrorCode PGXResidentNormalize(PGXResident r, PetscScalar *x, PetscReal *nrm)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXResidentNorm(r, x, nrm));
+  if (*nrm == 0.0) PetscCall(PetscInfo(NULL, "Vector of zero norm can not be normalized; returning only the zero norm\n"));
+  else if (*nrm != 1.0) PetscCall(PGXResidentScale(r, 1.0 / *nrm, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentAXPY(PGXResident r, PetscScalar a, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->AXPY(r->n, a, x, y));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentAYPX(PGXResident r, PetscScalar b, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->AYPX(r->n, b, x, y));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentWAXPY(PGXResident r, PetscScalar a, const PetscScalar *x, const PetscScalar *y, PetscScalar *w)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->WAXPY(r->n, a, x, y, w));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentAXPBYPCZ(PGXResident r, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->AXPBYPCZ(r->n, a, b, c, x, y, z));
+  PetscCall(LogFlops(r, 5.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentMAXPY(PGXResident r, PetscInt k, const PetscScalar *a, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->MAXPY(r->n, k, a, V, ldv, y));
+  PetscCall(LogFlops(r, 2.0 * r->n * k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentScale(PGXResident r, PetscScalar a, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->Scale(r->n, a, x));
+  PetscCall(LogFlops(r, r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentCopy(PGXResident r, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->Copy(r->n, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentSet(PGXResident r, PetscScalar a, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->Set(r->n, a, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ shared KSP glue */
+PetscErrorCode PGXKSPResidentCreate(KSP ksp, KSP_PGXResident *b)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXResidentCreate(PetscObjectComm((PetscObject)ksp), &b->res));
+  PetscCall(PGXGetDefaultDeviceType(&b->devreq));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXKSPResidentSetUp(KSP ksp, KSP_PGXResident *b)
+{
+  PGXDeviceType dev;
+  Mat           A;
+
+  PetscFunctionBegin;
+  PetscCheck(!ksp->dscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support diagonal scaling (KSPSetDiagonalScale)", ((PetscObject)ksp)->type_name);
+  PetscCheck(ksp->pc_side != PC_SYMMETRIC, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support symmetric preconditioning", ((PetscObject)ksp)->type_name);
+  PetscCall(PetscLogEventBegin(PGX_KSPSetUp, ksp, 0, 0, 0));
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)ksp), b->devreq, &dev));
+  PetscCall(PCGetOperators(ksp->pc, &A, NULL));
+  PetscCall(PGXResidentSetUp(b->res, dev, A, ksp->pc, ((PetscObject)ksp)->type_name));
+  PetscCall(PetscLogEventEnd(PGX_KSPSetUp, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXKSPResidentDestroy(KSP ksp, KSP_PGXResident *b)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXResidentDestroy(&b->res));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOptionItems PetscOptionsObject)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXKSPResidentBuildSolution(KSP ksp, KSP_PGXResident *b, const PetscScalar *x, Vec v, Vec *V)
+{
+  PetscFunctionBegin;
+  if (!v) v = ksp->vec_sol;
+  PetscCall(PGXResidentCopyOut(b->res, x, v));
+  if (V) *V = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXKSPResidentView(KSP ksp, KSP_PGXResident *b, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXResidentView(b->res, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------------------------ registration */
+PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP);
+PETSC_EXTERN PetscErrorCode KSPCreate_PGXBCGS(KSP);
+PETSC_EXTERN PetscErrorCode KSPCreate_PGXGMRES(KSP);
+
+PetscErrorCode PGXRegister_KSP(void)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPRegister(KSPPGXCG, KSPCreate_PGXCG));
+  PetscCall(KSPRegister(KSPPGXBCGS, KSPCreate_PGXBCGS));
+  PetscCall(KSPRegister(KSPPGXGMRES, KSPCreate_PGXGMRES));
+  PetscCall(PetscLogEventRegister("PGXKSPSetUp", KSP_CLASSID, &PGX_KSPSetUp));
+  PetscCall(PetscLogEventRegister("PGXKSPSolve", KSP_CLASSID, &PGX_KSPSolve));
+  PetscCall(PetscLogEventRegister("PGXKSPSpMV", KSP_CLASSID, &PGX_KSPSpMV));
+  PetscCall(PetscLogEventRegister("PGXKSPPCApply", KSP_CLASSID, &PGX_KSPPCApply));
+  PetscCall(PetscLogEventRegister("PGXKSPOrthog", KSP_CLASSID, &PGX_KSPOrthog));
+  PetscCall(PetscLogEventRegister("PGXKSPCopy", KSP_CLASSID, &PGX_KSPCopy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,114 @@
+/* resident.h: the resident linear-algebra layer of the PGX Krylov methods (private to PGX).
+
+   A PGXResident holds, in the memory of its backend (host arrays for -pgx_device host, device arrays for
+   cuda), the rows of the operator this rank owns (the diagonal block and, on several ranks, the
+   off-diagonal block with the ghost map of MATMPIAIJ), the preconditioner binding, and the work vectors of
+   a Krylov method. The Krylov methods are written once against the PGXResident* operations below; each
+   operation runs one kernel of resident_kernels.h and, for the reductions, one MPI_Allreduce.
+
+   Residency: PGXResidentSetOperator() copies the pattern and values once, only the values when the
+   nonzero state of the matrix is unchanged, and nothing when its object state is unchanged.
+   PGXResidentCopyIn()/CopyOut() move b, x0 and x between PETSc Vecs and the backend; inside a solve only
+   scalars (reduction results) reach the host, except the ghost values exchanged between ranks, which pass
+   through host buffers. */
+#pragma once
+#include <pgx/private/pgximpl.h>
+#include <petsc/private/kspimpl.h>
+#include "resident_kernels.h"
+
+/* How the preconditioner is applied */
+typedef enum {
+  PGX_RESIDENT_PC_NONE,   /* PCNONE: y = x */
+  PGX_RESIDENT_PC_JACOBI, /* PCJACOBI: y = d .* x with the resident kernel; d taken from the PC itself */
+  PGX_RESIDENT_PC_DEVICE, /* PCDILU, PCAIPS on cuda: PGXPCApplyDevice() on the device arrays */
+  PGX_RESIDENT_PC_HOST    /* PCDILU, PCAIPS with the host backend: PCApply() on Vecs wrapping the host arrays */
+} PGXResidentPCKind;
+
+typedef struct _n_PGXResident *PGXResident;
+struct _n_PGXResident {
+  MPI_Comm                                     comm;
+  PGXDeviceType                                device; /* PGX_DEVICE_HOST or PGX_DEVICE_CUDA */
+  const pgx::kernels::resident::Backend       *K;      /* the kernels of that backend */
+  PetscInt                                     n, N;   /* local and global rows */
+  /* the operator */
+  Mat                                          A;          /* the Mat last copied (a reference, not owned) */
+  PetscObjectState                             Astate;     /* its object state at the copy */
+  PetscObjectState                             Anzstate;   /* its nonzero state at the copy */
+  PetscInt                                     nnzd, nnzo; /* entries of the diagonal and off-diagonal blocks */
+  PetscInt                                     nghost;     /* ghost columns (off-diagonal block width) */
+  PetscInt                                    *rowptr_d, *colidx_d, *rowptr_o, *colidx_o; /* backend memory */
+  PetscScalar                                 *val_d, *val_o;                             /* backend memory */
+  pgx::kernels::resident::CSR                  Ad, Ao; /* views of the arrays above */
+  VecScatter                                   sct;    /* owned x -> ghost values (host) */
+  Vec                                          xg;     /* MPI Vec without array: wraps a host x for the scatter */
+  Vec                                          lvec;   /* host ghost values */
+  PetscScalar                                 *hx;     /* cuda, several ranks: host x for the scatter (only the sent entries are current) */
+  PetscInt                                     nsend;  /* cuda: the entries of x other ranks need (from the scatter's PetscSF) */
+  PetscInt                                    *sendidx_h, *sendidx; /* their local indices (host, device) */
+  PetscScalar                                 *sendbuf_h, *sendbuf; /* their values (host, device) */
+  PetscScalar                                 *ghost;  /* cuda: device copy of the ghost values */
+  PetscInt                                     npattern, nvalues; /* copies of the pattern, refreshes of values */
+  /* the preconditioner */
+  PC                                           pc;
+  PGXResidentPCKind                            pckind;
+  PetscScalar                                 *invdiag;   /* jacobi: backend memory */
+  Mat                                          jacmat;    /* jacobi: the Pmat invdiag came from, and its state */
+  PetscObjectState                             jacstate;
+  Vec                                          px, py;    /* PGX_RESIDENT_PC_HOST: Vecs wrapping host arrays */
+  /* work vectors: one block of nwork vectors of n entries, contiguous */
+  PetscScalar                                 *work;
+  PetscInt                                     nwork, nwork_n;
+  PetscScalar                                 *hcoef; /* cuda: staging of MAXPY coefficients (device) */
+};
+
+PETSC_INTERN PetscErrorCode PGXResidentCreate(MPI_Comm, PGXResident *);
+PETSC_INTERN PetscErrorCode PGXResidentDestroy(PGXResident *);
+PETSC_INTERN PetscErrorCode PGXResidentSetUp(PGXResident, PGXDeviceType, Mat, PC, const char[]);
+PETSC_INTERN PetscErrorCode PGXResidentGetWork(PGXResident, PetscInt, PetscScalar **);
+PETSC_INTERN PetscErrorCode PGXResidentView(PGXResident, PetscViewer);
+PETSC_INTERN PetscErrorCode PGXResidentCopyIn(PGXResident, Vec, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentCopyOut(PGXResident, const PetscScalar *, Vec);
+
+/* y = A x (A the operator), y = M^-1 x (M the PC; KSP_PCApply semantics), y = B A x or A B x by the KSP's side */
+PETSC_INTERN PetscErrorCode PGXResidentMult(PGXResident, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentPCApply(KSP, PGXResident, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentApplyBAorAB(KSP, PGXResident, const PetscScalar *, PetscScalar *, PetscScalar *);
+/* KSPInitialResidual: r = B (b - A x) (left) or b - A x (right); t1, t2 work */
+PETSC_INTERN PetscErrorCode PGXResidentInitialResidual(KSP, PGXResident, const PetscScalar *x, PetscScalar *t1, PetscScalar *t2, PetscScalar *r, const PetscScalar *b);
+/* KSPUnwindPreconditioner: x = B x for right preconditioning; t work */
+PETSC_INTERN PetscErrorCode PGXResidentUnwind(KSP, PGXResident, PetscScalar *x, PetscScalar *t);
+
+/* Global reductions (one MPI_Allreduce each) */
+PETSC_INTERN PetscErrorCode PGXResidentDot(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentMDot(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentDotNorm2(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
+PETSC_INTERN PetscErrorCode PGXResidentNorm(PGXResident, const PetscScalar *, PetscReal *);
+PETSC_INTERN PetscErrorCode PGXResidentNormalize(PGXResident, PetscScalar *, PetscReal *);
+/* Local updates */
+PETSC_INTERN PetscErrorCode PGXResidentAXPY(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentAYPX(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentWAXPY(PGXResident, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentAXPBYPCZ(PGXResident, PetscScalar, PetscScalar, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentMAXPY(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentScale(PGXResident, PetscScalar, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentCopy(PGXResident, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentSet(PGXResident, PetscScalar, PetscScalar *);
+
+/* Shared KSP glue: the first member of the context of each PGX KSP */
+typedef struct {
+  PGXResident   res;    /* operator, PC binding, work vectors */
+  PGXDeviceType devreq; /* -pgx_device as requested */
+  PetscScalar  *X;      /* during a solve: the resident iterate (for KSPBuildSolution() from monitors); else NULL */
+} KSP_PGXResident;
+
+/* KSPBuildSolution() during a solve: the resident array x copied to v (or to ksp->vec_sol); outside a solve,
+   KSPBuildSolutionDefault() */
+PETSC_INTERN PetscErrorCode PGXKSPResidentBuildSolution(KSP, KSP_PGXResident *, const PetscScalar *, Vec, Vec *);
+
+PETSC_INTERN PetscErrorCode PGXKSPResidentCreate(KSP, KSP_PGXResident *);
+PETSC_INTERN PetscErrorCode PGXKSPResidentSetUp(KSP, KSP_PGXResident *);
+PETSC_INTERN PetscErrorCode PGXKSPResidentDestroy(KSP, KSP_PGXResident *);
+PETSC_INTERN PetscErrorCode PGXKSPResidentSetFromOptions(KSP, KSP_PGXResident *, PGXOptionItems);
+PETSC_INTERN PetscErrorCode PGXKSPResidentView(KSP, KSP_PGXResident *, PetscViewer);
+
+PETSC_INTERN PetscLogEvent PGX_KSPSetUp, PGX_KSPSolve, PGX_KSPSpMV, PGX_KSPPCApply, PGX_KSPOrthog, PGX_KSPCopy;

@@ -1,0 +1,98 @@
+/* resident_kernels.h: the kernels of the resident linear-algebra layer of the PGX Krylov methods (pgxcg,
+   pgxbcgs, pgxgmres), declared once and implemented per backend (reference/: plain sequential C++ on host
+   arrays, the specification; cuda/: the same on device arrays).
+
+   Mathematics. Each rank owns n consecutive rows of A and of every vector. Its rows of A are two CSR blocks:
+   the diagonal block A_d (n x n, the columns this rank owns, local numbering) and the off-diagonal block A_o
+   (n x g, the g ghost columns owned by other ranks, numbered 0..g-1 in the order of the ghost map), so that
+       y = A x  is  y = A_d x_local + A_o x_ghost          (SpMV, then SpMVAdd on the ghost values).
+   One rank has g = 0. Vector kernels (n local entries; the reductions return this rank's partial sums, the
+   glue adds them over the ranks with one MPI_Allreduce per call):
+       Dot       r = sum_i conj(y_i) x_i                         (PETSc's VecDot(x, y))
+       MDot      r_j = sum_i conj(V_ij) w_i,  j < k              (VecMDot: all k products in one pass)
+       DotNorm2  d = sum conj(t_i) s_i,  t2 = sum |t_i|^2         (VecDotNorm2)
+       Norm2Sq   r = sum |x_i|^2                                  (the glue takes the root after the sum)
+       AXPY y += a x;  AYPX y = x + b y;  WAXPY w = a x + y;  AXPBYPCZ z = a x + b y + c z
+       MAXPY     y += sum_j a_j V_j,  j < k                      (a on the host: k scalars)
+       Scale x *= a; Copy y = x; Set x = a; PointwiseMult y = d .* x   (Jacobi: d = 1/diag(A))
+       Gather    buf_i = x[idx_i], i < m                          (the entries other ranks need as ghosts)
+   V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
+   V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
+
+   Input contract: CSR 0-based, rowptr[0] = 0, columns sorted within each row (PETSc AIJ), column indices of
+   A_d in [0, n) and of A_o in [0, g). Pointers are host arrays for the reference backend and device arrays
+   for cuda; scalars (a, b, c, a_j) and reduction results are host values in both. Aliasing: x and y of the
+   SpMVs must differ; the vector kernels allow an output to alias an input only where the formula reads each
+   entry before writing it (AYPX, AXPY, Scale, PointwiseMult with y = x). Neither backend knows PETSc
+   objects beyond plain arrays and sizes. */
+#pragma once
+#include <pgx/private/pgxcompat.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace resident
+{
+/* A CSR block as the kernels see it (arrays owned by the glue, host or device) */
+struct CSR {
+  PetscInt           nrows, ncols, nnz;
+  const PetscInt    *rowptr, *colidx;
+  const PetscScalar *val;
+};
+
+/* One backend: the kernels above as a table, so the glue dispatches once (Backend of the reference kernels
+   or of the cuda kernels) and the Krylov methods are written once. */
+struct Backend {
+  const char *name;
+  PetscErrorCode (*SpMV)(const CSR &, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*SpMVAdd)(const CSR &, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*Dot)(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *r);
+  PetscErrorCode (*MDot)(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *r);
+  PetscErrorCode (*DotNorm2)(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d, PetscReal *t2);
+  PetscErrorCode (*Norm2Sq)(PetscInt n, const PetscScalar *x, PetscReal *r);
+  PetscErrorCode (*AXPY)(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*AYPX)(PetscInt n, PetscScalar b, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*WAXPY)(PetscInt n, PetscScalar a, const PetscScalar *x, const PetscScalar *y, PetscScalar *w);
+  PetscErrorCode (*AXPBYPCZ)(PetscInt n, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z);
+  PetscErrorCode (*MAXPY)(PetscInt n, PetscInt k, const PetscScalar *a, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
+  PetscErrorCode (*Scale)(PetscInt n, PetscScalar a, PetscScalar *x);
+  PetscErrorCode (*Copy)(PetscInt n, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*Set)(PetscInt n, PetscScalar a, PetscScalar *x);
+  PetscErrorCode (*PointwiseMult)(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*Gather)(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf);
+};
+
+namespace reference
+{
+extern const Backend backend;
+PetscErrorCode SpMV(const CSR &, const PetscScalar *, PetscScalar *);
+PetscErrorCode SpMVAdd(const CSR &, const PetscScalar *, PetscScalar *);
+PetscErrorCode Dot(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode MDot(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
+PetscErrorCode DotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
+PetscErrorCode Norm2Sq(PetscInt, const PetscScalar *, PetscReal *);
+PetscErrorCode AXPY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
+PetscErrorCode AYPX(PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
+PetscErrorCode WAXPY(PetscInt, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode AXPBYPCZ(PetscInt, PetscScalar, PetscScalar, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode MAXPY(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
+PetscErrorCode Scale(PetscInt, PetscScalar, PetscScalar *);
+PetscErrorCode Copy(PetscInt, const PetscScalar *, PetscScalar *);
+PetscErrorCode Set(PetscInt, PetscScalar, PetscScalar *);
+PetscErrorCode PointwiseMult(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode Gather(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+} // namespace reference
+
+namespace cuda
+{
+/* Same contract on device arrays (built only with CUDA). SpMV: one warp per row (vector CSR). MDot: one
+   kernel for all k products (each block reduces a slice of rows for every j, then one pass over the
+   blocks), MAXPY: one kernel (a_j staged to the device, k <= MAXK per launch). Reductions come back as
+   k scalars; nothing else leaves the device. */
+constexpr PetscInt MAXK = 64;
+extern const Backend backend;
+} // namespace cuda
+} // namespace resident
+} // namespace kernels
+} // namespace pgx

@@ -1,0 +1,179 @@
+static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
+                     "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
+                     "block of 37 ghosts; every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "Tolerance: 1e-13 absolute times a scale: 10 for SpMV and MAXPY, 1 for updates, 1000 for the reductions\n(another summation order: ~2000 eps of the sum of |terms|).\n";
+#include <pgx/private/pgxcuda.h>
+#include <vector>
+#include <cmath>
+#include "../../src/ksp/utils/resident/resident_kernels.h"
+#define PGX_TEST_PLAIN_CHECK
+#include "../common/pgxtest.h"
+
+namespace R = pgx::kernels::resident;
+
+static int                nfail = 0;
+static unsigned long long seed  = 4242;
+static double             Rand()
+{
+  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+  return (double)(seed >> 11) / 9007199254740992.0;
+}
+
+struct HostCsr {
+  std::vector<PetscInt>    p, j;
+  std::vector<PetscScalar> v;
+};
+
+static HostCsr Random(PetscInt n, PetscInt ncols)
+{
+  HostCsr A;
+  A.p.push_back(0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt len = (PetscInt)(Rand() * 41), c = 0;
+    for (PetscInt q = 0; q < len && c < ncols; q++) {
+      c += 1 + (PetscInt)(Rand() * (2.0 * ncols / (len + 1)));
+      if (c >= ncols) break;
+      A.j.push_back(c);
+      A.v.push_back(Rand() - 0.5);
+    }
+    A.p.push_back((PetscInt)A.j.size());
+  }
+  return A;
+}
+
+template <class T>
+static T *Up(const std::vector<T> &h)
+{
+  T *d = nullptr;
+  (void)cudaMalloc((void **)&d, sizeof(T) * (h.size() ? h.size() : 1));
+  (void)cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice);
+  return d;
+}
+
+static std::vector<PetscScalar> Down(const PetscScalar *d, size_t n)
+{
+  std::vector<PetscScalar> h(n);
+  (void)cudaMemcpy(h.data(), d, sizeof(PetscScalar) * n, cudaMemcpyDeviceToHost);
+  return h;
+}
+
+static void Compare(const char *what, const std::vector<PetscScalar> &ref, const std::vector<PetscScalar> &got, double scale)
+{
+  for (size_t i = 0; i < ref.size(); i++) {
+    if (!(std::fabs(ref[i] - got[i]) <= 1e-13 * scale)) {
+      CHECK(0, "%s[%zu]: cuda %g, reference %g", what, i, (double)got[i], (double)ref[i]);
+      return;
+    }
+  }
+}
+
+static std::vector<PetscScalar> RandVec(PetscInt n)
+{
+  std::vector<PetscScalar> x(n);
+  for (auto &e : x) e = Rand() - 0.5;
+  return x;
+}
+
+int main(int argc, char **argv)
+{
+  const R::Backend &H = R::reference::backend, &D = R::cuda::backend;
+  const PetscInt    n = 3001, ng = 37;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  {
+    PetscBool avail;
+    PetscCall(PGXCUDAIsAvailable(&avail));
+    if (!avail) {
+      printf("no GPU: skipped\n");
+      PetscCall(PetscFinalize());
+      return 0;
+    }
+  }
+  {
+    HostCsr                  a = Random(n, n), b = Random(n, ng);
+    std::vector<PetscScalar> x = RandVec(n), g = RandVec(ng), y0 = RandVec(n), z0 = RandVec(n), nan(n, NAN);
+    PetscInt                *dap = Up(a.p), *daj = Up(a.j), *dbp = Up(b.p), *dbj = Up(b.j);
+    PetscScalar             *dav = Up(a.v), *dbv = Up(b.v), *dx = Up(x), *dg = Up(g), *dy = Up(nan), *dz = Up(z0);
+    R::CSR                   hA = {n, n, (PetscInt)a.j.size(), a.p.data(), a.j.data(), a.v.data()}, hB = {n, ng, (PetscInt)b.j.size(), b.p.data(), b.j.data(), b.v.data()};
+    R::CSR                   dA = {n, n, hA.nnz, dap, daj, dav}, dB = {n, ng, hB.nnz, dbp, dbj, dbv};
+    std::vector<PetscScalar> y(n);
+    const double             s = 1000.0; /* reductions: 1e-10 absolute on sums of ~3001 terms of size <= 0.25 (sum |terms| ~ 250: ~2000 eps relative) */
+
+    PetscCall(H.SpMV(hA, x.data(), y.data()));
+    PetscCall(D.SpMV(dA, dx, dy));
+    Compare("SpMV", y, Down(dy, n), 10);
+    PetscCall(H.SpMVAdd(hB, g.data(), y.data()));
+    PetscCall(D.SpMVAdd(dB, dg, dy));
+    Compare("SpMVAdd", y, Down(dy, n), 10);
+
+    PetscScalar hd, dd, hv[2], dv[2];
+    PetscReal   hn, dn, ht, dt;
+    PetscCall(H.Dot(n, x.data(), z0.data(), &hd));
+    PetscCall(D.Dot(n, dx, dz, &dd));
+    Compare("Dot", {hd}, {dd}, s);
+    PetscCall(H.Norm2Sq(n, x.data(), &hn));
+    PetscCall(D.Norm2Sq(n, dx, &dn));
+    Compare("Norm2Sq", {hn}, {dn}, s);
+    PetscCall(H.DotNorm2(n, x.data(), z0.data(), &hv[0], &ht));
+    PetscCall(D.DotNorm2(n, dx, dz, &dv[0], &dt));
+    Compare("DotNorm2", {hv[0], ht}, {dv[0], dt}, s);
+
+    for (PetscInt k : {1, 7, 31, 70}) {
+      const PetscInt           ld = n + 3;
+      std::vector<PetscScalar> V(ld * k), hr(k), dr(k), coef = RandVec(k);
+      for (auto &e : V) e = Rand() - 0.5;
+      PetscScalar *dV = Up(V);
+      PetscCall(H.MDot(n, k, V.data(), ld, x.data(), hr.data()));
+      PetscCall(D.MDot(n, k, dV, ld, dx, dr.data()));
+      Compare("MDot", hr, dr, s);
+      std::vector<PetscScalar> hy = y0;
+      PetscScalar             *dyy = Up(y0);
+      PetscCall(H.MAXPY(n, k, coef.data(), V.data(), ld, hy.data()));
+      PetscCall(D.MAXPY(n, k, coef.data(), dV, ld, dyy));
+      Compare("MAXPY", hy, Down(dyy, n), 10);
+      (void)cudaFree(dV);
+      (void)cudaFree(dyy);
+    }
+    { /* the vector updates, each from the same inputs */
+      std::vector<PetscScalar> hw = y0;
+      PetscScalar             *dw = Up(y0);
+      PetscCall(H.AXPY(n, 0.3, x.data(), hw.data()));
+      PetscCall(D.AXPY(n, 0.3, dx, dw));
+      Compare("AXPY", hw, Down(dw, n), 1);
+      PetscCall(H.AYPX(n, -0.7, x.data(), hw.data()));
+      PetscCall(D.AYPX(n, -0.7, dx, dw));
+      Compare("AYPX", hw, Down(dw, n), 1);
+      PetscCall(H.AXPBYPCZ(n, 0.2, -1.1, 0.9, x.data(), z0.data(), hw.data()));
+      PetscCall(D.AXPBYPCZ(n, 0.2, -1.1, 0.9, dx, dz, dw));
+      Compare("AXPBYPCZ", hw, Down(dw, n), 1);
+      PetscCall(H.Scale(n, 1.5, hw.data()));
+      PetscCall(D.Scale(n, 1.5, dw));
+      Compare("Scale", hw, Down(dw, n), 1);
+      PetscCall(cudaMemcpy(dy, nan.data(), sizeof(PetscScalar) * n, cudaMemcpyHostToDevice) == cudaSuccess ? PETSC_SUCCESS : PETSC_ERR_GPU);
+      PetscCall(H.WAXPY(n, 2.0, x.data(), z0.data(), y.data()));
+      PetscCall(D.WAXPY(n, 2.0, dx, dz, dy));
+      Compare("WAXPY", y, Down(dy, n), 1);
+      PetscCall(H.PointwiseMult(n, z0.data(), x.data(), y.data()));
+      PetscCall(D.PointwiseMult(n, dz, dx, dy));
+      Compare("PointwiseMult", y, Down(dy, n), 1);
+      PetscCall(D.Copy(n, dx, dy));
+      Compare("Copy", x, Down(dy, n), 1);
+      PetscCall(D.Set(n, -3.0, dy));
+      Compare("Set", std::vector<PetscScalar>(n, -3.0), Down(dy, n), 1);
+      std::vector<PetscInt> idx(977);
+      for (auto &e : idx) e = (PetscInt)(Rand() * n);
+      PetscInt *didx = Up(idx);
+      PetscCall(H.Gather(977, idx.data(), x.data(), y.data()));
+      PetscCall(D.Gather(977, didx, dx, dy));
+      Compare("Gather", std::vector<PetscScalar>(y.begin(), y.begin() + 977), Down(dy, 977), 1);
+      (void)cudaFree(didx);
+      (void)cudaFree(dw);
+    }
+    PetscCall(PGXDeviceSynchronize());
+    for (void *p : {(void *)dap, (void *)daj, (void *)dbp, (void *)dbj, (void *)dav, (void *)dbv, (void *)dx, (void *)dg, (void *)dy, (void *)dz}) (void)cudaFree(p);
+  }
+  if (!nfail) printf("all checks passed\n");
+  else printf("%d checks FAILED\n", nfail);
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}

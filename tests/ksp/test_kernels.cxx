@@ -1,0 +1,88 @@
+static char help[] = "Resident Krylov layer: the reference kernels on hand-checked 5x5 inputs.\n";
+/* A = tridiag(-1, 2, -1) (5x5), x = (1..5): A x = (0, 0, 0, 0, 6). Off-diagonal block B (5x2 ghost columns)
+   with B(0,1) = 3, B(4,0) = -2, ghosts g = (10, 20): A x + B g = (60, 0, 0, 0, -14). Vector kernels with the
+   values written out; MDot/MAXPY on a block of two columns with leading dimension 6 (> n). */
+#include <petscsys.h>
+#include <cmath>
+#include "../../src/ksp/utils/resident/resident_kernels.h"
+#define PGX_TEST_PLAIN_CHECK
+#include "../common/pgxtest.h"
+
+namespace R = pgx::kernels::resident;
+
+static int nfail = 0;
+
+static void Expect(const char *what, const PetscScalar *got, const double *want, int n)
+{
+  for (int i = 0; i < n; i++) CHECK(std::fabs(got[i] - want[i]) <= 1e-15 * (1 + std::fabs(want[i])), "%s[%d] = %g, expected %g", what, i, (double)got[i], want[i]);
+}
+
+int main(int argc, char **argv)
+{
+  const R::Backend &K = R::reference::backend;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  {
+    const PetscInt    ap[] = {0, 2, 5, 8, 11, 13}, aj[] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4};
+    const PetscScalar av[] = {2, -1, -1, 2, -1, -1, 2, -1, -1, 2, -1, -1, 2};
+    const PetscInt    bp[] = {0, 1, 1, 1, 1, 2}, bj[] = {1, 0};
+    const PetscScalar bv[] = {3, -2};
+    R::CSR            A = {5, 5, 13, ap, aj, av}, B = {5, 2, 2, bp, bj, bv};
+    PetscScalar       x[] = {1, 2, 3, 4, 5}, g[] = {10, 20}, y[5], w[5], r[2], d;
+    PetscReal         t2;
+    /* V: two columns (1,1,1,1,1) and (1,0,-1,0,1), ld 6 (the sixth entry must be ignored) */
+    PetscScalar V[12] = {1, 1, 1, 1, 1, 99, 1, 0, -1, 0, 1, 99};
+
+    PetscCall(K.SpMV(A, x, y));
+    const double e1[] = {0, 0, 0, 0, 6};
+    Expect("SpMV", y, e1, 5);
+    PetscCall(K.SpMVAdd(B, g, y));
+    const double e2[] = {60, 0, 0, 0, -14};
+    Expect("SpMVAdd", y, e2, 5);
+    PetscCall(K.Dot(5, x, x, &d));
+    CHECK(d == 55, "Dot = %g, expected 55", (double)d);
+    PetscCall(K.Norm2Sq(5, x, &t2));
+    CHECK(t2 == 55, "Norm2Sq = %g, expected 55", (double)t2);
+    PetscCall(K.MDot(5, 2, V, 6, x, r));
+    CHECK(r[0] == 15 && r[1] == 3, "MDot = (%g, %g), expected (15, 3)", (double)r[0], (double)r[1]);
+    PetscCall(K.DotNorm2(5, x, V + 6, &d, &t2));
+    CHECK(d == 3 && t2 == 3, "DotNorm2 = (%g, %g), expected (3, 3)", (double)d, (double)t2);
+    for (int i = 0; i < 5; i++) w[i] = x[i];
+    const PetscScalar a[] = {2, -1};
+    PetscCall(K.MAXPY(5, 2, a, V, 6, w));
+    const double e3[] = {2, 4, 6, 6, 6};
+    Expect("MAXPY", w, e3, 5);
+    PetscCall(K.AXPY(5, 0.5, x, w)); /* w = (2.5, 5, 7.5, 8, 8.5) */
+    const double e4[] = {2.5, 5, 7.5, 8, 8.5};
+    Expect("AXPY", w, e4, 5);
+    PetscCall(K.AYPX(5, 2, x, w)); /* w = x + 2 w = (6, 12, 18, 20, 22) */
+    const double e5[] = {6, 12, 18, 20, 22};
+    Expect("AYPX", w, e5, 5);
+    PetscCall(K.WAXPY(5, -1, x, w, y)); /* y = w - x = (5, 10, 15, 16, 17) */
+    const double e6[] = {5, 10, 15, 16, 17};
+    Expect("WAXPY", y, e6, 5);
+    PetscCall(K.AXPBYPCZ(5, 1, -1, 2, x, V, y)); /* y = x - 1 + 2 y = (10, 21, 32, 35, 38) */
+    const double e7[] = {10, 21, 32, 35, 38};
+    Expect("AXPBYPCZ", y, e7, 5);
+    PetscCall(K.PointwiseMult(5, x, V + 6, y)); /* y = x .* (1,0,-1,0,1) = (1, 0, -3, 0, 5) */
+    const double e8[] = {1, 0, -3, 0, 5};
+    Expect("PointwiseMult", y, e8, 5);
+    PetscCall(K.Scale(5, -2, y));
+    const double e9[] = {-2, 0, 6, 0, -10};
+    Expect("Scale", y, e9, 5);
+    PetscCall(K.Copy(5, x, y));
+    const double e10[] = {1, 2, 3, 4, 5};
+    Expect("Copy", y, e10, 5);
+    PetscCall(K.Set(5, 7, y));
+    const double e11[] = {7, 7, 7, 7, 7};
+    Expect("Set", y, e11, 5);
+    const PetscInt idx[] = {4, 0, 4};
+    PetscCall(K.Gather(3, idx, x, y));
+    const double e12[] = {5, 1, 5};
+    Expect("Gather", y, e12, 3);
+  }
+  if (!nfail) printf("all checks passed\n");
+  else printf("%d checks FAILED\n", nfail);
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
