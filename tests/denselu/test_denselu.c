@@ -2,7 +2,7 @@ static char help[] = "MATSOLVERPGX dense LU through PETSc: MatGetFactor, MatLUFa
                      "  -matrix <random,illcond,zerolead,wilkinson,singular,nan,nonsquare,diagdom>  -n <n>  -cond <c>  -nrhs <k>  -view\n";
 /* Checks (prints "all checks passed"):
    - MatSolve and MatSolveTranspose: backward error ||Ax-b||_inf / (||A||_inf ||x||_inf n eps) < 10 (2 right-hand sides each)
-   - MatMatSolve equals column-by-column MatSolve (to 1e-13 relative; bitwise on the host backend)
+   - MatMatSolve equals column-by-column MatSolve (to -mms_tol, default 1e-13, relative)
    - the user's matrix is bitwise unchanged after symbolic, numeric and solves
    - MatLUFactorNumeric again after new values (A <- 2A + I) gives backward error < 10 for the new A
    - singular: MatFactorGetError = MAT_FACTOR_NUMERIC_ZEROPIVOT in the zero column; MatSolve returns Inf
@@ -11,7 +11,8 @@ static char help[] = "MATSOLVERPGX dense LU through PETSc: MatGetFactor, MatLUFa
 #include "../common/pgxtest.h"
 #include "denselu_matrices.h"
 
-static PetscInt nfail = 0;
+static PetscInt  nfail   = 0;
+static PetscReal mms_tol = 1e-13; /* -mms_tol: MatMatSolve vs column-by-column MatSolve */
 
 static PetscErrorCode BackwardError(Mat A, Vec x, Vec b, PetscBool transpose, PetscReal *be)
 {
@@ -83,7 +84,7 @@ static PetscErrorCode CheckSolves(Mat A, Mat F, PetscInt nrhs, const char *what)
       PetscCall(VecRestoreArrayRead(x, &xa));
       PetscCall(MatDenseRestoreArrayRead(X, (const PetscScalar **)&xd));
     }
-    CHECK(dmax <= 1e-13 * xmax, "%s: MatMatSolve differs from column-by-column MatSolve by %g (max |x| %g)", what, (double)dmax, (double)xmax);
+    CHECK(dmax <= mms_tol * xmax, "%s: MatMatSolve differs from column-by-column MatSolve by %g (max |x| %g)", what, (double)dmax, (double)xmax);
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&X));
     PetscCall(PetscFree(bd));
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "order", NULL, n, &n, NULL));
   PetscCall(PetscOptionsReal("-cond", "condition number of illcond", NULL, cond, &cond, NULL));
   PetscCall(PetscOptionsInt("-nrhs", "right-hand sides of MatMatSolve", NULL, nrhs, &nrhs, NULL));
+  PetscCall(PetscOptionsReal("-mms_tol", "relative tolerance of MatMatSolve vs column-by-column MatSolve (refined mixed-precision solves differ within cond * eps)", NULL, mms_tol, &mms_tol, NULL));
   PetscCall(PetscOptionsBool("-view", "MatView the factor", NULL, view, &view, NULL));
   PetscOptionsEnd();
 
