@@ -1,10 +1,11 @@
 /* cuda backend of the dense LU (see denselu_kernels.h for the mathematics and the contract).
 
    Factorization, blocked right-looking, column-major with leading dimension n on the device:
-     panel      PanelKernel: one thread block factors the m x kb panel in global memory, column by column;
-                the pivot search is a warp-shuffle argmax (first index on ties, as idamax) then a reduction
-                over the block's warps; swap, scaling by the pivot and the rank-1 update follow, as in the
-                reference's FactorPanel (same operations, so the same pivots up to round-off near ties)
+     panel      recursive (PanelRecursive: halves, trsm + gemm between them) down to leaves of <= 32 columns
+                factored by PanelKernel: one thread block factors the m x kb leaf in global memory, column
+                by column; the pivot search is a warp-shuffle argmax (first index on ties, as idamax) then a
+                reduction over the block's warps; swap, scaling by the pivot and the rank-1 update follow, as
+                in the reference's FactorPanel (same pivots up to round-off near ties)
      swaps      SwapKernel: the panel's interchanges on the columns left and right of it, one thread a column
      U row      cublas<t>trsm (left, lower, unit)
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
@@ -198,6 +199,37 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* Recursive panel: columns [k, k+kb) of the n x n matrix a (leading dimension n), rows k..n-1. Left half
+   recursively, its interchanges on the right half, U12 by trsm, A22 -= L21 U12 by gemm, right half
+   recursively, its interchanges on the left half; leaves of at most DENSELU_LEAF columns go to PanelKernel.
+   Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS. */
+#define DENSELU_LEAF 32
+template <class T>
+static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  if (kb <= DENSELU_LEAF) {
+    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, d->flag.data());
+    PGXCheckLaunch("denselu PanelKernel");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
+  PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
+  SwapKernel<T><<<PGXCUDAGridSize(r, 128), 128, 0, s>>>(r, a + (size_t)k1 * n, n, k, k1, d->ipiv.data());
+  PGXCheckLaunch("denselu SwapKernel (panel, right half)");
+  PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
+  PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
+  PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
+  SwapKernel<T><<<PGXCUDAGridSize(l, 128), 128, 0, s>>>(l, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data());
+  PGXCheckLaunch("denselu SwapKernel (panel, left half)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* In-place LU of the n x n device matrix a (leading dimension n); pivots into d->ipiv; flag[0] = zero column */
 template <class T>
 static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
@@ -221,8 +253,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   const int nb = (int)d->nb;
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
-    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, d->flag.data());
-    PGXCheckLaunch("denselu PanelKernel");
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
     if (k > 0) {
       SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
       PGXCheckLaunch("denselu SwapKernel (left)");
