@@ -364,7 +364,7 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
   Precision      prec = d->prec;
 
   PetscFunctionBegin;
-  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large", n);
+  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
   if (d->nsmall < 0) d->nsmall = 128;
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(PGXCUDAGetCUBLAS(&h));
@@ -386,7 +386,7 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
     *finite = PETSC_FALSE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (n) PGXCallCUBLAS(cublasDnrm2(h, (int)(n * n), d->A.data(), 1, &d->anormF));
+  if (n) PGXCallCUBLAS(cublasDnrm2_64(h, (int64_t)n * n, d->A.data(), 1, &d->anormF)); /* n^2 may exceed INT_MAX */
   if (prec == PRECISION_AUTO) prec = n >= 4096 ? PRECISION_TF32 : PRECISION_DOUBLE; /* to be measured */
   if (prec == PRECISION_DOUBLE) {
     PetscCall(FactorDouble(d, zerocol));
