@@ -1,6 +1,7 @@
 static char help[] = "Dense LU: the cuda backend against the reference on the same seeded matrices.\n";
 /* Checks, on random and ill-conditioned (cond 1e6) matrices of sizes around the fused/blocked switch
    (nsmall = 128: n = 100, 127, 128, 129, 257, 700) and block sizes 32 and 64:
+   - the same with look-ahead (n = 129, 257, 700 and the singular matrix);
    - outputs poisoned first (NaN factors, -1 pivots) so unwritten entries show;
    - pivots equal the reference's (0-based, dgetrf's minus one);
    - factors agree to 1e-12 relative to max |LU| (random) - round-off of a different operation order;
@@ -22,7 +23,7 @@ namespace cu  = pgx::kernels::denselu::cuda;
 namespace dl  = pgx::kernels::denselu;
 static int nfail = 0;
 
-static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double cond)
+static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double cond, PetscBool lookahead = PETSC_FALSE)
 {
   std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
   std::vector<PetscInt> pr(n), pc(n, -1);
@@ -38,6 +39,7 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
   PetscCall(cu::Create(&d));
   PetscCall(cu::SetBlockSize(d, nb));
   PetscCall(cu::SetSmallSize(d, 128));
+  PetscCall(cu::SetLookAhead(d, lookahead));
   PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
   CHECK(finite && zc == zr, "%s n %d: cuda zerocol %d finite %d, reference zerocol %d", kind, (int)n, (int)zc, (int)finite, (int)zr);
   PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
@@ -99,6 +101,9 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   for (PetscInt n : sizes)
     for (PetscInt nb : {32, 64}) PetscCall(Compare("random", n, nb, 0));
+  for (PetscInt n : {129, 257, 700}) /* look-ahead: the same operations in another order: the same checks */
+    for (PetscInt nb : {32, 64}) PetscCall(Compare("random", n, nb, 0, PETSC_TRUE));
+  PetscCall(Compare("singular", 257, 32, 0, PETSC_TRUE));
   PetscCall(Compare("illcond", 257, 32, 1e6));
   PetscCall(Compare("zerolead", 129, 32, 0));
   PetscCall(Compare("singular", 257, 32, 0));

@@ -20,6 +20,7 @@ typedef struct {
   PetscInt        nbreq;     /* -mat_pgx_lu_block (0: the backend's default) */
   PetscInt        nb;        /* block size of the last factorization */
   PetscInt        nsmall;    /* -mat_pgx_lu_small: largest n of the cuda fused path (-1: default) */
+  PetscBool       lookahead; /* -mat_pgx_lu_lookahead: cuda blocked path with look-ahead on a second stream */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
@@ -280,6 +281,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)lu->devreq, (PetscEnum *)&lu->devreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_block", "Block size of the blocked LU (0: the backend's default: host 32, cuda measured)", "MatGetFactor", lu->nbreq, &lu->nbreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (cuda backend)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
@@ -299,6 +301,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetBlockSize(lu->d, lu->nbreq));
     PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
+    PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
 #endif
   }
   lu->zerocol                = -1;
@@ -317,6 +320,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 + -pgx_device <auto,host,cuda> - where the kernels run
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
+. -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend
   always factors in double)

@@ -75,6 +75,9 @@ PetscErrorCode Destroy(Data **);
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
 PetscErrorCode SetPrecision(Data *, Precision);
+/* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
+   stream (same operations, so the same factors) */
+PetscErrorCode SetLookAhead(Data *, PetscBool);
 /* Upload A (host, column-major, lda) and factor it on the device. zerocol as in the reference (FP64
    factorization). finite = PETSC_FALSE when A holds a NaN/Inf (then nothing is factored).
    used: the precision actually in use after the call (mixed runs test their factors on a refinement solve

@@ -11,7 +11,8 @@
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
    Small matrices (n <= nsmall) take the fused path: PanelKernel on the whole matrix (one launch).
-   No look-ahead yet: the next panel waits for the whole trailing update.
+   Look-ahead (SetLookAhead, -mat_pgx_lu_lookahead, off by default until measured): the next panel's columns
+   are updated and factored on PGX's stream while the rest of the trailing update runs on a second stream.
 
    Solves on the device: the pivots become a permutation perm (P b)[i] = b[perm[i]] at factor time; a
    gather (transpose: scatter) kernel applies it; two cublas<t>trsm do the triangular solves.
@@ -57,6 +58,10 @@ struct Data {
   pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
   pgx::cuda::DeviceArray<double> V, W, D, Hd; /* GMRES-IR: Krylov basis n x (m+1), work vectors, Hessenberg column */
   std::vector<int>              hpiv;         /* host copy of the pivots */
+  bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
+  cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
+  cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
+  cudaEvent_t                   epanel = nullptr, erest = nullptr;
 };
 
 /* ------------------------------------------------------------------ kernels */
@@ -230,6 +235,9 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <class T>
+static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb);
+
 /* In-place LU of the n x n device matrix a (leading dimension n); pivots into d->ipiv; flag[0] = zero column */
 template <class T>
 static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
@@ -251,6 +259,11 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   d->path = "blocked";
   d->nb   = d->nbreq > 0 ? d->nbreq : 128;
   const int nb = (int)d->nb;
+  if (d->lookahead) {
+    d->path = "blocked look-ahead";
+    PetscCall(FactorLookAhead<T>(d, a, prec, nb));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
@@ -265,6 +278,61 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Blocked factorization with look-ahead, the same operations as FactorDevice's loop in another order. Step k
+   on PGX's stream s: factor panel K (overlapping the rest of step k-1's trailing update on s2); record
+   epanel; wait for erest (step k-1's rest done: its gemm reads L21 of panel K-1, which the next swaps move);
+   swaps of panel K on the columns left of it; update of the next panel's columns only (swaps, trsm, gemm).
+   On s2, after epanel: swaps, trsm and gemm on the columns right of the next panel; record erest.
+   Columns touched concurrently are disjoint: s2 writes columns >= k2 + nb2, s writes columns < k2 + nb2. */
+template <class T>
+static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+  const int      n = (int)d->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  if (!d->s2) {
+    PGXCallCUDA(cudaStreamCreateWithFlags(&d->s2, cudaStreamNonBlocking));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->epanel, cudaEventDisableTiming));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->erest, cudaEventDisableTiming));
+    PGXCallCUBLAS(cublasCreate(&d->h2));
+    PGXCallCUBLAS(cublasSetStream(d->h2, d->s2));
+  }
+  /* s2 starts after everything already queued on s (the copy of A, the flag reset) */
+  PGXCallCUDA(cudaEventRecord(d->erest, s));
+  PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
+  for (int k = 0; k < n; k += nb) {
+    const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
+    PGXCallCUDA(cudaEventRecord(d->epanel, s));
+    PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
+    if (k > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (left)");
+    }
+    if (nb2 > 0) { /* the next panel's columns, on s */
+      SwapKernel<T><<<PGXCUDAGridSize(nb2, 128), 128, 0, s>>>(nb2, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (next panel)");
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+    }
+    /* the rest of the trailing update, on s2 */
+    PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
+    if (mr > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(mr, 128), 128, 0, d->s2>>>(mr, a + (size_t)k3 * n, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (look-ahead rest)");
+      PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
+      PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
+    }
+    PGXCallCUDA(cudaEventRecord(d->erest, d->s2));
+  }
+  PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0)); /* s: everything done */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -330,6 +398,11 @@ PetscErrorCode Create(Data **d)
 PetscErrorCode Destroy(Data **d)
 {
   PetscFunctionBegin;
+  if (!*d) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*d)->h2) PGXCallCUBLAS(cublasDestroy((*d)->h2));
+  if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
+  if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
+  if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
   delete *d;
   *d = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -346,6 +419,13 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
   d->nsmall = nsmall < 0 ? 128 : nsmall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  d->lookahead = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
