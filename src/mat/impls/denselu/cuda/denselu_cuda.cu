@@ -1,0 +1,726 @@
+/* cuda backend of the dense LU (see denselu_kernels.h for the mathematics and the contract).
+
+   Factorization, blocked right-looking, column-major with leading dimension n on the device:
+     panel      recursive (PanelRecursive: halves, trsm + gemm between them) down to leaves of <= 32 columns
+                factored by PanelKernel: one thread block factors the m x kb leaf in global memory, column
+                by column; the pivot search is a warp-shuffle argmax (first index on ties, as idamax) then a
+                reduction over the block's warps; swap, scaling by the pivot and the rank-1 update follow, as
+                in the reference's FactorPanel (same pivots up to round-off near ties)
+     swaps      SwapKernel: the panel's interchanges on the columns left and right of it, one thread a column
+     U row      cublas<t>trsm (left, lower, unit)
+     trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
+                CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
+   Small matrices (n <= nsmall) take the fused path: PanelKernel on the whole matrix (one launch).
+   Look-ahead (SetLookAhead, -mat_pgx_lu_lookahead, off by default until measured): the next panel's columns
+   are updated and factored on PGX's stream while the rest of the trailing update runs on a second stream.
+
+   Solves on the device: the pivots become a permutation perm (P b)[i] = b[perm[i]] at factor time; a
+   gather (transpose: scatter) kernel applies it; two cublas<t>trsm do the triangular solves.
+   Mixed precision: x = 0, r = b; repeat c = (LU)^-1 r in FP32 storage, x += c, r = b - A x in FP64 (A kept
+   on the device in FP64), until ||r||_F <= sqrt(n) eps ||A||_F ||x||_F. When a step does not halve ||r||
+   the corrections come from GMRES-IR instead: GMRES in FP64 on M^-1 A d = M^-1 r, M = the low-precision
+   LU (promoted to FP64), CGS2 orthogonalization, Givens rotations on the host. When that does not halve
+   ||r|| twice, or the residual is not finite, or after DENSELU_MAXREFINE steps, the backend factors A in
+   FP64 and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*, PGXCheckLaunch). */
+#include <pgx/private/pgxcuda.h>
+#include "../denselu_kernels.h"
+#include <vector>
+#include <cmath>
+#include <climits>
+
+#define DENSELU_THREADS   512
+#define DENSELU_MAXREFINE 30
+#define DENSELU_GMRES_M   40   /* GMRES-IR: largest Krylov dimension of one correction */
+#define DENSELU_GMRES_TOL 1e-8 /* GMRES-IR: relative residual of one correction */
+
+namespace pgx
+{
+namespace kernels
+{
+namespace denselu
+{
+namespace cuda
+{
+struct Data {
+  PetscInt                      nbreq = 0, nsmall = -1, n = 0, nb = 0;
+  Precision                     prec = PRECISION_DOUBLE, used = PRECISION_DOUBLE;
+  const char                   *path = "none";
+  bool                          dblvalid = false, lowvalid = false;
+  double                        anormF   = 0; /* ||A||_F */
+  pgx::cuda::DeviceArray<double> A;           /* A in FP64, leading dimension n (kept for residuals and fallback) */
+  pgx::cuda::DeviceArray<double> LU;          /* FP64 factors */
+  pgx::cuda::DeviceArray<float>  LUs;         /* low-precision factors (FP32 storage) */
+  pgx::cuda::DeviceArray<int>    ipiv;        /* pivots of the factors in use (0-based) */
+  pgx::cuda::DeviceArray<int>    perm;        /* (P b)[i] = b[perm[i]] */
+  pgx::cuda::DeviceArray<int>    flag;        /* [0] first zero pivot column (INT_MAX: none), [1] non-finite entry seen */
+  pgx::cuda::DeviceArray<double> X, R, T;     /* solve workspaces (n x nrhs) */
+  pgx::cuda::DeviceArray<float>  C, C2;
+  pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
+  pgx::cuda::DeviceArray<double> V, W, D, Hd; /* GMRES-IR: Krylov basis n x (m+1), work vectors, Hessenberg column */
+  std::vector<int>              hpiv;         /* host copy of the pivots */
+  bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
+  cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
+  cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
+  cudaEvent_t                   epanel = nullptr, erest = nullptr;
+};
+
+/* ------------------------------------------------------------------ kernels */
+template <class T>
+__device__ inline void ArgMaxCombine(T &best, int &bi, T ob, int oi)
+{
+  if (ob > best || (ob == best && oi < bi)) best = ob, bi = oi;
+}
+
+template <class T>
+__global__ void PanelKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag)
+{
+  __shared__ T   sval[DENSELU_THREADS / 32];
+  __shared__ int sidx[DENSELU_THREADS / 32];
+  __shared__ int spiv;
+  const int      lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = blockDim.x >> 5;
+
+  for (int j = 0; j < kb && j < m; j++) {
+    T  *cj   = p + (size_t)j * lda;
+    T   best = (T)-1;
+    int bi   = INT_MAX;
+    for (int i = j + threadIdx.x; i < m; i += blockDim.x) {
+      T v = fabs(cj[i]);
+      if (v > best) best = v, bi = i; /* increasing i: strict > keeps the first */
+    }
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < nwarp ? sval[lane] : (T)-1;
+      bi   = lane < nwarp ? sidx[lane] : INT_MAX;
+      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+      if (lane == 0) {
+        spiv    = bi;
+        ipiv[j] = row0 + bi;
+      }
+    }
+    __syncthreads();
+    const int piv = spiv;
+    if (piv != j)
+      for (int c = threadIdx.x; c < kb; c += blockDim.x) {
+        T t                      = p[j + (size_t)c * lda];
+        p[j + (size_t)c * lda]   = p[piv + (size_t)c * lda];
+        p[piv + (size_t)c * lda] = t;
+      }
+    __syncthreads();
+    const T d = cj[j];
+    if (d == (T)0) {
+      if (threadIdx.x == 0) atomicMin(flag, row0 + j);
+      continue; /* uniform: every thread read the same d */
+    }
+    for (int i = j + 1 + threadIdx.x; i < m; i += blockDim.x) cj[i] = cj[i] / d;
+    __syncthreads();
+    const long long rows = m - j - 1, cols = kb - j - 1;
+    for (long long t = threadIdx.x; t < rows * cols; t += blockDim.x) {
+      const int i = j + 1 + (int)(t % rows), c = j + 1 + (int)(t / rows);
+      p[i + (size_t)c * lda] -= cj[i] * p[j + (size_t)c * lda];
+    }
+    __syncthreads();
+  }
+}
+
+/* interchanges k1..k2-1 on ncol columns, one thread a column */
+template <class T>
+__global__ void SwapKernel(int ncol, T *a, int lda, int k1, int k2, const int *ipiv)
+{
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= ncol) return;
+  T *ac = a + (size_t)c * lda;
+  for (int k = k1; k < k2; k++) {
+    const int p = ipiv[k];
+    if (p != k) {
+      T t   = ac[k];
+      ac[k] = ac[p];
+      ac[p] = t;
+    }
+  }
+}
+
+/* y(:,c) = x(perm, c) (gather) or y(perm, c) = x(:, c) (scatter), converting the type */
+template <class S, class T>
+__global__ void PermuteKernel(int n, int ncol, const S *x, int ldx, T *y, int ldy, const int *perm, int scatter)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (long long)n * ncol) return;
+  const int i = (int)(t % n), c = (int)(t / n);
+  if (scatter) y[perm[i] + (size_t)c * ldy] = (T)x[i + (size_t)c * ldx];
+  else y[i + (size_t)c * ldy] = (T)x[perm[i] + (size_t)c * ldx];
+}
+
+/* y = (T)x on n x ncol with leading dimensions; add: y += x */
+template <class S, class T>
+__global__ void CopyKernel(int n, int ncol, const S *x, int ldx, T *y, int ldy, int add)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (long long)n * ncol) return;
+  const int i = (int)(t % n), c = (int)(t / n);
+  if (add) y[i + (size_t)c * ldy] += (T)x[i + (size_t)c * ldx];
+  else y[i + (size_t)c * ldy] = (T)x[i + (size_t)c * ldx];
+}
+
+__global__ void FiniteKernel(int n, const double *a, int *flag)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= (long long)n * n) return;
+  if (!isfinite(a[t])) atomicExch(flag + 1, 1);
+}
+
+/* ------------------------------------------------------------------ host helpers */
+static PetscErrorCode LaunchCopyD2F(int n, int ncol, const double *x, int ldx, float *y, int ldy, cudaStream_t s)
+{
+  PetscFunctionBegin;
+  if (!n || !ncol) PetscFunctionReturn(PETSC_SUCCESS);
+  CopyKernel<double, float><<<PGXCUDAGridSize((PetscInt)n * ncol, 256), 256, 0, s>>>(n, ncol, x, ldx, y, ldy, 0);
+  PGXCheckLaunch("denselu CopyKernel<double,float>");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline cublasStatus_t Trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t f, cublasOperation_t o, cublasDiagType_t dg, int m, int n, const double *a, int lda, double *b, int ldb)
+{
+  const double one = 1.0;
+  return cublasDtrsm(h, s, f, o, dg, m, n, &one, a, lda, b, ldb);
+}
+static inline cublasStatus_t Trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t f, cublasOperation_t o, cublasDiagType_t dg, int m, int n, const float *a, int lda, float *b, int ldb)
+{
+  const float one = 1.0f;
+  return cublasStrsm(h, s, f, o, dg, m, n, &one, a, lda, b, ldb);
+}
+
+/* C -= A B: FP64 dgemm, or FP32 data with a tensor-core compute type */
+static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int m, int n, int k, const double *a, int lda, const double *b, int ldb, double *c, int ldc)
+{
+  const double mone = -1.0, one = 1.0;
+  return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, lda, b, ldb, &one, c, ldc);
+}
+static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int m, int n, int k, const float *a, int lda, const float *b, int ldb, float *c, int ldc)
+{
+  const float          mone = -1.0f, one = 1.0f;
+  cublasComputeType_t ct   = prec == PRECISION_HALF ? CUBLAS_COMPUTE_32F_FAST_16F : (prec == PRECISION_BF16 ? CUBLAS_COMPUTE_32F_FAST_16BF : CUBLAS_COMPUTE_32F_FAST_TF32);
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
+}
+
+/* Recursive panel: columns [k, k+kb) of the n x n matrix a (leading dimension n), rows k..n-1. Left half
+   recursively, its interchanges on the right half, U12 by trsm, A22 -= L21 U12 by gemm, right half
+   recursively, its interchanges on the left half; leaves of at most DENSELU_LEAF columns go to PanelKernel.
+   Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS. */
+#define DENSELU_LEAF 32
+template <class T>
+static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  if (kb <= DENSELU_LEAF) {
+    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, d->flag.data());
+    PGXCheckLaunch("denselu PanelKernel");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
+  PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
+  SwapKernel<T><<<PGXCUDAGridSize(r, 128), 128, 0, s>>>(r, a + (size_t)k1 * n, n, k, k1, d->ipiv.data());
+  PGXCheckLaunch("denselu SwapKernel (panel, right half)");
+  PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
+  PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
+  PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
+  SwapKernel<T><<<PGXCUDAGridSize(l, 128), 128, 0, s>>>(l, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data());
+  PGXCheckLaunch("denselu SwapKernel (panel, left half)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class T>
+static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb);
+
+/* In-place LU of the n x n device matrix a (leading dimension n); pivots into d->ipiv; flag[0] = zero column */
+template <class T>
+static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+  const int      n = (int)d->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  if (n <= d->nsmall) {
+    d->path = "fused";
+    d->nb   = n;
+    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n, n, a, n, d->ipiv.data(), 0, d->flag.data());
+    PGXCheckLaunch("denselu PanelKernel (fused)");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  d->path = "blocked";
+  d->nb   = d->nbreq > 0 ? d->nbreq : 128;
+  const int nb = (int)d->nb;
+  if (d->lookahead) {
+    d->path = "blocked look-ahead";
+    PetscCall(FactorLookAhead<T>(d, a, prec, nb));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int k = 0; k < n; k += nb) {
+    const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
+    if (k > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (left)");
+    }
+    if (mt > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(mt, 128), 128, 0, s>>>(mt, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (right)");
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Blocked factorization with look-ahead, the same operations as FactorDevice's loop in another order. Step k
+   on PGX's stream s: factor panel K (overlapping the rest of step k-1's trailing update on s2); record
+   epanel; wait for erest (step k-1's rest done: its gemm reads L21 of panel K-1, which the next swaps move);
+   swaps of panel K on the columns left of it; update of the next panel's columns only (swaps, trsm, gemm).
+   On s2, after epanel: swaps, trsm and gemm on the columns right of the next panel; record erest.
+   Columns touched concurrently are disjoint: s2 writes columns >= k2 + nb2, s writes columns < k2 + nb2. */
+template <class T>
+static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+  const int      n = (int)d->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  if (!d->s2) {
+    PGXCallCUDA(cudaStreamCreateWithFlags(&d->s2, cudaStreamNonBlocking));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->epanel, cudaEventDisableTiming));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->erest, cudaEventDisableTiming));
+    PGXCallCUBLAS(cublasCreate(&d->h2));
+    PGXCallCUBLAS(cublasSetStream(d->h2, d->s2));
+  }
+  /* s2 starts after everything already queued on s (the copy of A, the flag reset) */
+  PGXCallCUDA(cudaEventRecord(d->erest, s));
+  PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
+  for (int k = 0; k < n; k += nb) {
+    const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
+    PGXCallCUDA(cudaEventRecord(d->epanel, s));
+    PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
+    if (k > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (left)");
+    }
+    if (nb2 > 0) { /* the next panel's columns, on s */
+      SwapKernel<T><<<PGXCUDAGridSize(nb2, 128), 128, 0, s>>>(nb2, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (next panel)");
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+    }
+    /* the rest of the trailing update, on s2 */
+    PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
+    if (mr > 0) {
+      SwapKernel<T><<<PGXCUDAGridSize(mr, 128), 128, 0, d->s2>>>(mr, a + (size_t)k3 * n, n, k, k2, d->ipiv.data());
+      PGXCheckLaunch("denselu SwapKernel (look-ahead rest)");
+      PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
+      PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
+    }
+    PGXCallCUDA(cudaEventRecord(d->erest, d->s2));
+  }
+  PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0)); /* s: everything done */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After a factorization: zero column, host pivots and the permutation */
+static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
+{
+  cudaStream_t     s;
+  int              hflag[2];
+  const int        n = (int)d->n;
+  std::vector<int> perm(n);
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  d->hpiv.resize(n);
+  if (n) PGXCallCUDA(cudaMemcpyAsync(d->hpiv.data(), d->ipiv.data(), n * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  *zerocol = hflag[0] == INT_MAX ? -1 : hflag[0];
+  for (int i = 0; i < n; i++) perm[i] = i;
+  for (int k = 0; k < n; k++) std::swap(perm[k], perm[d->hpiv[k]]);
+  PetscCall(d->perm.upload(perm.data(), n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ResetFlag(Data *d)
+{
+  cudaStream_t s;
+  const int    init[2] = {INT_MAX, 0};
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMemcpyAsync(d->flag.data(), init, 2 * sizeof(int), cudaMemcpyHostToDevice, s));
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* init lives on this stack frame */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FactorDouble(Data *d, PetscInt *zerocol)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(d->LU.resize((size_t)d->n * d->n));
+  if (d->n) PGXCallCUDA(cudaMemcpyAsync(d->LU.data(), d->A.data(), (size_t)d->n * d->n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+  PetscCall(ResetFlag(d));
+  PetscCall(FactorDevice<double>(d, d->LU.data(), PRECISION_DOUBLE));
+  PetscCall(FinishFactor(d, zerocol));
+  d->dblvalid = true;
+  d->lowvalid = false;
+  d->used     = PRECISION_DOUBLE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ interface */
+PetscErrorCode Create(Data **d)
+{
+  PetscFunctionBegin;
+  *d = new Data;
+  PetscCall((*d)->flag.resize(2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Destroy(Data **d)
+{
+  PetscFunctionBegin;
+  if (!*d) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*d)->h2) PGXCallCUBLAS(cublasDestroy((*d)->h2));
+  if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
+  if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
+  if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
+  delete *d;
+  *d = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
+{
+  PetscFunctionBegin;
+  d->nbreq = nb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
+{
+  PetscFunctionBegin;
+  d->nsmall = nsmall < 0 ? 128 : nsmall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  d->lookahead = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPrecision(Data *d, Precision p)
+{
+  PetscFunctionBegin;
+  d->prec = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+{
+  cudaStream_t   s;
+  cublasHandle_t h;
+  int            hflag[2];
+  Precision      prec = d->prec;
+
+  PetscFunctionBegin;
+  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
+  if (d->nsmall < 0) d->nsmall = 128;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  d->n        = n;
+  d->dblvalid = d->lowvalid = false;
+  *zerocol                  = -1;
+  *finite                   = PETSC_TRUE;
+  PetscCall(d->A.resize((size_t)n * n));
+  PetscCall(d->ipiv.resize(n));
+  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyHostToDevice, s));
+  PetscCall(ResetFlag(d));
+  if (n) {
+    FiniteKernel<<<PGXCUDAGridSize(n * n, 256), 256, 0, s>>>((int)n, d->A.data(), d->flag.data());
+    PGXCheckLaunch("denselu FiniteKernel");
+  }
+  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  if (hflag[1]) {
+    *finite = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (n) PGXCallCUBLAS(cublasDnrm2_64(h, (int64_t)n * n, d->A.data(), 1, &d->anormF)); /* n^2 may exceed INT_MAX */
+  if (prec == PRECISION_AUTO) prec = n >= 4096 ? PRECISION_TF32 : PRECISION_DOUBLE; /* to be measured */
+  if (prec == PRECISION_DOUBLE) {
+    PetscCall(FactorDouble(d, zerocol));
+  } else {
+    PetscCall(d->LUs.resize((size_t)n * n));
+    PetscCall(LaunchCopyD2F((int)n, (int)n, d->A.data(), (int)n, d->LUs.data(), (int)n, s));
+    PetscCall(FactorDevice<float>(d, d->LUs.data(), prec));
+    PetscCall(FinishFactor(d, zerocol));
+    d->lowvalid = true;
+    d->used     = prec;
+    if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
+      PetscCall(PetscInfo(NULL, "denselu cuda: zero pivot in column %" PetscInt_FMT " of the %s factorization; factoring in FP64\n", *zerocol, prec == PRECISION_HALF ? "half" : (prec == PRECISION_BF16 ? "bf16" : "tf32")));
+      PetscCall(FactorDouble(d, zerocol));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* B (n x nrhs, ld n, device) <- (LU)^-1 B in the factors' precision T, through the workspace W (ld n) */
+template <class T>
+static PetscErrorCode SolveFactors(Data *d, const T *lu, PetscBool transpose, int nrhs, T *b, T *w)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+  const int      n = (int)d->n;
+
+  PetscFunctionBegin;
+  if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  const unsigned int g = PGXCUDAGridSize((PetscInt)n * nrhs, 256);
+  if (!transpose) {
+    PermuteKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, b, n, w, n, d->perm.data(), 0);
+    PGXCheckLaunch("denselu PermuteKernel (gather)");
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, w, n));
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, w, n));
+    CopyKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, w, n, b, n, 0);
+    PGXCheckLaunch("denselu CopyKernel");
+  } else {
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, b, n));
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, b, n));
+    PermuteKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, b, n, w, n, d->perm.data(), 1);
+    PGXCheckLaunch("denselu PermuteKernel (scatter)");
+    CopyKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, w, n, b, n, 0);
+    PGXCheckLaunch("denselu CopyKernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dx = GMRES correction for op(A) dx = r (r, dx: device vectors of n), preconditioned on the left with the
+   promoted low-precision factors; at most DENSELU_GMRES_M iterations */
+static PetscErrorCode GmresCorrection(Data *d, PetscBool transpose, const double *r, double *dx, PetscInt *iters)
+{
+  cublasHandle_t      h;
+  cudaStream_t        s;
+  const int           n = (int)d->n, m = DENSELU_GMRES_M;
+  const double        one = 1.0, zero = 0.0, mone = -1.0;
+  double              beta, hn;
+  std::vector<double> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), hh(m + 1), y(m);
+  int                 j;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(d->V.resize((size_t)n * (m + 1)));
+  PetscCall(d->W.resize(n));
+  PetscCall(d->Hd.resize(m + 1));
+  double *V = d->V.data(), *w = d->W.data();
+  PGXCallCUDA(cudaMemcpyAsync(V, r, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+  PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, V, d->T.data()));
+  PGXCallCUBLAS(cublasDnrm2(h, n, V, 1, &beta));
+  *iters = 0;
+  if (beta == 0 || !std::isfinite(beta)) {
+    PGXCallCUDA(cudaMemsetAsync(dx, 0, n * sizeof(double), s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    const double ib = 1.0 / beta;
+    PGXCallCUBLAS(cublasDscal(h, n, &ib, V, 1));
+  }
+  g[0] = beta;
+  for (j = 0; j < m;) {
+    double *vj = V + (size_t)j * n;
+    PGXCallCUBLAS(cublasDgemv(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, vj, 1, &zero, w, 1));
+    PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, w, d->T.data()));
+    for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] = 0;
+    for (int pass = 0; pass < 2; pass++) { /* CGS2 */
+      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j + 1, &one, V, n, w, 1, &zero, d->Hd.data(), 1));
+      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j + 1, &mone, V, n, d->Hd.data(), 1, &one, w, 1));
+      PGXCallCUDA(cudaMemcpyAsync(hh.data(), d->Hd.data(), (j + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaStreamSynchronize(s));
+      for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] += hh[i];
+    }
+    PGXCallCUBLAS(cublasDnrm2(h, n, w, 1, &hn));
+    double *hc = &H[(size_t)j * (m + 1)];
+    for (int i = 0; i < j; i++) { /* earlier rotations */
+      const double t = cs[i] * hc[i] + sn[i] * hc[i + 1];
+      hc[i + 1]      = -sn[i] * hc[i] + cs[i] * hc[i + 1];
+      hc[i]          = t;
+    }
+    const double den = std::hypot(hc[j], hn);
+    cs[j]            = den == 0 ? 1.0 : hc[j] / den;
+    sn[j]            = den == 0 ? 0.0 : hn / den;
+    hc[j]            = den;
+    g[j + 1]         = -sn[j] * g[j];
+    g[j]             = cs[j] * g[j];
+    j++;
+    if (hn == 0 || !std::isfinite(hn) || std::fabs(g[j]) <= DENSELU_GMRES_TOL * beta) break;
+    const double ihn = 1.0 / hn;
+    PGXCallCUDA(cudaMemcpyAsync(V + (size_t)j * n, w, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    PGXCallCUBLAS(cublasDscal(h, n, &ihn, V + (size_t)j * n, 1));
+  }
+  for (int i = j - 1; i >= 0; i--) { /* H(0:j,0:j) y = g */
+    double t = g[i];
+    for (int k = i + 1; k < j; k++) t -= H[i + (size_t)k * (m + 1)] * y[k];
+    y[i] = H[i + (size_t)i * (m + 1)] != 0 ? t / H[i + (size_t)i * (m + 1)] : 0.0;
+  }
+  PGXCallCUDA(cudaMemcpyAsync(d->Hd.data(), y.data(), j * sizeof(double), cudaMemcpyHostToDevice, s));
+  PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j, &one, V, n, d->Hd.data(), 1, &zero, dx, 1));
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* y lives on this stack frame */
+  *iters = j;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+  const int      n = (int)d->n, k = (int)nrhs;
+  const size_t   sz = (size_t)n * k;
+
+  PetscFunctionBegin;
+  *fellback   = PETSC_FALSE;
+  *refine_its = 0;
+  if (!n || !k) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(d->X.resize(sz));
+  PetscCall(d->T.resize(sz));
+  const unsigned int g = PGXCUDAGridSize((PetscInt)sz, 256);
+  if (d->lowvalid && !d->dblvalid) {
+    double   rn = 0, rprev = 0, xn = 0;
+    int      slow = 0, it;
+    bool     ok = false, gmres = false;
+    PetscInt inner = 0;
+    PetscCall(d->R.resize(sz));
+    PetscCall(d->C.resize(sz));
+    PetscCall(d->C2.resize(sz));
+    PetscCall(d->D.resize(n));
+    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PGXCallCUDA(cudaMemsetAsync(d->X.data(), 0, sz * sizeof(double), s));
+    PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rprev)); /* ||b|| */
+    for (it = 0; it < DENSELU_MAXREFINE; it++) {
+      const double mone = -1.0, one = 1.0;
+      if (!gmres) { /* plain refinement step with the FP32 factors */
+        PetscCall(LaunchCopyD2F(n, k, d->R.data(), n, d->C.data(), n, s));
+        PetscCall(SolveFactors<float>(d, d->LUs.data(), transpose, k, d->C.data(), d->C2.data()));
+        CopyKernel<float, double><<<g, 256, 0, s>>>(n, k, d->C.data(), n, d->X.data(), n, 1);
+        PGXCheckLaunch("denselu CopyKernel (x += c)");
+      } else { /* GMRES-IR step, column by column */
+        for (int c = 0; c < k; c++) {
+          PetscInt its;
+          PetscCall(GmresCorrection(d, transpose, d->R.data() + (size_t)c * n, d->D.data(), &its));
+          PGXCallCUBLAS(cublasDaxpy(h, n, &one, d->D.data(), 1, d->X.data() + (size_t)c * n, 1));
+          inner += its;
+        }
+      }
+      /* r = b - op(A) x */
+      PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+      PGXCallCUBLAS(cublasDgemm(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &mone, d->A.data(), n, d->X.data(), n, &one, d->R.data(), n));
+      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rn));
+      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->X.data(), 1, &xn));
+      if (!std::isfinite(rn) || !std::isfinite(xn)) break;
+      if (rn <= std::sqrt((double)n) * PETSC_MACHINE_EPSILON * d->anormF * xn) {
+        ok = true;
+        it++;
+        break;
+      }
+      if (rn > 0.5 * rprev) {
+        if (!gmres) { /* plain refinement too slow: GMRES-IR from here on, preconditioned by the promoted factors */
+          gmres = true;
+          PetscCall(d->LUp.resize((size_t)n * n));
+          CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
+          PGXCheckLaunch("denselu CopyKernel (promote factors)");
+        } else if (++slow >= 2) break; /* stagnation: stop within a few steps */
+      } else slow = 0;
+      rprev = rn;
+    }
+    if (gmres) PetscCall(PetscInfo(NULL, "denselu cuda: GMRES-IR used, %" PetscInt_FMT " GMRES iterations in all\n", inner));
+    *refine_its = it;
+    if (ok) {
+      PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscInt zc;
+    PetscCall(FactorDouble(d, &zc));
+    PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
+    *fellback = PETSC_TRUE;
+  }
+  /* FP64 factors */
+  PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+  PetscCall(SolveFactors<double>(d, d->LU.data(), transpose, k, d->X.data(), d->T.data()));
+  PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+{
+  cudaStream_t                   s;
+  pgx::cuda::DeviceArray<double> db;
+  const size_t                   n = (size_t)d->n;
+
+  PetscFunctionBegin;
+  *fellback   = PETSC_FALSE;
+  *refine_its = 0;
+  if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(db.resize(n * nrhs));
+  PGXCallCUDA(cudaMemcpy2DAsync(db.data(), n * sizeof(double), b, ldb * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyHostToDevice, s));
+  PetscCall(Solve(d, transpose, nrhs, db.data(), (PetscInt)n, fellback, refine_its));
+  PGXCallCUDA(cudaMemcpy2DAsync(b, ldb * sizeof(double), db.data(), n * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetInfo(const Data *d, const char **path, PetscInt *nb, Precision *used)
+{
+  PetscFunctionBegin;
+  if (path) *path = d->path;
+  if (nb) *nb = d->nb;
+  if (used) *used = d->used;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetFactors(const Data *d, PetscScalar *lu, PetscInt *ipiv)
+{
+  cudaStream_t s;
+  const size_t n = (size_t)d->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  if (d->dblvalid) {
+    if (n) PGXCallCUDA(cudaMemcpyAsync(lu, d->LU.data(), n * n * sizeof(double), cudaMemcpyDeviceToHost, s));
+  } else {
+    std::vector<float> f(n * n);
+    if (n) PGXCallCUDA(cudaMemcpyAsync(f.data(), d->LUs.data(), n * n * sizeof(float), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    for (size_t i = 0; i < n * n; i++) lu[i] = f[i];
+  }
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  for (size_t i = 0; i < n; i++) ipiv[i] = d->hpiv[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace cuda
+} // namespace denselu
+} // namespace kernels
+} // namespace pgx

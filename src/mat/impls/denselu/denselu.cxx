@@ -1,0 +1,396 @@
+/* PETSc glue of MATSOLVERPGX's dense LU: MatGetFactor(A, MATSOLVERPGX, MAT_FACTOR_LU, &F) on MATSEQDENSE
+   (and MATSEQDENSECUDA). The kernels (denselu_kernels.h) know plain arrays only; this file owns the factor
+   object, its options, its view, its log events and PETSc's failure conventions. */
+#include <pgx/private/pgximpl.h>
+#include <petsc/private/matimpl.h>
+#include "denselu_kernels.h"
+
+/* The cuda backend of the dense LU is linked only when PGX is built with CUDA */
+#define PGX_DENSELU_HAVE_CUDA PGX_HAVE_CUDA
+
+namespace kern = pgx::kernels::denselu;
+
+static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
+
+static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
+
+typedef struct {
+  PGXDeviceType   devreq;    /* -pgx_device as requested (auto, host, cuda) */
+  PGXDeviceType   device;    /* the backend in use (host or cuda) */
+  PetscInt        nbreq;     /* -mat_pgx_lu_block (0: the backend's default) */
+  PetscInt        nb;        /* block size of the last factorization */
+  PetscInt        nsmall;    /* -mat_pgx_lu_small: largest n of the cuda fused path (-1: default) */
+  PetscBool       lookahead; /* -mat_pgx_lu_lookahead: cuda blocked path with look-ahead on a second stream */
+  kern::Precision precreq;   /* -mat_pgx_lu_precision */
+  kern::Precision precused;  /* precision of the factors in use */
+  const char     *path;      /* "blocked" (host) or the cuda backend's path */
+  PetscInt        n;         /* order of the matrix */
+  PetscScalar    *lu;        /* host backend: the factors, n x n, leading dimension n */
+  PetscInt       *ipiv;      /* host backend: 0-based pivots (LAPACK's convention minus one) */
+  PetscInt        zerocol;   /* first column with a zero pivot in the last factorization, -1 if none */
+  PetscInt        nfactor;   /* numeric factorizations done */
+  PetscInt        nsolve;    /* right-hand sides solved */
+  PetscInt        nfallback; /* mixed-precision solves that fell back to FP64 */
+  PetscLogDouble  tfactor;   /* seconds in the last numeric factorization */
+  PetscLogDouble  tsolve;    /* seconds in all solves */
+#if PGX_DENSELU_HAVE_CUDA
+  kern::cuda::Data *d;       /* cuda backend: device factors and workspaces */
+#endif
+} Mat_PGXDenseLU;
+
+static PetscErrorCode MatFactorGetSolverType_pgx(Mat A, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  *type = MATSOLVERPGX;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatPGXDenseLUReset(Mat F)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(lu->lu));
+  PetscCall(PetscFree(lu->ipiv));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->d) PetscCall(kern::cuda::Destroy(&lu->d));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_PGXDenseLU(Mat F)
+{
+  PetscFunctionBegin;
+  PetscCall(MatPGXDenseLUReset(F));
+  PetscCall(PetscFree(F->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+  PetscBool       isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "PGX dense LU with partial pivoting (MATSOLVERPGX)\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "backend: %s, n %" PetscInt_FMT ", %s path, block size %" PetscInt_FMT "\n", PGXDeviceName(lu->nfactor ? lu->device : lu->devreq), lu->n, lu->path, lu->nb));
+  if (lu->precreq == kern::PRECISION_DOUBLE || lu->precreq == lu->precused) PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s\n", PGXDenseLUPrecisions[lu->precused]));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->device == PGX_DEVICE_HOST ? "; the host backend factors in double" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
+  if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
+  if (lu->zerocol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last factorization failed: zero pivot in column %" PetscInt_FMT "\n", lu->zerocol));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInfo_PGXDenseLU(Mat F, MatInfoType flag, MatInfo *info)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = 1.0;
+  info->nz_allocated      = (PetscLogDouble)lu->n * lu->n;
+  info->nz_used           = info->nz_allocated;
+  info->memory            = 0;
+  info->fill_ratio_given  = 1.0;
+  info->fill_ratio_needed = 1.0;
+  info->factor_mallocs    = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x <- A^-1 x or A^-T x for nrhs columns of a host array with leading dimension ldx */
+static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscInt nrhs, PetscScalar *x, PetscInt ldx)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+  PetscLogDouble  t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLogEventBegin(PGX_DenseLUSolve, F, 0, 0, 0));
+  if (lu->device == PGX_DEVICE_HOST) {
+    PetscCall(kern::reference::Solve(lu->n, lu->lu, lu->n, lu->ipiv, transpose, nrhs, x, ldx));
+    PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs));
+  } else {
+#if PGX_DENSELU_HAVE_CUDA
+    PetscBool fellback = PETSC_FALSE;
+    PetscInt  its      = 0;
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(kern::cuda::SolveHost(lu->d, transpose, nrhs, x, ldx, &fellback, &its));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs * (its + 1)));
+    if (its) PetscCall(PetscInfo(F, "mixed-precision solve: %" PetscInt_FMT " refinement steps\n", its));
+    if (fellback) {
+      const char *path;
+      PetscInt    nb;
+      lu->nfallback++;
+      PetscCall(kern::cuda::GetInfo(lu->d, &path, &nb, &lu->precused));
+      PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stagnated; fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq]));
+    }
+#endif
+  }
+  PetscCall(PetscLogEventEnd(PGX_DenseLUSolve, F, 0, 0, 0));
+  PetscCall(PetscTime(&t1));
+  lu->tsolve += t1 - t0;
+  lu->nsolve += nrhs;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_PGXDenseLU_Private(Mat F, Vec b, Vec x, PetscBool transpose)
+{
+  PetscScalar *xa;
+
+  PetscFunctionBegin;
+  PetscCall(VecCopy(b, x));
+  PetscCall(VecGetArray(x, &xa));
+  PetscCall(MatPGXDenseLUSolveArray(F, transpose, 1, xa, F->rmap->n));
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_PGXDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolve_PGXDenseLU_Private(F, b, x, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_PGXDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolve_PGXDenseLU_Private(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolve_PGXDenseLU_Private(Mat F, Mat B, Mat X, PetscBool transpose)
+{
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+  PetscInt           n = F->rmap->n, nrhs, ldb, ldx;
+  PetscBool          bdense, xdense;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &bdense, MATSEQDENSE, MATSEQDENSECUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &xdense, MATSEQDENSE, MATSEQDENSECUDA, ""));
+  PetscCheck(bdense && xdense, PetscObjectComm((PetscObject)F), PETSC_ERR_SUP, "MatMatSolve() with MATSOLVERPGX needs MATSEQDENSE right-hand sides and solutions");
+  PetscCall(MatGetSize(B, NULL, &nrhs));
+  PetscCall(MatDenseGetLDA(B, &ldb));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetArrayRead(B, &ba));
+  PetscCall(MatDenseGetArrayWrite(X, &xa));
+  for (PetscInt j = 0; j < nrhs; j++) PetscCall(PetscArraycpy(xa + j * ldx, ba + j * ldb, n));
+  PetscCall(MatDenseRestoreArrayRead(B, &ba));
+  PetscCall(MatPGXDenseLUSolveArray(F, transpose, nrhs, xa, ldx));
+  PetscCall(MatDenseRestoreArrayWrite(X, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolve_PGXDenseLU(Mat F, Mat B, Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMatSolve_PGXDenseLU_Private(F, B, X, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolveTranspose_PGXDenseLU(Mat F, Mat B, Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMatSolve_PGXDenseLU_Private(F, B, X, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_PGXDenseLU    *lu = (Mat_PGXDenseLU *)F->data;
+  const PetscScalar *aa;
+  PetscInt           lda, n = lu->n, brow, bcol, m, nc;
+  PetscBool          finite;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &nc));
+  PetscCheck(m == n && nc == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX dense LU: the factor was set up for n = %" PetscInt_FMT "; this matrix is %" PetscInt_FMT " x %" PetscInt_FMT, n, m, nc);
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatDenseGetLDA(A, &lda));
+  PetscCall(MatDenseGetArrayRead(A, &aa));
+  /* NaN/Inf: detected before factoring (a pivot search would otherwise propagate them silently) */
+  PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
+  if (!finite) {
+    const PetscScalar v = aa[brow + bcol * lda];
+    PetscCall(MatDenseRestoreArrayRead(A, &aa));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
+  }
+  PetscCall(PetscLogEventBegin(PGX_DenseLUFactor, F, A, 0, 0));
+  if (lu->device == PGX_DEVICE_HOST) {
+    lu->nb = lu->nbreq > 0 ? lu->nbreq : 32;
+    for (PetscInt j = 0; j < n; j++) PetscCall(PetscArraycpy(lu->lu + j * n, aa + j * lda, n));
+    PetscCall(MatDenseRestoreArrayRead(A, &aa));
+    PetscCall(kern::reference::Factor(n, lu->lu, n, lu->nb, lu->ipiv, &lu->zerocol));
+    PetscCall(PetscLogFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
+    lu->precused = kern::PRECISION_DOUBLE;
+    lu->path     = "blocked";
+  } else {
+#if PGX_DENSELU_HAVE_CUDA
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(kern::cuda::Factor(lu->d, n, aa, lda, &lu->zerocol, &finite));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatDenseRestoreArrayRead(A, &aa));
+    PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
+    PetscCall(kern::cuda::GetInfo(lu->d, &lu->path, &lu->nb, &lu->precused));
+#else
+    PetscCall(MatDenseRestoreArrayRead(A, &aa));
+#endif
+  }
+  PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
+  PetscCall(PetscTime(&t1));
+  lu->tfactor = t1 - t0;
+  lu->nfactor++;
+  F->factorerrortype = MAT_FACTOR_NOERROR;
+  if (lu->zerocol >= 0) {
+    PetscCheck(!A->erroriffailure && !F->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the MATSOLVERPGX dense LU: the matrix is singular", lu->zerocol);
+    PetscCall(PetscInfo(F, "Zero pivot in column %" PetscInt_FMT " of the dense LU: the matrix is singular\n", lu->zerocol));
+    F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    F->factorerror_zeropivot_value = 0.0;
+    F->factorerror_zeropivot_row   = lu->zerocol;
+  }
+  F->ops->solve             = MatSolve_PGXDenseLU;
+  F->ops->solvetranspose    = MatSolveTranspose_PGXDenseLU;
+  F->ops->matsolve          = MatMatSolve_PGXDenseLU;
+  F->ops->matsolvetranspose = MatMatSolveTranspose_PGXDenseLU;
+  F->assembled              = PETSC_TRUE;
+  F->preallocated           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+  PetscInt        m, n;
+  PetscBool       flg;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX dense LU needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
+  PetscCall(MatPGXDenseLUReset(F));
+  lu->n = n;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX dense LU options", "Mat");
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)lu->devreq, (PetscEnum *)&lu->devreq, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_block", "Block size of the blocked LU (0: the backend's default: host 32, cuda measured)", "MatGetFactor", lu->nbreq, &lu->nbreq, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (cuda backend)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
+  PetscOptionsEnd();
+  PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
+#if !PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA) {
+    PetscCall(PetscInfo(F, "the cuda backend of the dense LU is not built; using the host backend\n"));
+    lu->device = PGX_DEVICE_HOST;
+  }
+#endif
+  if (lu->device == PGX_DEVICE_HOST) {
+    PetscCall(PetscMalloc1((size_t)n * n, &lu->lu));
+    PetscCall(PetscMalloc1(n, &lu->ipiv));
+  } else {
+#if PGX_DENSELU_HAVE_CUDA
+    PetscCall(kern::cuda::Create(&lu->d));
+    PetscCall(kern::cuda::SetBlockSize(lu->d, lu->nbreq));
+    PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
+    PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
+    PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
+#endif
+  }
+  lu->zerocol                = -1;
+  lu->nfactor                = 0;
+  F->ops->lufactornumeric    = MatLUFactorNumeric_PGXDenseLU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  MATSOLVERPGX - "pgx": for `MATSEQDENSE` (and `MATSEQDENSECUDA`) matrices, PGX's dense LU with partial
+  pivoting, blocked right-looking, on the GPU (cuda backend) or in plain C++ (host reference backend).
+
+  Use -pc_type lu -pc_factor_mat_solver_type pgx, or MatGetFactor(A, MATSOLVERPGX, MAT_FACTOR_LU, &F).
+
+  Options Database Keys (read with the factor's options prefix):
++ -pgx_device <auto,host,cuda> - where the kernels run
+. -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
+. -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
+. -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
+- -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
+  refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend
+  always factors in double)
+
+  Notes:
+  The pivots are LAPACK dgetrf's (partial pivoting, first largest entry). An exactly singular matrix gives
+  PETSc's zero-pivot failure (`MatFactorGetError()` returns `MAT_FACTOR_NUMERIC_ZEROPIVOT`, the column is
+  named in -info and in the error under -ksp_error_if_not_converged); a NaN or Inf entry is an error.
+  The user's matrix is not modified. Log events PGXDenseLUFactor and PGXDenseLUSolve.
+
+  Level: beginner
+
+.seealso: `PCLU`, `PCFactorSetMatSolverType()`, `MatGetFactor()`, `MATSOLVERPETSC`
+M*/
+PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat             B;
+  Mat_PGXDenseLU *lu;
+  PetscInt        m, n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX dense LU needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
+  if (ftype != MAT_FACTOR_LU) {
+    PetscCall(PetscInfo(A, "MATSOLVERPGX on dense matrices does only MAT_FACTOR_LU\n"));
+    *F = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(PetscStrallocpy("pgxdenselu", &((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscNew(&lu));
+  B->data                    = (void *)lu;
+  lu->devreq                 = PGX_DEVICE_AUTO;
+  lu->device                 = PGX_DEVICE_HOST;
+  lu->nsmall                 = -1;
+  lu->precreq                = kern::PRECISION_DOUBLE;
+  lu->precused               = kern::PRECISION_DOUBLE;
+  lu->path                   = "blocked";
+  lu->zerocol                = -1;
+  lu->n                      = n;
+  PetscCall(PGXGetDefaultDeviceType(&lu->devreq));
+  B->ops->lufactorsymbolic   = MatLUFactorSymbolic_PGXDenseLU;
+  B->ops->view               = MatView_PGXDenseLU;
+  B->ops->getinfo            = MatGetInfo_PGXDenseLU;
+  B->ops->destroy            = MatDestroy_PGXDenseLU;
+  B->factortype              = MAT_FACTOR_LU;
+  B->canuseordering          = PETSC_FALSE;
+  B->assembled               = PETSC_TRUE;
+  B->preallocated            = PETSC_TRUE;
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
+  PetscCall(PetscStrallocpy(MATORDERINGEXTERNAL, (char **)&B->preferredordering[MAT_FACTOR_LU]));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_pgx));
+  *F = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode PGXRegister_DenseLU(void)
+{
+  PetscFunctionBegin;
+  /* PETSc's own solver types must be registered first (MatInitializePackage() registers them only when it
+     runs before any MatSolverTypeRegister()), else -pc_factor_mat_solver_type petsc is lost for SEQDENSE */
+  PetscCall(MatInitializePackage());
+  PetscCall(PetscLogEventRegister("PGXDenseLUFactor", PGX_CLASSID, &PGX_DenseLUFactor));
+  PetscCall(PetscLogEventRegister("PGXDenseLUSolve", PGX_CLASSID, &PGX_DenseLUSolve));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQDENSE, MAT_FACTOR_LU, PGXMatSolverFn(MatGetFactor_seqdense_pgx)));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQDENSECUDA, MAT_FACTOR_LU, PGXMatSolverFn(MatGetFactor_seqdense_pgx)));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,100 @@
+/* denselu_kernels.h: the one kernel interface of the dense LU of MATSOLVERPGX (reference and cuda backends).
+
+   Mathematics. For a square n x n matrix A, LU with partial pivoting computes P A = L U, L unit lower
+   triangular, U upper triangular, P a permutation given as a sequence of row interchanges: at step k
+   (k = 0..n-1) rows k and ipiv[k] >= k are swapped, where ipiv[k] is the FIRST row i >= k at which
+   |a_ik| (of the partially eliminated matrix) is largest. This is LAPACK's dgetrf convention except that
+   ipiv is 0-based here (LAPACK's ipiv[k] = ours + 1). On matrices without ties in the pivot search the
+   pivots are the same as dgetrf's.
+
+   Blocked right-looking algorithm with block size nb: for each block column K = [k, k+kb):
+     1. panel: unblocked LU with partial pivoting of the n-k x kb panel A(k:n, K) (column by column:
+        pivot search, swap inside the panel, scale below the diagonal by 1/pivot, rank-1 update of the
+        remaining panel columns);
+     2. the panel's interchanges applied to the columns left (0:k) and right (k+kb:n) of the panel;
+     3. U block row: A(K, k+kb:n) <- L(K,K)^-1 A(K, k+kb:n)   (unit lower triangular solve);
+     4. trailing update: A(k+kb:n, k+kb:n) -= L(k+kb:n, K) U(K, k+kb:n).
+   The result overwrites A: U on and above the diagonal, L's multipliers below (its unit diagonal not stored).
+   An exactly zero pivot (the panel column is zero at and below the diagonal) leaves that column unscaled
+   and the factorization goes on, as dgetrf does; the first such column is reported (zerocol, else -1).
+
+   Solves with the factors, nrhs right-hand sides B (n x nrhs, leading dimension ldb), overwritten by X:
+     NoTranspose: A X = B      ->  apply the interchanges k = 0..n-1 to B, L Y = B, U X = Y;
+     Transpose:   A^T X = B    ->  U^T Y = B, L^T Z = Y, apply the interchanges k = n-1..0 to Z.
+
+   Storage contract: column-major as PETSc's MATSEQDENSE, entry (i,j) at a[i + j*lda], lda >= max(1,n);
+   the glue factors a private copy (the user's matrix is never touched). Entries must be finite: the glue
+   checks A for NaN/Inf before calling Factor. Real double scalars only (as PGX).
+   The reference backend is plain sequential C++ and is the specification; the cuda backend computes the
+   same factorization on the device (same pivots up to round-off near ties). Neither knows PETSc objects. */
+#pragma once
+#include <pgx/private/pgxcompat.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace denselu
+{
+/* Precision of the factorization (-mat_pgx_lu_precision). Anything but DOUBLE factors in lower precision
+   on the device and refines in double; the reference backend always factors in double. */
+typedef enum {
+  PRECISION_DOUBLE,
+  PRECISION_TF32,
+  PRECISION_HALF,
+  PRECISION_BF16,
+  PRECISION_AUTO
+} Precision;
+
+namespace reference
+{
+/* In-place blocked LU of a (n x n, leading dimension lda) with block size nb >= 1; ipiv[n] as above;
+   zerocol = first column with an exactly zero pivot, or -1 */
+PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol);
+/* The unblocked panel step 1 on the m x kb panel p (leading dimension lda) whose first row is row k of
+   the matrix: ipiv[0..kb) are written relative to the panel's first row (add k for the matrix's rows) */
+PetscErrorCode FactorPanel(PetscInt m, PetscInt kb, PetscScalar *p, PetscInt lda, PetscInt *ipiv, PetscInt *zerocol);
+/* Row interchanges k1..k2-1 (ipiv as above) on the ncol columns of b (leading dimension ldb), forward
+   (k increasing) or backward */
+PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt k1, PetscInt k2, const PetscInt *ipiv, PetscBool backward);
+/* B <- A^-1 B (transpose: A^-T B) with the factors of Factor; B is n x nrhs with leading dimension ldb */
+PetscErrorCode Solve(PetscInt n, const PetscScalar *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb);
+/* Whether all n x n entries are finite; the first offending (row, col) otherwise */
+PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, PetscBool *finite, PetscInt *row, PetscInt *col);
+} // namespace reference
+
+namespace cuda
+{
+/* Device data of one factorization: the factors (double; and the low-precision copy), pivots, workspaces */
+struct Data;
+
+PetscErrorCode Create(Data **);
+PetscErrorCode Destroy(Data **);
+/* Block size of the blocked path (0: the backend's default) and the largest n factored by the fused
+   small-matrix path (-1: the backend's default) */
+PetscErrorCode SetBlockSize(Data *, PetscInt nb);
+PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
+PetscErrorCode SetPrecision(Data *, Precision);
+/* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
+   stream (same operations, so the same factors) */
+PetscErrorCode SetLookAhead(Data *, PetscBool);
+/* Upload A (host, column-major, lda) and factor it on the device. zerocol as in the reference (FP64
+   factorization). finite = PETSC_FALSE when A holds a NaN/Inf (then nothing is factored).
+   used: the precision actually in use after the call (mixed runs test their factors on a refinement solve
+   of the first right-hand side and may fall back to DOUBLE: see Solve). */
+PetscErrorCode Factor(Data *, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
+/* Device arrays: B (n x nrhs, leading dimension ldb) overwritten by A^-1 B or A^-T B. With a mixed
+   precision factorization each column is refined in FP64 (residual with the FP64 A kept on the device);
+   when the refinement stagnates the backend factors A in FP64 and solves again (info message through
+   the returned fellback flag, which the glue reports with PetscInfo). */
+PetscErrorCode Solve(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its);
+/* Host arrays (the glue's path for host Vecs): staged through a device buffer */
+PetscErrorCode SolveHost(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its);
+/* What the last Factor did: the path ("fused" or "blocked"), the block size used, the precision in use */
+PetscErrorCode GetInfo(const Data *, const char **path, PetscInt *nb, Precision *used);
+/* The factors and pivots to the host (tests): lu (n x n, leading dimension n), ipiv (0-based) */
+PetscErrorCode GetFactors(const Data *, PetscScalar *lu, PetscInt *ipiv);
+} // namespace cuda
+} // namespace denselu
+} // namespace kernels
+} // namespace pgx

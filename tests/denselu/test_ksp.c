@@ -1,0 +1,75 @@
+static char help[] = "Solve A x = b with a KSP on a MATSEQDENSE matrix, factored by PGX's dense LU:\n"
+                     "  -pc_type lu -pc_factor_mat_solver_type pgx   (set by this program; override with options)\n"
+                     "  -matrix <random,illcond,zerolead,wilkinson,singular,nan>  -n <n>  -cond <c>  -prefix <p>\n";
+/* Prints the converged reason and iteration count, and "error small" when ||x - x*||_inf / ||x*||_inf <= tol
+   (tol: 1e-10, or cond * 1e-14 for -matrix illcond). The matrix is dense: any PETSc solver type for dense
+   LU (petsc, pgx) can be compared with the same command. */
+#include <pgx.h>
+#include <petscksp.h>
+#include "denselu_matrices.h"
+
+int main(int argc, char **argv)
+{
+  char               kind[64] = "random", prefix[64] = "";
+  PetscInt           n        = 100, its;
+  PetscReal          cond = 1e8, err, xnorm, tol;
+  Mat                A;
+  Vec                x, b, xe;
+  KSP                ksp;
+  PC                 pc;
+  PetscScalar       *aa;
+  KSPConvergedReason reason;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PGXInitializePackage());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_ksp options", NULL);
+  PetscCall(PetscOptionsString("-matrix", "random, illcond, zerolead, wilkinson, singular, nan", NULL, kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsInt("-n", "order", NULL, n, &n, NULL));
+  PetscCall(PetscOptionsReal("-cond", "condition number of illcond", NULL, cond, &cond, NULL));
+  PetscCall(PetscOptionsString("-prefix", "options prefix of the KSP", NULL, prefix, prefix, sizeof(prefix), NULL));
+  PetscOptionsEnd();
+
+  /* the matrix: dense, column-major, filled through its array */
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));
+  PetscCall(MatDenseGetArrayWrite(A, &aa));
+  PetscCall(DenseLUMatrix(strcmp(kind, "nan") ? kind : "random", n, cond, aa));
+  if (!strcmp(kind, "nan")) aa[n / 3 + (n / 2) * n] = NAN;
+  PetscCall(MatDenseRestoreArrayWrite(A, &aa));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+
+  /* b = A x* with x* = (1, ..., 1) */
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &xe));
+  PetscCall(VecSet(xe, 1.0));
+  PetscCall(MatMult(A, xe, b));
+
+  /* LU with MATSOLVERPGX */
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  if (prefix[0]) PetscCall(KSPSetOptionsPrefix(ksp, prefix));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCLU));
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERPGX));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s iterations %" PetscInt_FMT "\n", KSPConvergedReasons[reason], its));
+  if (reason > 0) {
+    PetscCall(VecAXPY(x, -1.0, xe));
+    PetscCall(VecNorm(x, NORM_INFINITY, &err));
+    PetscCall(VecNorm(xe, NORM_INFINITY, &xnorm));
+    tol = strcmp(kind, "illcond") ? 1e-10 : cond * 1e-14;
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "error %s\n", err <= tol * xnorm ? "small" : "LARGE"));
+    if (err > tol * xnorm) PetscCall(PetscPrintf(PETSC_COMM_SELF, "relative error %g > %g\n", (double)(err / xnorm), (double)tol));
+  }
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&xe));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFinalize());
+  return 0;
+}
