@@ -52,6 +52,7 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
   PetscCall(PGXRegister_DILU());
   PetscCall(PGXRegister_AIPS());
+  PetscCall(PGXRegister_LDLT());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX: GPU preconditioners and solvers for PETSc", "PGX");
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
   PetscOptionsEnd();

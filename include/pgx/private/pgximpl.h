@@ -21,6 +21,7 @@ PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
 /* Each capability registers its types and events here; called by PGXInitializePackage() */
 PETSC_INTERN PetscErrorCode PGXRegister_DILU(void);
 PETSC_INTERN PetscErrorCode PGXRegister_AIPS(void);
+PETSC_INTERN PetscErrorCode PGXRegister_LDLT(void);
 
 /* Device memory (host-callable) */
 PETSC_EXTERN PetscErrorCode PGXDeviceMalloc(size_t, void **);
