@@ -57,6 +57,7 @@ typedef struct {
   PetscLogDouble flops;
   /* statistics */
   PetscInt       nsymbolic, nnumeric, nsolve;
+  void          *cu;           /* cuda backend: pgx::kernels::ldlt::cuda::Data */
   PetscInt       last_ir, last_gmres; /* refinement steps and GMRES iterations of the last solve */
   PetscReal      last_berr;    /* normwise backward error after the last refined solve (-1: not computed) */
   PetscLogDouble t_symbolic, t_numeric, t_solve;
@@ -71,6 +72,13 @@ static PetscErrorCode LDLTFreeSymbolic(Mat_PGXLDLT *c)
   PetscCall(PetscFree4(c->order, c->lptr, c->snptr, c->dest));
   PetscCall(PetscFree(c->lrow));
   PetscCall(PetscFree2(c->lval, c->d));
+#if PGX_HAVE_CUDA
+  if (c->cu) {
+    K::cuda::Data *d = (K::cuda::Data *)c->cu;
+    PetscCall(K::cuda::Destroy(&d));
+    c->cu = NULL;
+  }
+#endif
   c->numeric_done = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -212,8 +220,11 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     if (known && flg) c->hermitian = PETSC_TRUE;
   }
 #endif
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq == PGX_DEVICE_AUTO ? PGX_DEVICE_HOST : c->devreq, &c->device));
-  PetscCheck(c->device == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: the cuda numeric phase is not available yet; use -pgx_device host");
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device));
+  PetscCheck(c->device == PGX_DEVICE_HOST || c->method != LDLT_METHOD_SUPERNODAL, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: -mat_pgx_ldlt_method supernodal runs on the host only for now; use -pgx_device host or the column method");
+#if defined(PETSC_USE_COMPLEX)
+  PetscCheck(c->device == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: the cuda backend is real only; use -pgx_device host");
+#endif
 
   PetscCall(PetscLogEventBegin(PGX_LDLTSymbolic, F, A, 0, 0));
   t0 = MPI_Wtime();
@@ -255,6 +266,14 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
   PetscCall(PetscMalloc2(c->nnzL + 1, &c->lval, n + 1, &c->d));
+#if PGX_HAVE_CUDA
+  if (c->device == PGX_DEVICE_CUDA) {
+    K::cuda::Data *d;
+    PetscCall(K::cuda::Create(&d));
+    c->cu = d;
+    PetscCall(K::cuda::Analyze(d, n, c->perm, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, c->nnzA, c->dest));
+  }
+#endif
   c->nsymbolic++;
   c->t_symbolic = MPI_Wtime() - t0;
   PetscCall(PetscLogEventEnd(PGX_LDLTSymbolic, F, A, 0, 0));
@@ -284,6 +303,12 @@ static void LDLTResidual(const Mat_PGXLDLT *c, PetscBool conj, const PetscScalar
 static PetscErrorCode LDLTApplyFactor(const Mat_PGXLDLT *c, PetscBool conj, PetscInt nrhs, const PetscScalar *b, PetscScalar *x, PetscScalar *work)
 {
   PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  if (c->cu) {
+    PetscCall(K::cuda::Solve((K::cuda::Data *)c->cu, nrhs, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) */
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(b[i]);
     PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, x, x, work));
@@ -563,10 +588,25 @@ static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFa
   c->small = rule.small;
   c->repl  = rule.repl;
   c->used_method = c->method;
-  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->n >= 4 * c->nsuper && c->nsuper > 0) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->n >= 4 * c->nsuper && c->nsuper > 0 && !c->cu) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->cu) {
+#if PGX_HAVE_CUDA
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, c->lval, c->d)); /* host copy: inertia, badvalue */
+    if (ninfo.badcol >= 0) ninfo.badvalue = c->d[ninfo.badcol];
+    ninfo.flops = 0;
+    for (PetscInt j = 0; j < c->n; j++) {
+      PetscLogDouble cj = c->colcount[j];
+      ninfo.flops += cj + 2.0 * cj * (cj + 1);
+    }
+#endif
+  } else {
   PetscCall(ref::Load(c->n, c->nnzA, c->aval, c->dest, c->nnzL, c->lval, c->d, c->hermitian));
   if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::FactorSupernodal(c->n, c->lcolptr, c->lrow, c->nsuper, c->snptr, &rule, c->lval, c->d, &ninfo));
   else PetscCall(ref::FactorColumn(c->n, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, &rule, c->lval, c->d, &ninfo));
+  }
   c->nperturbed      = ninfo.nperturbed;
   c->flops           = ninfo.flops;
   F->factorerrortype = MAT_FACTOR_NOERROR;
@@ -732,6 +772,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
 PetscErrorCode PGXRegister_LDLT(void)
 {
   PetscFunctionBegin;
+  PetscCall(MatInitializePackage()); /* PETSc's own solver types first (MAT_CLASSID is set there too) */
   PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQAIJ, MAT_FACTOR_CHOLESKY, PGXMatSolverFn(MatGetFactor_seqaij_pgx)));
   PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQSBAIJ, MAT_FACTOR_CHOLESKY, PGXMatSolverFn(MatGetFactor_seqaij_pgx)));
 #if defined(PETSC_HAVE_CUDA)
