@@ -1,7 +1,7 @@
 static char help[] = "MATSOLVERPGX sparse LDL^T: factor, solve, check the backward error and more.\n"
                      "  -problem poisson3d|elasticity|shiftlap|convdiff3d|rect|structsing -m <m> -shift <s>  or  -matrix <tests/data name>\n"
                      "  -mode solve|transpose|matmat|reuse|inertia|compare   -tol <bound on the backward error>\n"
-                     "  -sbaij (factor the SEQSBAIJ form)   -perm_type <MatOrderingType passed to the symbolic phase>\n"
+                     "  -shift_nonzero <a> (MatFactorInfo MAT_SHIFT_NONZERO)   -sbaij (factor the SEQSBAIJ form)   -perm_type <MatOrderingType passed to the symbolic phase>\n"
                      "  -expect_inertia npos,nneg,nzero (else, with -mode inertia, a dense LAPACK eigenvalue count)\n";
 #include <petscmat.h>
 #include <petscblaslapack.h>
@@ -109,6 +109,15 @@ static PetscErrorCode Factor(Mat A, const char *prefix, Mat *F)
   PetscCheck(*F, PETSC_COMM_SELF, PETSC_ERR_SUP, "no pgx factor");
   if (prefix) PetscCall(MatSetOptionsPrefix(*F, prefix));
   PetscCall(MatFactorInfoInitialize(&info));
+  {
+    PetscReal amount;
+    PetscBool shift;
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-shift_nonzero", &amount, &shift)); /* MatFactorInfo shift, as -pc_factor_shift_type nonzero sets it */
+    if (shift) {
+      info.shifttype   = (PetscReal)MAT_SHIFT_NONZERO;
+      info.shiftamount = amount;
+    }
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-perm_type", ptype, sizeof(ptype), &hasperm));
   if (hasperm) PetscCall(MatGetOrdering(A, ptype, &perm, &cperm));
   PetscCall(MatCholeskyFactorSymbolic(*F, A, perm, &info));

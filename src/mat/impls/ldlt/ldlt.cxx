@@ -579,7 +579,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFa
   rule.hermitian = c->hermitian;
   rule.small = rule.repl = c->pivot_tol * c->anorm;
   if (info && (info->shifttype == (PetscReal)MAT_SHIFT_NONZERO || info->shifttype == (PetscReal)MAT_SHIFT_INBLOCKS) && info->shiftamount > 0) {
-    rule.small = info->zeropivot;
+    rule.small = info->zeropivot > 0 ? info->zeropivot : 100 * PETSC_MACHINE_EPSILON; /* PCFactor's default zero-pivot tolerance */
     rule.repl  = info->shiftamount;
   } else if (info && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE) {
     PetscCall(PetscInfo(F, "MAT_SHIFT_POSITIVE_DEFINITE is ignored by MATSOLVERPGX (an indefinite LDL^T needs no shift); static pivoting applies\n"));
@@ -650,7 +650,9 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
+    if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
+    else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
     PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: %s (steps %" PetscInt_FMT ", GMRES up to %" PetscInt_FMT ")\n", c->refine_steps < 0 ? (c->nperturbed ? "automatic, on" : "automatic, off (no perturbed pivot)") : (c->refine_steps ? "on" : "off"), c->refine_steps, c->gmres_max));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic factorizations: %" PetscInt_FMT ", numeric factorizations: %" PetscInt_FMT "\n", c->nsymbolic, c->nnumeric));
