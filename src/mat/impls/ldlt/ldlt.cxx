@@ -653,6 +653,7 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
     if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
     else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
+    if (c->nperturbed) PetscCall(PetscViewerASCIIPrintf(viewer, "inertia from D: may be unreliable (perturbed pivots keep their sign, zero ones count as positive)\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: %s (steps %" PetscInt_FMT ", GMRES up to %" PetscInt_FMT ")\n", c->refine_steps < 0 ? (c->nperturbed ? "automatic, on" : "automatic, off (no perturbed pivot)") : (c->refine_steps ? "on" : "off"), c->refine_steps, c->gmres_max));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic factorizations: %" PetscInt_FMT ", numeric factorizations: %" PetscInt_FMT "\n", c->nsymbolic, c->nnumeric));
