@@ -65,7 +65,7 @@ static PetscErrorCode DenseInertia(Mat A, PetscInt *npos, PetscInt *nneg, PetscI
   Mat                D;
   const PetscScalar *a;
   PetscInt           n;
-  PetscBLASInt       bn, lwork, info;
+  PetscBLASInt       bn, info = 0;
   PetscScalar       *w, *work, *copy;
   PetscReal          maxabs = 0;
 
@@ -73,7 +73,6 @@ static PetscErrorCode DenseInertia(Mat A, PetscInt *npos, PetscInt *nneg, PetscI
   PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
   PetscCall(MatGetSize(A, &n, NULL));
   PetscCall(PetscBLASIntCast(n, &bn));
-  lwork = 8 * bn;
   PetscCall(PetscMalloc3(n, &w, 8 * n, &work, n * n, &copy));
   PetscCall(MatDenseGetArrayRead(D, &a));
   PetscCall(PetscArraycpy(copy, a, n * n));
@@ -81,6 +80,7 @@ static PetscErrorCode DenseInertia(Mat A, PetscInt *npos, PetscInt *nneg, PetscI
 #if defined(PETSC_USE_COMPLEX)
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real only");
 #else
+  PetscBLASInt lwork = 8 * bn;
   LAPACKsyev_("N", "U", &bn, copy, &bn, w, work, &lwork, &info);
 #endif
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "dsyev failed: %d", (int)info);

@@ -92,6 +92,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *perm, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if !defined(PETSC_USE_COMPLEX) /* real double only: atomicAdd on double; the glue refuses cuda in a complex build */
 __global__ void KZero(PetscInt m, PetscScalar *x)
 {
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < m; i += (PetscInt)gridDim.x * blockDim.x) x[i] = 0;
@@ -145,6 +146,8 @@ __global__ void KFactorLevel(PetscInt lo, PetscInt hi, const PetscInt *order, co
   }
 }
 
+#endif
+
 PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info)
 {
   cudaStream_t       s;
@@ -152,6 +155,9 @@ PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *r
   unsigned long long hflags[2] = {0, (unsigned long long)d->n};
 
   PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
+#else
   PetscCheck(!rule->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
   PetscCall(PGXCUDAGetStream(&s));
   if (d->nnzA) PetscCall(PGXDeviceCopyArrayToDevice(d->aval, aval, d->nnzA));
@@ -175,8 +181,10 @@ PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *r
   info->badvalue   = 0;
   info->flops      = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
+#endif
 }
 
+#if !defined(PETSC_USE_COMPLEX)
 __global__ void KGather(PetscInt n, PetscInt nrhs, const PetscInt *perm, const PetscScalar *b, PetscScalar *y)
 {
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n * nrhs; i += (PetscInt)gridDim.x * blockDim.x) {
@@ -221,6 +229,8 @@ __global__ void KBackwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const Petsc
   if (threadIdx.x == 0) yr[j] -= s;
 }
 
+#endif
+
 PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *X)
 {
   cudaStream_t       s;
@@ -229,6 +239,9 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   PetscScalar       *b, *y;
 
   PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
+#else
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(nrhs <= 65535, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most 65535 right-hand sides at once");
   PetscCall(PGXCUDAGetStream(&s));
@@ -258,6 +271,7 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   PGXCheckLaunch("KScatter");
   PetscCall(PGXDeviceCopyArrayToHost(X, b, m));
   PetscFunctionReturn(PETSC_SUCCESS);
+#endif
 }
 
 PetscErrorCode GetFactor(const Data *d, PetscScalar *lval, PetscScalar *dd)
