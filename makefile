@@ -106,7 +106,7 @@ CFLAGS_ALL := $(OPT) -g -fPIC $(WARN) $(DEFS) $(INCLUDES)
 CXXFLAGS_ALL := -std=c++17 $(CFLAGS_ALL)
 NVCCFLAGS_ALL := $(OPT) -g -std=c++17 -ccbin g++ $(CUDA_GENCODE) -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter \
   --expt-relaxed-constexpr -Werror=all-warnings $(DEFS) $(INCLUDES) $(MPI_CFLAGS) -I$(CUDA_DIR)/include
-LIB_LDLIBS := $(SLEPC_LIBS) $(PETSC_LIBS) -lmetis -lz $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
+LIB_LDLIBS := $(SLEPC_LIBS) $(PETSC_LIBS) -lmetis -lamd -lz $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
 EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(SLEPC_LIBS) $(PETSC_LIBS) $(call petscvar,BLASLAPACK_LIB) -lm
 EXE_CU_LDLIBS := $(EXE_LDLIBS) $(CUDA_LIBS)
 

@@ -54,6 +54,7 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
   PetscCall(PGXRegister_DILU());
   PetscCall(PGXRegister_AIPS());
+  PetscCall(PGXRegister_LDLT());
   PetscCall(PGXRegister_DenseLU());
   PetscCall(PGXRegister_KSP());
 #if PGX_HAVE_SLEPC

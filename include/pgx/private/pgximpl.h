@@ -24,6 +24,7 @@ PETSC_INTERN PetscErrorCode PGXRegister_AIPS(void);
 PETSC_INTERN PetscErrorCode PGXRegister_EPS(void); /* only in builds with SLEPc (PGX_HAVE_SLEPC) */
 PETSC_INTERN PetscErrorCode PGXRegister_KSP(void);
 PETSC_INTERN PetscErrorCode PGXRegister_DenseLU(void);
+PETSC_INTERN PetscErrorCode PGXRegister_LDLT(void);
 
 /* Device memory (host-callable) */
 PETSC_EXTERN PetscErrorCode PGXDeviceMalloc(size_t, void **);

@@ -1,0 +1,788 @@
+/* MATSOLVERPGX for MAT_FACTOR_CHOLESKY: sparse LDL^T (A = P^T L D L^T P) with static pivoting and automatic
+   refinement. Glue only: PETSc objects to plain arrays; the kernels live behind ldlt_kernels.h. */
+#include <pgx/private/pgximpl.h>
+#include <petsc/private/matimpl.h>
+#include <metis.h>
+#include <suitesparse/amd.h>
+#include <vector>
+#include "ldlt_kernels.h"
+
+namespace K   = pgx::kernels::ldlt;
+namespace sym = pgx::kernels::ldlt::symbolic;
+namespace ref = pgx::kernels::ldlt::reference;
+
+typedef enum {
+  LDLT_ORDERING_AUTO,
+  LDLT_ORDERING_METIS,
+  LDLT_ORDERING_AMD,
+  LDLT_ORDERING_NATURAL,
+  LDLT_ORDERING_PETSC
+} LDLTOrdering;
+static const char *const LDLTOrderings[] = {"auto", "metis", "amd", "natural", "petsc", "LDLTOrdering", "LDLT_ORDERING_", NULL};
+typedef enum {
+  LDLT_METHOD_AUTO,
+  LDLT_METHOD_COLUMN,
+  LDLT_METHOD_SUPERNODAL
+} LDLTMethod;
+static const char *const LDLTMethods[] = {"auto", "column", "supernodal", "LDLTMethod", "LDLT_METHOD_", NULL};
+
+static PetscLogEvent PGX_LDLTSymbolic, PGX_LDLTNumeric, PGX_LDLTSolve;
+
+typedef struct {
+  /* options (read at each symbolic phase through the factor's prefix) */
+  LDLTOrdering   ordering;     /* -mat_pgx_ordering */
+  LDLTMethod     method;       /* -mat_pgx_ldlt_method */
+  PetscReal      pivot_tol;    /* -mat_pgx_pivot_tol: static pivoting threshold relative to ||A||_inf */
+  PetscInt       refine_steps; /* -mat_pgx_refine_steps: -1 automatic */
+  PetscInt       gmres_max;    /* -mat_pgx_refine_gmres: most GMRES iterations of the refinement */
+  PetscBool      hermitian;    /* LDL^H instead of LDL^T (complex only) */
+  PetscBool      check_symmetry;
+  PGXDeviceType  devreq, device;
+  /* symbolic */
+  PetscInt       n, nnzA;      /* size and stored entries of A (AIJ form) */
+  PetscInt      *arowptr, *acol; /* A's pattern (AIJ form, original numbering): residuals and pattern checks */
+  PetscScalar   *aval;         /* A's values of the last numeric phase (refinement) */
+  LDLTOrdering   used_ordering;
+  PetscInt      *perm, *iperm; /* perm[k] = row of A that is row k of C = P A P^T */
+  PetscInt      *lcolptr, *lrow, *parent, *colcount, *level, *order, *lptr, *snptr, *dest;
+  PetscInt       nlevels, nsuper, maxsuper;
+  PetscInt       nnzL;         /* strictly lower entries of L */
+  /* numeric */
+  LDLTMethod     used_method;
+  PetscScalar   *lval, *d;
+  PetscReal      anorm;        /* ||A||_inf */
+  PetscReal      small, repl;  /* the pivot rule of the last numeric phase */
+  PetscInt       nperturbed;
+  PetscBool      numeric_done;
+  PetscLogDouble flops;
+  /* statistics */
+  PetscInt       nsymbolic, nnumeric, nsolve;
+  void          *cu;           /* cuda backend: pgx::kernels::ldlt::cuda::Data */
+  PetscInt       last_ir, last_gmres; /* refinement steps and GMRES iterations of the last solve */
+  PetscReal      last_berr;    /* normwise backward error after the last refined solve (-1: not computed) */
+  PetscLogDouble t_symbolic, t_numeric, t_solve;
+} Mat_PGXLDLT;
+
+static PetscErrorCode LDLTFreeSymbolic(Mat_PGXLDLT *c)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(c->arowptr, c->acol, c->aval));
+  PetscCall(PetscFree2(c->perm, c->iperm));
+  PetscCall(PetscFree4(c->lcolptr, c->parent, c->colcount, c->level));
+  PetscCall(PetscFree4(c->order, c->lptr, c->snptr, c->dest));
+  PetscCall(PetscFree(c->lrow));
+  PetscCall(PetscFree2(c->lval, c->d));
+#if PGX_HAVE_CUDA
+  if (c->cu) {
+    K::cuda::Data *d = (K::cuda::Data *)c->cu;
+    PetscCall(K::cuda::Destroy(&d));
+    c->cu = NULL;
+  }
+#endif
+  c->numeric_done = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_PGXLDLT(Mat F)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(LDLTFreeSymbolic(c));
+  PetscCall(PetscFree(F->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A as SEQAIJ (SBAIJ converted to its full AIJ form; AIJCUSPARSE is an AIJ) */
+static PetscErrorCode LDLTGetAIJ(Mat A, Mat *B)
+{
+  PetscBool isaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &isaij));
+  if (isaij) {
+    PetscCall(PetscObjectReference((PetscObject)A));
+    *B = A;
+  } else PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
+{
+  PetscInt n = c->n;
+
+  PetscFunctionBegin;
+  LDLTOrdering o = c->ordering;
+  if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_METIS : LDLT_ORDERING_AMD);
+  if (n <= 2 && o != LDLT_ORDERING_PETSC) o = LDLT_ORDERING_NATURAL;
+  c->used_ordering = o;
+  switch (o) {
+  case LDLT_ORDERING_NATURAL:
+    for (PetscInt k = 0; k < n; k++) c->perm[k] = k;
+    break;
+  case LDLT_ORDERING_PETSC: {
+    const PetscInt *idx;
+    PetscInt        len;
+    PetscCheck(isperm, PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONGSTATE, "-mat_pgx_ordering petsc needs the ordering that PETSc passes to MatCholeskyFactorSymbolic(); none was given (set -pc_factor_mat_ordering_type)");
+    PetscCall(ISGetLocalSize(isperm, &len));
+    PetscCheck(len == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Ordering of length %" PetscInt_FMT " for a matrix of size %" PetscInt_FMT, len, n);
+    PetscCall(ISGetIndices(isperm, &idx));
+    PetscCall(PetscArraycpy(c->perm, idx, n));
+    PetscCall(ISRestoreIndices(isperm, &idx));
+  } break;
+  case LDLT_ORDERING_AMD: {
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    if (sizeof(PetscInt) == sizeof(int)) {
+      int st = amd_order((int)n, (const int *)c->arowptr, (const int *)c->acol, (int *)c->perm, control, info);
+      PetscCheck(st == AMD_OK || st == AMD_OK_BUT_JUMBLED, PETSC_COMM_SELF, PETSC_ERR_LIB, "amd_order() failed with status %d", st);
+    } else {
+      std::vector<SuiteSparse_long> p(n + 1), ci(c->nnzA), pm(n);
+      for (PetscInt i = 0; i <= n; i++) p[i] = c->arowptr[i];
+      for (PetscInt k = 0; k < c->nnzA; k++) ci[k] = c->acol[k];
+      SuiteSparse_long st = amd_l_order((SuiteSparse_long)n, p.data(), ci.data(), pm.data(), control, info);
+      PetscCheck(st == AMD_OK || st == AMD_OK_BUT_JUMBLED, PETSC_COMM_SELF, PETSC_ERR_LIB, "amd_l_order() failed with status %d", (int)st);
+      for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)pm[i];
+    }
+  } break;
+  case LDLT_ORDERING_METIS: {
+    /* graph of A + A^T without the diagonal */
+    PetscInt *crowptr, *ccol;
+    PetscCall(PetscMalloc1(n + 1, &crowptr));
+    for (PetscInt k = 0; k < n; k++) c->iperm[k] = k;
+    PetscCall(sym::PermutedLower(n, c->arowptr, c->acol, c->iperm, crowptr, &ccol));
+    std::vector<idx_t> xadj(n + 1, 0), adj(2 * (size_t)crowptr[n] + 1), mperm(n), miperm(n);
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
+        xadj[i + 1]++;
+        xadj[ccol[k] + 1]++;
+      }
+    for (PetscInt i = 0; i < n; i++) xadj[i + 1] += xadj[i];
+    std::vector<idx_t> next(xadj.begin(), xadj.end() - 1);
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
+        adj[next[i]++]       = (idx_t)ccol[k];
+        adj[next[ccol[k]]++] = (idx_t)i;
+      }
+    PetscCall(PetscFree(crowptr));
+    PetscCall(PetscFree(ccol));
+    idx_t nv = (idx_t)n, options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_NUMBERING] = 0;
+    int st                          = METIS_NodeND(&nv, xadj.data(), adj.data(), NULL, options, mperm.data(), miperm.data());
+    PetscCheck(st == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_NodeND() failed with status %d", st);
+    for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];
+  } break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unknown ordering");
+  }
+  for (PetscInt k = 0; k < n; k++) c->iperm[k] = -1;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscCheck(c->perm[k] >= 0 && c->perm[k] < n && c->iperm[c->perm[k]] < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The ordering is not a permutation (entry %" PetscInt_FMT ")", k);
+    c->iperm[c->perm[k]] = k;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat, Mat, const MatFactorInfo *);
+static PetscErrorCode MatView_PGXLDLT(Mat, PetscViewer);
+
+static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm, const MatFactorInfo *info)
+{
+  Mat_PGXLDLT    *c = (Mat_PGXLDLT *)F->data;
+  Mat             B;
+  const PetscInt *ia, *ja;
+  PetscInt        n, m, N, rank;
+  PetscBool       done;
+  PetscLogDouble  t0;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &N));
+  PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
+  PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
+  PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis, amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto, column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_pivot_tol", "Static pivoting: pivots with |d| <= tol*||A||_inf become sign(d)*tol*||A||_inf (0: no repair, zero pivots are errors)", "MatCholeskyFactorNumeric", c->pivot_tol, &c->pivot_tol, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_refine_steps", "Iterative refinement steps in MatSolve (-1: automatic when pivots were perturbed, until the componentwise backward error stops falling, at most 10; 0: none)", "MatSolve", c->refine_steps, &c->refine_steps, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_refine_gmres", "Most GMRES iterations (factor as preconditioner) after refinement when the backward error is still above 1e-14 (0: none)", "MatSolve", c->gmres_max, &c->gmres_max, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_hermitian", "Complex Hermitian A: LDL^H instead of LDL^T", "MatCholeskyFactorSymbolic", c->hermitian, &c->hermitian, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_check_symmetry", "Check that A is symmetric (Hermitian) at each numeric factorization", "MatCholeskyFactorNumeric", c->check_symmetry, &c->check_symmetry, NULL));
+  PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
+  PetscOptionsEnd();
+  PetscCheck(c->pivot_tol >= 0 && c->pivot_tol < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_pivot_tol %g must be in [0, 1)", (double)c->pivot_tol);
+#if !defined(PETSC_USE_COMPLEX)
+  c->hermitian = PETSC_FALSE; /* real: LDL^T and LDL^H are the same */
+#else
+  if (!c->hermitian) {
+    PetscBool known, flg;
+    PetscCall(MatIsHermitianKnown(A, &known, &flg));
+    if (known && flg) c->hermitian = PETSC_TRUE;
+  }
+#endif
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device));
+  PetscCheck(c->device == PGX_DEVICE_HOST || c->method != LDLT_METHOD_SUPERNODAL, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: -mat_pgx_ldlt_method supernodal runs on the host only for now; use -pgx_device host or the column method");
+#if defined(PETSC_USE_COMPLEX)
+  PetscCheck(c->device == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: the cuda backend is real only; use -pgx_device host");
+#endif
+
+  PetscCall(PetscLogEventBegin(PGX_LDLTSymbolic, F, A, 0, 0));
+  t0 = MPI_Wtime();
+  PetscCall(LDLTFreeSymbolic(c));
+  PetscCall(LDLTGetAIJ(A, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ() failed");
+  c->n    = n;
+  c->nnzA = ia[n];
+  PetscCall(PetscMalloc3(n + 1, &c->arowptr, c->nnzA + 1, &c->acol, c->nnzA + 1, &c->aval));
+  PetscCall(PetscArraycpy(c->arowptr, ia, n + 1));
+  PetscCall(PetscArraycpy(c->acol, ja, c->nnzA));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  n = c->n; // MatRestoreRowIJ() may clear it
+  PetscCall(MatDestroy(&B));
+
+  PetscCall(sym::StructuralRank(n, c->arowptr, c->acol, &rank));
+  PetscCheck(rank == n, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "MATSOLVERPGX: the matrix is structurally singular (structural rank %" PetscInt_FMT " < n = %" PetscInt_FMT "): no factorization exists", rank, n);
+
+  PetscCall(PetscMalloc2(n, &c->perm, n, &c->iperm));
+  PetscCall(LDLTOrder(F, c, isperm));
+
+  PetscInt *crowptr, *ccol;
+  PetscCall(PetscMalloc1(n + 1, &crowptr));
+  PetscCall(sym::PermutedLower(n, c->arowptr, c->acol, c->iperm, crowptr, &ccol));
+  PetscCall(PetscMalloc4(n + 1, &c->lcolptr, n, &c->parent, n, &c->colcount, n, &c->level));
+  PetscCall(PetscMalloc4(n, &c->order, n + 1, &c->lptr, n + 1, &c->snptr, c->nnzA, &c->dest));
+  PetscCall(sym::EtreeCounts(n, crowptr, ccol, c->parent, c->colcount));
+  c->lcolptr[0] = 0;
+  for (PetscInt j = 0; j < n; j++) c->lcolptr[j + 1] = c->lcolptr[j] + c->colcount[j];
+  c->nnzL = c->lcolptr[n];
+  PetscCall(PetscMalloc1(c->nnzL + 1, &c->lrow));
+  PetscCall(sym::Structure(n, crowptr, ccol, c->parent, c->lcolptr, c->lrow));
+  PetscCall(PetscFree(crowptr));
+  PetscCall(PetscFree(ccol));
+  PetscCall(sym::Levels(n, c->parent, c->level, c->order, c->lptr, &c->nlevels));
+  PetscCall(sym::Supernodes(n, c->parent, c->colcount, c->snptr, &c->nsuper));
+  c->maxsuper = 0;
+  for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
+  PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
+  PetscCall(PetscMalloc2(c->nnzL + 1, &c->lval, n + 1, &c->d));
+#if PGX_HAVE_CUDA
+  if (c->device == PGX_DEVICE_CUDA) {
+    K::cuda::Data *d;
+    PetscCall(K::cuda::Create(&d));
+    c->cu = d;
+    PetscCall(K::cuda::Analyze(d, n, c->perm, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, c->nnzA, c->dest));
+  }
+#endif
+  c->nsymbolic++;
+  c->t_symbolic = MPI_Wtime() - t0;
+  PetscCall(PetscLogEventEnd(PGX_LDLTSymbolic, F, A, 0, 0));
+  PetscCall(PetscInfo(F, "symbolic: n %" PetscInt_FMT ", ordering %s, nnz(L) %" PetscInt_FMT ", %" PetscInt_FMT " levels, %" PetscInt_FMT " supernodes\n", n, LDLTOrderings[c->used_ordering], c->nnzL + n, c->nlevels, c->nsuper));
+  F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_PGXLDLT;
+  F->preallocated               = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- solves */
+static void LDLTResidual(const Mat_PGXLDLT *c, PetscBool conj, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, PetscReal *absax)
+{
+  /* r = b - op(A) x (op = conj for the transpose of a Hermitian A); absax = |A||x| + |b| (may be NULL) */
+  for (PetscInt i = 0; i < c->n; i++) {
+    PetscScalar s = b[i];
+    PetscReal   t = PetscAbsScalar(b[i]);
+    for (PetscInt k = c->arowptr[i]; k < c->arowptr[i + 1]; k++) {
+      PetscScalar a = conj ? PetscConj(c->aval[k]) : c->aval[k];
+      s -= a * x[c->acol[k]];
+      t += PetscAbsScalar(a) * PetscAbsScalar(x[c->acol[k]]);
+    }
+    r[i] = s;
+    if (absax) absax[i] = t;
+  }
+}
+
+static PetscErrorCode LDLTApplyFactor(const Mat_PGXLDLT *c, PetscBool conj, PetscInt nrhs, const PetscScalar *b, PetscScalar *x, PetscScalar *work)
+{
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  if (c->cu) {
+    PetscCall(K::cuda::Solve((K::cuda::Data *)c->cu, nrhs, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) */
+    for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(b[i]);
+    PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, x, x, work));
+    for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(x[i]);
+  } else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, b, x, work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscReal NormInf(PetscInt n, const PetscScalar *x)
+{
+  PetscReal s = 0;
+  for (PetscInt i = 0; i < n; i++) s = PetscMax(s, PetscAbsScalar(x[i]));
+  return s;
+}
+
+/* Refinement of x for one right-hand side: plain iterative refinement while the componentwise backward error
+   falls (at least by half per step), then right-preconditioned restarted GMRES (the factor as preconditioner)
+   when the normwise backward error is still above 1e-14. */
+static PetscErrorCode LDLTRefine(Mat_PGXLDLT *c, PetscBool conj, const PetscScalar *b, PetscScalar *x)
+{
+  PetscInt               n = c->n, maxir = c->refine_steps < 0 ? 10 : c->refine_steps, it;
+  std::vector<PetscScalar> r(n), dx(n), work(n);
+  std::vector<PetscReal>   absax(n);
+  PetscReal              berr_prev = PETSC_MAX_REAL, nb = NormInf(n, b), target = 1e-14;
+
+  PetscFunctionBegin;
+  c->last_ir = c->last_gmres = 0;
+  c->last_berr               = -1;
+  if (c->refine_steps == 0 || (c->refine_steps < 0 && c->nperturbed == 0)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (it = 0; it <= maxir; it++) {
+    PetscReal berr = 0;
+    LDLTResidual(c, conj, b, x, r.data(), absax.data());
+    for (PetscInt i = 0; i < n; i++)
+      if (absax[i] > 0) berr = PetscMax(berr, PetscAbsScalar(r[i]) / absax[i]);
+    if (it == maxir || berr <= PETSC_MACHINE_EPSILON || berr > 0.5 * berr_prev) break;
+    PetscCall(LDLTApplyFactor(c, conj, 1, r.data(), dx.data(), work.data()));
+    for (PetscInt i = 0; i < n; i++) x[i] += dx[i];
+    berr_prev = berr;
+    c->last_ir++;
+  }
+  /* normwise backward error ||b - Ax|| / (||A|| ||x|| + ||b||) (infinity norms) */
+  LDLTResidual(c, conj, b, x, r.data(), NULL);
+  PetscReal berr = NormInf(n, r.data()) / (c->anorm * NormInf(n, x) + nb);
+  if (berr > target && c->gmres_max > 0) {
+    /* GMRES(m) on A e = r, right-preconditioned: A M^-1 u = r, e = M^-1 u; x += e after each cycle */
+    const PetscInt           m = 30;
+    std::vector<PetscScalar> V((size_t)(m + 1) * n), H((size_t)(m + 1) * m), g(m + 1), cs(m), sn(m), y(m), w(n);
+    PetscInt                 total = 0;
+    while (total < c->gmres_max && berr > target) {
+      PetscReal beta = 0, tol = target * (c->anorm * NormInf(n, x) + nb), prev = berr;
+      for (PetscInt i = 0; i < n; i++) beta += PetscRealPart(PetscConj(r[i]) * r[i]);
+      beta = PetscSqrtReal(beta);
+      if (beta == 0) break;
+      for (PetscInt i = 0; i < n; i++) V[i] = r[i] / beta;
+      for (PetscInt i = 0; i <= m; i++) g[i] = 0;
+      g[0]       = beta;
+      PetscInt k = 0;
+      for (; k < m && total < c->gmres_max; k++, total++) {
+        PetscScalar *vk = &V[(size_t)k * n], *vk1 = &V[(size_t)(k + 1) * n];
+        PetscCall(LDLTApplyFactor(c, conj, 1, vk, w.data(), work.data()));
+        std::vector<PetscScalar> zero(n, 0);
+        LDLTResidual(c, conj, zero.data(), w.data(), vk1, NULL); /* vk1 = -A M^-1 vk */
+        for (PetscInt i = 0; i < n; i++) vk1[i] = -vk1[i];
+        for (PetscInt j = 0; j <= k; j++) { /* modified Gram-Schmidt */
+          PetscScalar h = 0, *vj = &V[(size_t)j * n];
+          for (PetscInt i = 0; i < n; i++) h += PetscConj(vj[i]) * vk1[i];
+          for (PetscInt i = 0; i < n; i++) vk1[i] -= h * vj[i];
+          H[j + k * (m + 1)] = h;
+        }
+        PetscReal hn = 0;
+        for (PetscInt i = 0; i < n; i++) hn += PetscRealPart(PetscConj(vk1[i]) * vk1[i]);
+        hn                     = PetscSqrtReal(hn);
+        H[k + 1 + k * (m + 1)] = hn;
+        if (hn > 0)
+          for (PetscInt i = 0; i < n; i++) vk1[i] /= hn;
+        for (PetscInt j = 0; j < k; j++) { /* previous rotations */
+          PetscScalar a = H[j + k * (m + 1)], bb = H[j + 1 + k * (m + 1)];
+          H[j + k * (m + 1)]     = cs[j] * a + sn[j] * bb;
+          H[j + 1 + k * (m + 1)] = -PetscConj(sn[j]) * a + cs[j] * bb;
+        }
+        PetscScalar a = H[k + k * (m + 1)], bb = H[k + 1 + k * (m + 1)];
+        PetscReal   aa = PetscAbsScalar(a), nrm = PetscSqrtReal(aa * aa + PetscAbsScalar(bb) * PetscAbsScalar(bb));
+        if (aa == 0) {
+          cs[k] = 0;
+          sn[k] = 1;
+          H[k + k * (m + 1)] = bb;
+        } else {
+          cs[k]              = aa / nrm;
+          sn[k]              = (a / aa) * PetscConj(bb) / nrm;
+          H[k + k * (m + 1)] = (a / aa) * nrm;
+        }
+        H[k + 1 + k * (m + 1)] = 0;
+        g[k + 1]               = -PetscConj(sn[k]) * g[k];
+        g[k]                   = cs[k] * g[k];
+        if (PetscAbsScalar(g[k + 1]) <= tol) {
+          k++;
+          total++;
+          break;
+        }
+      }
+      /* y = H^-1 g, e = M^-1 V y */
+      for (PetscInt j = k - 1; j >= 0; j--) {
+        PetscScalar s = g[j];
+        for (PetscInt l = j + 1; l < k; l++) s -= H[j + l * (m + 1)] * y[l];
+        y[j] = s / H[j + j * (m + 1)];
+      }
+      for (PetscInt i = 0; i < n; i++) dx[i] = 0;
+      for (PetscInt j = 0; j < k; j++)
+        for (PetscInt i = 0; i < n; i++) dx[i] += y[j] * V[(size_t)j * n + i];
+      PetscCall(LDLTApplyFactor(c, conj, 1, dx.data(), w.data(), work.data()));
+      for (PetscInt i = 0; i < n; i++) x[i] += w[i];
+      LDLTResidual(c, conj, b, x, r.data(), NULL);
+      berr = NormInf(n, r.data()) / (c->anorm * NormInf(n, x) + nb);
+      c->last_gmres += k;
+      if (!(berr < 0.9 * prev)) break; /* no progress */
+    }
+  }
+  c->last_berr = berr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode LDLTSolveVec(Mat F, Vec b, Vec x, PetscBool transpose)
+{
+  Mat_PGXLDLT       *c = (Mat_PGXLDLT *)F->data;
+  const PetscScalar *bb;
+  PetscScalar       *xx;
+  PetscBool          conj = (PetscBool)(transpose && c->hermitian);
+  PetscLogDouble     t0;
+
+  PetscFunctionBegin;
+  if (F->factorerrortype) {
+    PetscCall(PetscInfo(F, "MatSolve called on a factor that failed (zero pivot): output is Inf\n"));
+    PetscCall(VecSetInf(x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(PGX_LDLTSolve, F, b, x, 0));
+  t0 = MPI_Wtime();
+  std::vector<PetscScalar> work(c->n), bcopy(c->n);
+  PetscCall(VecGetArrayRead(b, &bb));
+  PetscCall(PetscArraycpy(bcopy.data(), bb, c->n));
+  PetscCall(VecRestoreArrayRead(b, &bb));
+  PetscCall(VecGetArrayWrite(x, &xx));
+  PetscCall(LDLTApplyFactor(c, conj, 1, bcopy.data(), xx, work.data()));
+  PetscCall(LDLTRefine(c, conj, bcopy.data(), xx));
+  PetscCall(VecRestoreArrayWrite(x, &xx));
+  PetscCall(PetscLogFlops(4.0 * c->nnzL + c->n));
+  c->nsolve++;
+  c->t_solve = MPI_Wtime() - t0;
+  PetscCall(PetscLogEventEnd(PGX_LDLTSolve, F, b, x, 0));
+  if (c->last_ir || c->last_gmres) PetscCall(PetscInfo(F, "refinement: %" PetscInt_FMT " steps, %" PetscInt_FMT " GMRES iterations, backward error %g\n", c->last_ir, c->last_gmres, (double)c->last_berr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_PGXLDLT(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(LDLTSolveVec(F, b, x, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_PGXLDLT(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(LDLTSolveVec(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolve_PGXLDLT(Mat F, Mat B, Mat X)
+{
+  Mat_PGXLDLT       *c = (Mat_PGXLDLT *)F->data;
+  const PetscScalar *bb;
+  PetscScalar       *xx;
+  PetscInt           nrhs, ldb, ldx, n = c->n;
+  PetscBool          dense;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &dense, MATSEQDENSE, MATSEQDENSECUDA, ""));
+  PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatMatSolve with MATSOLVERPGX needs a MATSEQDENSE right-hand side");
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)X, &dense, MATSEQDENSE, MATSEQDENSECUDA, ""));
+  PetscCheck(dense, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatMatSolve with MATSOLVERPGX needs a MATSEQDENSE solution matrix");
+  PetscCall(MatGetSize(B, NULL, &nrhs));
+  if (F->factorerrortype) {
+    PetscCall(MatDenseGetArrayWrite(X, &xx));
+    PetscCall(MatDenseGetLDA(X, &ldx));
+    for (PetscInt i = 0; i < ldx * nrhs; i++) xx[i] = PETSC_INFINITY;
+    PetscCall(MatDenseRestoreArrayWrite(X, &xx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(PGX_LDLTSolve, F, B, X, 0));
+  std::vector<PetscScalar> bc((size_t)n * nrhs), xc((size_t)n * nrhs), work((size_t)n * nrhs);
+  PetscCall(MatDenseGetLDA(B, &ldb));
+  PetscCall(MatDenseGetArrayRead(B, &bb));
+  for (PetscInt r = 0; r < nrhs; r++) PetscCall(PetscArraycpy(&bc[(size_t)r * n], bb + (size_t)r * ldb, n));
+  PetscCall(MatDenseRestoreArrayRead(B, &bb));
+  /* all columns at once through the factor, then the refinement column by column */
+  PetscCall(LDLTApplyFactor(c, PETSC_FALSE, nrhs, bc.data(), xc.data(), work.data()));
+  for (PetscInt r = 0; r < nrhs; r++) PetscCall(LDLTRefine(c, PETSC_FALSE, &bc[(size_t)r * n], &xc[(size_t)r * n]));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetArrayWrite(X, &xx));
+  for (PetscInt r = 0; r < nrhs; r++) PetscCall(PetscArraycpy(xx + (size_t)r * ldx, &xc[(size_t)r * n], n));
+  PetscCall(MatDenseRestoreArrayWrite(X, &xx));
+  PetscCall(PetscLogFlops(nrhs * (4.0 * c->nnzL + n)));
+  c->nsolve++;
+  PetscCall(PetscLogEventEnd(PGX_LDLTSolve, F, B, X, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInertia_PGXLDLT(Mat F, PetscInt *nneg, PetscInt *nzero, PetscInt *npos)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+  PetscInt     p, q, z;
+
+  PetscFunctionBegin;
+  PetscCheck(c->numeric_done, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatGetInertia() needs a numeric factorization");
+#if defined(PETSC_USE_COMPLEX)
+  PetscCheck(c->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "Inertia is defined for Hermitian matrices only; this factor is complex symmetric (set -mat_pgx_hermitian or MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE))");
+#endif
+  PetscCall(ref::Inertia(c->n, c->d, &p, &q, &z));
+  if (c->nperturbed) PetscCall(PetscInfo(F, "Inertia may be unreliable: %" PetscInt_FMT " pivots were perturbed by static pivoting (they keep their sign; zero pivots count as positive)\n", c->nperturbed));
+  if (nneg) *nneg = q;
+  if (nzero) *nzero = z;
+  if (npos) *npos = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------------------------------------- numeric */
+static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_PGXLDLT       *c = (Mat_PGXLDLT *)F->data;
+  Mat                B;
+  const PetscScalar *av;
+  K::PivotRule       rule;
+  K::NumericInfo     ninfo;
+  PetscLogDouble     t0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_LDLTNumeric, F, A, 0, 0));
+  t0 = MPI_Wtime();
+  if (c->check_symmetry) {
+    PetscBool flg;
+    if (c->hermitian) PetscCall(MatIsHermitian(A, 0.0, &flg));
+    else PetscCall(MatIsSymmetric(A, 0.0, &flg));
+    PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MATSOLVERPGX: the matrix is not %s (-mat_pgx_check_symmetry); LDL^T needs A = A^%s", c->hermitian ? "Hermitian" : "symmetric", c->hermitian ? "H" : "T");
+  }
+  PetscCall(LDLTGetAIJ(A, &B));
+  {
+    const PetscInt *ia, *ja;
+    PetscInt        n;
+    PetscBool       done, same;
+    PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    same = (PetscBool)(n == c->n && ia[n] == c->nnzA);
+    if (same) PetscCall(PetscArraycmp(ia, c->arowptr, n + 1, &same));
+    if (same) PetscCall(PetscArraycmp(ja, c->acol, c->nnzA, &same));
+    PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "MATSOLVERPGX: the nonzero pattern changed since MatCholeskyFactorSymbolic(); call it again");
+  }
+  PetscCall(MatSeqAIJGetArrayRead(B, &av));
+  PetscCall(PetscArraycpy(c->aval, av, c->nnzA));
+  PetscCall(MatSeqAIJRestoreArrayRead(B, &av));
+  PetscCall(MatDestroy(&B));
+  c->anorm = 0;
+  for (PetscInt i = 0; i < c->n; i++) {
+    PetscReal s = 0;
+    for (PetscInt k = c->arowptr[i]; k < c->arowptr[i + 1]; k++) s += PetscAbsScalar(c->aval[k]);
+    c->anorm = PetscMax(c->anorm, s);
+  }
+  /* pivot rule: static pivoting relative to ||A||_inf, or PETSc's MAT_SHIFT_NONZERO from MatFactorInfo */
+  rule.hermitian = c->hermitian;
+  rule.small = rule.repl = c->pivot_tol * c->anorm;
+  if (info && (info->shifttype == (PetscReal)MAT_SHIFT_NONZERO || info->shifttype == (PetscReal)MAT_SHIFT_INBLOCKS) && info->shiftamount > 0) {
+    rule.small = info->zeropivot > 0 ? info->zeropivot : 100 * PETSC_MACHINE_EPSILON; /* PCFactor's default zero-pivot tolerance */
+    rule.repl  = info->shiftamount;
+  } else if (info && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE) {
+    PetscCall(PetscInfo(F, "MAT_SHIFT_POSITIVE_DEFINITE is ignored by MATSOLVERPGX (an indefinite LDL^T needs no shift); static pivoting applies\n"));
+  }
+  if (rule.repl == 0) rule.small = 0;
+  c->small = rule.small;
+  c->repl  = rule.repl;
+  c->used_method = c->method;
+  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->n >= 4 * c->nsuper && c->nsuper > 0 && !c->cu) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->cu) {
+#if PGX_HAVE_CUDA
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, c->lval, c->d)); /* host copy: inertia, badvalue */
+    if (ninfo.badcol >= 0) ninfo.badvalue = c->d[ninfo.badcol];
+    ninfo.flops = 0;
+    for (PetscInt j = 0; j < c->n; j++) {
+      PetscLogDouble cj = c->colcount[j];
+      ninfo.flops += cj + 2.0 * cj * (cj + 1);
+    }
+#endif
+  } else {
+  PetscCall(ref::Load(c->n, c->nnzA, c->aval, c->dest, c->nnzL, c->lval, c->d, c->hermitian));
+  if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::FactorSupernodal(c->n, c->lcolptr, c->lrow, c->nsuper, c->snptr, &rule, c->lval, c->d, &ninfo));
+  else PetscCall(ref::FactorColumn(c->n, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, &rule, c->lval, c->d, &ninfo));
+  }
+  c->nperturbed      = ninfo.nperturbed;
+  c->flops           = ninfo.flops;
+  F->factorerrortype = MAT_FACTOR_NOERROR;
+  if (ninfo.badcol >= 0) {
+    PetscInt row = c->perm[ninfo.badcol];
+    PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (value %g), static pivoting is off (-mat_pgx_pivot_tol 0)\n", row, (double)PetscAbsScalar(ninfo.badvalue)));
+    PetscCheck(!A->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in row %" PetscInt_FMT " (value %g) of the LDL^T factorization; set -mat_pgx_pivot_tol > 0 for static pivoting", row, (double)PetscAbsScalar(ninfo.badvalue));
+    F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    F->factorerror_zeropivot_value = PetscAbsScalar(ninfo.badvalue);
+    F->factorerror_zeropivot_row   = row;
+  }
+  if (c->nperturbed) PetscCall(PetscInfo(F, "static pivoting: %" PetscInt_FMT " pivots with |d| <= %g replaced by +-%g\n", c->nperturbed, (double)rule.small, (double)rule.repl));
+  c->numeric_done = PETSC_TRUE;
+  c->nnumeric++;
+  PetscCall(PetscLogFlops(c->flops));
+  c->t_numeric = MPI_Wtime() - t0;
+  PetscCall(PetscLogEventEnd(PGX_LDLTNumeric, F, A, 0, 0));
+
+  F->ops->solve             = MatSolve_PGXLDLT;
+  F->ops->solvetranspose    = MatSolveTranspose_PGXLDLT;
+  F->ops->matsolve          = MatMatSolve_PGXLDLT;
+  F->ops->getinertia        = MatGetInertia_PGXLDLT;
+  F->assembled              = PETSC_TRUE;
+  F->preallocated           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+  PetscBool    isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "PGX sparse LDL^T (MATSOLVERPGX), backend: %s\n", PGXDeviceName(c->device)));
+  if (!c->nsymbolic) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscInt nnzAlow = (c->nnzA + c->n) / 2; /* stored entries of the lower triangle with the diagonal (symmetric pattern) */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "n %" PetscInt_FMT ", nnz(A) %" PetscInt_FMT ", nnz(L) %" PetscInt_FMT " (with the diagonal), fill %.2f\n", c->n, c->nnzA, c->nnzL + c->n, nnzAlow ? (double)(c->nnzL + c->n) / nnzAlow : 0.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
+  if (c->numeric_done) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
+    if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
+    else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
+    if (c->nperturbed) PetscCall(PetscViewerASCIIPrintf(viewer, "inertia from D: may be unreliable (perturbed pivots keep their sign, zero ones count as positive)\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: %s (steps %" PetscInt_FMT ", GMRES up to %" PetscInt_FMT ")\n", c->refine_steps < 0 ? (c->nperturbed ? "automatic, on" : "automatic, off (no perturbed pivot)") : (c->refine_steps ? "on" : "off"), c->refine_steps, c->gmres_max));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic factorizations: %" PetscInt_FMT ", numeric factorizations: %" PetscInt_FMT "\n", c->nsymbolic, c->nnumeric));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "times (s): symbolic %.3g, numeric %.3g, last solve %.3g\n", c->t_symbolic, c->t_numeric, c->t_solve));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInfo_PGXLDLT(Mat F, MatInfoType flag, MatInfo *info)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = 1.0;
+  info->nz_allocated      = (PetscLogDouble)(c->nnzL + c->n);
+  info->nz_used           = info->nz_allocated;
+  info->memory            = (PetscLogDouble)(c->nnzL + c->n) * (sizeof(PetscScalar) + sizeof(PetscInt));
+  info->assemblies        = (PetscLogDouble)c->nnumeric;
+  info->fill_ratio_given  = 0;
+  info->fill_ratio_needed = c->nnzA ? (PetscLogDouble)(c->nnzL + c->n) / ((c->nnzA + c->n) / 2) : 0;
+  info->factor_mallocs    = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  *type = MATSOLVERPGX;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  MATSOLVERPGX - "pgx": PGX's sparse LDL^T (Cholesky) factorization A = P^T L D L^T P of sequential symmetric
+  (or, in a complex build, complex symmetric or Hermitian: LDL^H) AIJ and SBAIJ matrices, for
+  -pc_type cholesky -pc_factor_mat_solver_type pgx, also as the sub-solver of bjacobi/asm.
+
+  Symbolic phase (host): fill-reducing ordering, elimination tree, column counts, exact structure of L, level
+  sets of the tree and fundamental supernodes; reused by MatCholeskyFactorNumeric() while the pattern is the same.
+  Numeric phase: right-looking column algorithm in the order of the tree levels (Chen and Wang) or supernodal
+  (dense blocks). No pivots are exchanged: a pivot with |d| <= tol ||A||_inf is replaced by sign(d) tol ||A||_inf
+  (static pivoting, counted in MatView() and -info). MatSolve() then refines automatically: iterative refinement
+  while the componentwise backward error falls, then GMRES preconditioned by the factor when the normwise
+  backward error ||b-Ax||/(||A|| ||x|| + ||b||) is still above 1e-14 (the remedy for KKT matrices with zero
+  diagonal blocks, where static pivoting alone leaves errors of about tol).
+
+  Options Database Keys:
++ -mat_pgx_ordering <auto,metis,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set
+. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more)
+. -mat_pgx_pivot_tol <1e-10> - static pivoting threshold relative to ||A||_inf; 0 turns repair off (zero pivot: MAT_FACTOR_NUMERIC_ZEROPIVOT)
+. -mat_pgx_refine_steps <-1> - refinement steps of MatSolve() (-1: automatic when pivots were perturbed, at most 10)
+. -mat_pgx_refine_gmres <100> - most GMRES iterations of the refinement (0: none)
+. -mat_pgx_hermitian - complex Hermitian A (LDL^H); also taken from MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE)
+. -mat_pgx_check_symmetry - check A = A^T (A^H) at each numeric factorization
+- -pgx_device <auto,host,cuda> - where the numeric phase runs
+
+  MatFactorInfo: shifttype MAT_SHIFT_NONZERO (-pc_factor_shift_type nonzero -pc_factor_shift_amount a) replaces
+  pivots with |d| <= zeropivot by sign(d) a instead of static pivoting.
+
+  Level: beginner
+
+.seealso: `PCCHOLESKY`, `PCFactorSetMatSolverType()`, `MatGetInertia()`, `MATSOLVERCHOLMOD`, `MATSOLVERMUMPS`
+M*/
+static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat          B;
+  Mat_PGXLDLT *c;
+  PetscInt     m, n, bs;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  *F = NULL;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatGetBlockSize(A, &bs));
+  if (size > 1 || ftype != MAT_FACTOR_CHOLESKY) {
+    PetscCall(PetscInfo(A, "MATSOLVERPGX supports sequential Cholesky (LDL^T) factorizations only\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    PetscBool issbaij;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQSBAIJ, &issbaij));
+    if (issbaij && bs > 1) {
+      PetscCall(PetscInfo(A, "MATSOLVERPGX supports SEQSBAIJ with block size 1 only (this one has %" PetscInt_FMT ")\n", bs));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, m, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(PetscStrallocpy(MATSOLVERPGX, &((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscNew(&c));
+  c->ordering       = LDLT_ORDERING_AUTO;
+  c->method         = LDLT_METHOD_AUTO;
+  c->pivot_tol      = 1e-10;
+  c->refine_steps   = -1;
+  c->gmres_max      = 100;
+  c->hermitian      = PETSC_FALSE;
+  c->check_symmetry = PETSC_FALSE;
+  c->last_berr      = -1;
+  PetscCall(PGXGetDefaultDeviceType(&c->devreq));
+  c->device                            = PGX_DEVICE_HOST;
+  B->data                              = c;
+  B->factortype                        = MAT_FACTOR_CHOLESKY;
+  B->ops->destroy                      = MatDestroy_PGXLDLT;
+  B->ops->view                         = MatView_PGXLDLT;
+  B->ops->choleskyfactorsymbolic       = MatCholeskyFactorSymbolic_PGXLDLT;
+  B->ops->getinertia                   = MatGetInertia_PGXLDLT;
+  B->ops->getinfo                      = MatGetInfo_PGXLDLT;
+  B->canuseordering                    = PETSC_TRUE;
+  PetscCall(PetscStrallocpy(MATORDERINGEXTERNAL, (char **)&B->preferredordering[MAT_FACTOR_CHOLESKY]));
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_PGXLDLT));
+  *F = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXRegister_LDLT(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatInitializePackage()); /* PETSc's own solver types first (MAT_CLASSID is set there too) */
+  PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQAIJ, MAT_FACTOR_CHOLESKY, PGXMatSolverFn(MatGetFactor_seqaij_pgx)));
+  PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQSBAIJ, MAT_FACTOR_CHOLESKY, PGXMatSolverFn(MatGetFactor_seqaij_pgx)));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSolverTypeRegister(MATSOLVERPGX, MATSEQAIJCUSPARSE, MAT_FACTOR_CHOLESKY, PGXMatSolverFn(MatGetFactor_seqaij_pgx)));
+#endif
+  PetscCall(PetscLogEventRegister("PGXLDLTSymbolic", MAT_CLASSID, &PGX_LDLTSymbolic));
+  PetscCall(PetscLogEventRegister("PGXLDLTNumeric", MAT_CLASSID, &PGX_LDLTNumeric));
+  PetscCall(PetscLogEventRegister("PGXLDLTSolve", MAT_CLASSID, &PGX_LDLTSolve));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
