@@ -32,7 +32,7 @@ static inline void DenseLURandom(PetscInt n, double *a)
 static inline PetscErrorCode DenseLUOrthogonal(PetscInt n, double *q)
 {
   PetscBLASInt bn, info, lwork;
-  double      *tau, *work;
+  PetscScalar *tau, *work;
 
   PetscFunctionBegin;
   PetscCall(PetscBLASIntCast(n, &bn));

@@ -14,7 +14,7 @@ static int nfail = 0;
 
 static void Expect(const char *what, const PetscScalar *got, const double *want, int n)
 {
-  for (int i = 0; i < n; i++) CHECK(std::fabs(got[i] - want[i]) <= 1e-15 * (1 + std::fabs(want[i])), "%s[%d] = %g, expected %g", what, i, (double)got[i], want[i]);
+  for (int i = 0; i < n; i++) CHECK(PetscAbsScalar(got[i] - want[i]) <= 1e-15 * (1 + std::fabs(want[i])), "%s[%d] = %g, expected %g", what, i, (double)PetscRealPart(got[i]), want[i]);
 }
 
 int main(int argc, char **argv)
@@ -40,13 +40,13 @@ int main(int argc, char **argv)
     const double e2[] = {60, 0, 0, 0, -14};
     Expect("SpMVAdd", y, e2, 5);
     PetscCall(K.Dot(5, x, x, &d));
-    CHECK(d == 55, "Dot = %g, expected 55", (double)d);
+    CHECK(d == 55, "Dot = %g, expected 55", (double)PetscRealPart(d));
     PetscCall(K.Norm2Sq(5, x, &t2));
     CHECK(t2 == 55, "Norm2Sq = %g, expected 55", (double)t2);
     PetscCall(K.MDot(5, 2, V, 6, x, r));
-    CHECK(r[0] == 15 && r[1] == 3, "MDot = (%g, %g), expected (15, 3)", (double)r[0], (double)r[1]);
+    CHECK(r[0] == 15 && r[1] == 3, "MDot = (%g, %g), expected (15, 3)", (double)PetscRealPart(r[0]), (double)PetscRealPart(r[1]));
     PetscCall(K.DotNorm2(5, x, V + 6, &d, &t2));
-    CHECK(d == 3 && t2 == 3, "DotNorm2 = (%g, %g), expected (3, 3)", (double)d, (double)t2);
+    CHECK(d == 3 && t2 == 3, "DotNorm2 = (%g, %g), expected (3, 3)", (double)PetscRealPart(d), (double)t2);
     for (int i = 0; i < 5; i++) w[i] = x[i];
     const PetscScalar a[] = {2, -1};
     PetscCall(K.MAXPY(5, 2, a, V, 6, w));

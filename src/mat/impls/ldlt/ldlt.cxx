@@ -441,7 +441,7 @@ static PetscErrorCode LDLTSolveVec(Mat F, Vec b, Vec x, PetscBool transpose)
   PetscFunctionBegin;
   if (F->factorerrortype) {
     PetscCall(PetscInfo(F, "MatSolve called on a factor that failed (zero pivot): output is Inf\n"));
-    PetscCall(VecSetInf(x));
+    PetscCall(PGXVecSetInf(x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_LDLTSolve, F, b, x, 0));

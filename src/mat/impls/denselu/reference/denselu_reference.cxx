@@ -158,7 +158,7 @@ PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, Petsc
   *row = *col = -1;
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = 0; i < n; i++)
-      if (!std::isfinite(a[i + j * lda])) {
+      if (PetscIsInfOrNanScalar(a[i + j * lda])) {
         *finite = PETSC_FALSE;
         *row    = i;
         *col    = j;
