@@ -6,7 +6,9 @@
 #   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable),
 #             'cudapetsc' (a GPU and a PETSc built with CUDA: device Vecs, AIJCUSPARSE; make check-petsc325 builds
 #             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host),
-#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic)
+#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic),
+#             'slepc' (PGX built with SLEPc: EPS pgx), 'pre325' (PETSc before 3.25: a known difference, see the
+#             test's .tests comment); several join with commas (cuda,slepc)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
 #   command:  run by bash from the repository root; it passes when it exits 0. Tests check their
 #             own numbers; tests/expect.sh checks output and error messages.
@@ -33,7 +35,11 @@ fi
 gpu_reason=$($B/tests/sys/pgx_info -gpu_reason 2>&1)
 if [ $? -eq 0 ]; then have_gpu=1; else have_gpu=0; fi
 if $B/tests/sys/pgx_info -petsc_cuda >/dev/null 2>&1; then petsc_cuda=1; else petsc_cuda=0; fi
-if $B/tests/sys/pgx_info | head -1 | grep -q 'PetscScalar complex'; then complex=1; else complex=0; fi
+info=$($B/tests/sys/pgx_info 2>&1 | sed -n 1p)
+if grep -q 'PetscScalar complex' <<<"$info"; then complex=1; else complex=0; fi
+petsc_minor=$(sed -n 's/.*PETSc 3\.\([0-9]*\)\..*/\1/p' <<<"$info"); petsc_minor=${petsc_minor:-0}
+if [ -x $B/tests/eps/test_eps ]; then have_slepc=1; else have_slepc=0; fi
+req_has() { [[ ",$req," == *",$1,"* ]]; }
 echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
 
 pass=0 fail=0 skip=0 failed_names=()
@@ -44,7 +50,13 @@ for f in tests/*.tests; do
     [ -z "$name" ] && continue
     case "$name" in \#*) continue ;; esac
     if [ -n "${PGX_TESTS:-}" ] && ! [[ $name =~ $PGX_TESTS ]]; then continue; fi
-    if [ "$req" = cuda ] && [ $have_gpu = 0 ]; then
+    if req_has slepc && [ $have_slepc = 0 ]; then
+      echo "skip $name (needs PGX built with SLEPc)"; skip=$((skip + 1)); continue
+    fi
+    if req_has pre325 && [ $petsc_minor -ge 25 ]; then
+      echo "skip $name (known difference with PETSc 3.25: see tests/*.tests)"; skip=$((skip + 1)); continue
+    fi
+    if req_has cuda && [ $have_gpu = 0 ]; then
       if [ "${PGX_REQUIRE_GPU:-0}" = 1 ]; then
         echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
       else
@@ -52,7 +64,7 @@ for f in tests/*.tests; do
       fi
       continue
     fi
-    if [ "$req" = cudapetsc ] && { [ $have_gpu = 0 ] || [ $petsc_cuda = 0 ]; }; then
+    if req_has cudapetsc && { [ $have_gpu = 0 ] || [ $petsc_cuda = 0 ]; }; then
       # needs both; PGX_REQUIRE_GPU=1 fails it only where PETSc has CUDA (a Debian-PETSc run cannot run it)
       if [ "${PGX_REQUIRE_GPU:-0}" = 1 ] && [ $petsc_cuda = 1 ]; then
         echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
@@ -61,10 +73,10 @@ for f in tests/*.tests; do
       fi
       continue
     fi
-    if [ "$req" = real ] && [ $complex = 1 ]; then
+    if req_has real && [ $complex = 1 ]; then
       echo "skip $name (needs real scalars)"; skip=$((skip + 1)); continue
     fi
-    if [ "$req" = nogpu ] && [ $have_gpu = 1 ]; then
+    if req_has nogpu && [ $have_gpu = 1 ]; then
       echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue
     fi
     if [ "$B" != build ]; then cmd=${cmd//build\//$B/}; fi
