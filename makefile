@@ -207,7 +207,8 @@ $(BUILD)/slepc-tutorials/%: $(FLAGS_STAMP)
 # ----------------------------------------------------------------------------------------------- targets
 # On a fresh machine PETSc is not there yet when this makefile is read, so 'demo' (and 'test' when PETSc is
 # missing) install the packages first and then build in a new make, which finds them.
-ifeq ($(HAVE_PETSC)$(PETSC_DIR),0)
+# (A GPU host without PETSc development files runs the prebuilt lib/ and build/ as they are.)
+ifeq ($(HAVE_PETSC)$(PETSC_DIR)$(wildcard $(LIB_SO)),0)
 test:
 	@echo "PGX: PETSc not found: installing the Debian packages first ('make deps')"
 	@tools/deps.sh
