@@ -11,7 +11,6 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
-#include "denselu_matrices.h"
 
 #if defined(PETSC_USE_COMPLEX)
 /* Real scalars only: denselu test_kernels (compares with LAPACK dgetrf on real matrices). Its tests are marked 'real'. */
@@ -21,6 +20,7 @@ int main(void)
   return 1;
 }
 #else
+  #include "denselu_matrices.h"
 
 namespace ref = pgx::kernels::denselu::reference;
 static int nfail = 0;
