@@ -298,7 +298,7 @@ static PetscErrorCode PETScStream(cudaStream_t *s)
 
 static PetscErrorCode PGXWaitForPETSc(void)
 {
-  cudaStream_t ps;
+  cudaStream_t ps = nullptr;
 
   PetscFunctionBegin;
   PetscCall(PETScStream(&ps));
@@ -310,7 +310,7 @@ static PetscErrorCode PGXWaitForPETSc(void)
 
 static PetscErrorCode PETScWaitForPGX(void)
 {
-  cudaStream_t ps;
+  cudaStream_t ps = nullptr;
 
   PetscFunctionBegin;
   PetscCall(PETScStream(&ps));
