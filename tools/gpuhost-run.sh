@@ -58,6 +58,9 @@ for w in "${what[@]}"; do
     if [ ! -f /opt/petsc-3.25-cuda/lib/libpetsc.so.3.25 ]; then
       tar -C / -xJf .gpuhost325/petsc325.tar.xz || { summary+=("$w: cannot unpack .gpuhost325/petsc325.tar.xz"); continue; }
     fi
+    # PETSc 3.25 with CUDA refuses to start over an MPI that is not GPU-aware (the packed OpenMPI is not) unless told:
+    # every user of this PETSc passes -use_gpu_aware_mpi 0 on such a machine, as the commands do
+    export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
     t0=$(date +%s)
     if [ "$w" = tests325 ]; then
       LD_LIBRARY_PATH="$ROOT/lib-gpu325:/opt/petsc-3.25-cuda/lib:$LD_LIBRARY_PATH" PGX_BUILD=build-gpu325 PGX_LIB=lib-gpu325 \

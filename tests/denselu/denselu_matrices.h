@@ -3,6 +3,8 @@
      random    entries uniform in [-1,1)
      illcond   U diag(s) V^T, s graded geometrically from 1 to 1/cond, U and V orthogonal (Q of the
                Householder QR (LAPACK geqrf/orgqr) of random matrices)
+     cluster   U diag(s) V^T with s = 1 except the last, 1/cond (LAPACK dlatms mode 2): ill-conditioned in one
+               direction only, where GMRES-IR with a low-precision factor converges in a few iterations
      zerolead  random with a_00 = 0 (the first step must pivot)
      wilkinson a_ii = 1, a_ij = -1 (i > j), last column 1: growth factor 2^(n-1), exact in binary
      singular  random with column zc = n/2 + 3 (clamped) zero: an exactly zero pivot in that column
@@ -47,7 +49,7 @@ static inline PetscErrorCode DenseLUOrthogonal(PetscInt n, double *q)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, double *a)
+static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, PetscBool cluster, double *a)
 {
   double *u, *v;
 
@@ -56,7 +58,7 @@ static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, doub
   PetscCall(DenseLUOrthogonal(n, u));
   PetscCall(DenseLUOrthogonal(n, v));
   for (PetscInt k = 0; k < n; k++) { /* u(:,k) *= s_k */
-    double s = n > 1 ? pow(cond, -(double)k / (double)(n - 1)) : 1.0;
+    double s = cluster ? (k == n - 1 ? 1.0 / cond : 1.0) : (n > 1 ? pow(cond, -(double)k / (double)(n - 1)) : 1.0);
     for (PetscInt i = 0; i < n; i++) u[i + k * n] *= s;
   }
   for (PetscInt j = 0; j < n; j++) /* a = u v^T */
@@ -75,12 +77,13 @@ static inline void DenseLUWilkinson(PetscInt n, double *a)
     for (PetscInt i = 0; i < n; i++) a[i + j * n] = (j == n - 1 || i == j) ? 1.0 : (i > j ? -1.0 : 0.0);
 }
 
-/* kind: random, illcond, zerolead, wilkinson, singular, diagdom */
+/* kind: random, illcond, cluster, zerolead, wilkinson, singular, diagdom */
 static inline PetscErrorCode DenseLUMatrix(const char *kind, PetscInt n, double cond, double *a)
 {
   PetscFunctionBegin;
   if (!strcmp(kind, "random")) DenseLURandom(n, a);
-  else if (!strcmp(kind, "illcond")) PetscCall(DenseLUIllConditioned(n, cond, a));
+  else if (!strcmp(kind, "illcond")) PetscCall(DenseLUIllConditioned(n, cond, PETSC_FALSE, a));
+  else if (!strcmp(kind, "cluster")) PetscCall(DenseLUIllConditioned(n, cond, PETSC_TRUE, a));
   else if (!strcmp(kind, "zerolead")) {
     DenseLURandom(n, a);
     a[0] = 0.0;

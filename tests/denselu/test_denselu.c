@@ -1,5 +1,5 @@
 static char help[] = "MATSOLVERPGX dense LU through PETSc: MatGetFactor, MatLUFactorSymbolic/Numeric, MatSolve, MatSolveTranspose, MatMatSolve.\n"
-                     "  -matrix <random,illcond,zerolead,wilkinson,singular,nan,nonsquare,diagdom>  -n <n>  -cond <c>  -nrhs <k>  -view\n";
+                     "  -matrix <random,illcond,cluster,zerolead,wilkinson,singular,nan,nonsquare,diagdom>  -n <n>  -cond <c>  -nrhs <k>  -view\n";
 /* Checks (prints "all checks passed"):
    - MatSolve and MatSolveTranspose: backward error ||Ax-b||_inf / (||A||_inf ||x||_inf n eps) < 10 (2 right-hand sides each)
    - MatMatSolve equals column-by-column MatSolve (to -mms_tol, default 1e-13, relative)
@@ -108,9 +108,9 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_denselu options", NULL);
-  PetscCall(PetscOptionsString("-matrix", "random, illcond, zerolead, wilkinson, singular, nan, nonsquare, diagdom", NULL, kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsString("-matrix", "random, illcond, cluster, zerolead, wilkinson, singular, nan, nonsquare, diagdom", NULL, kind, kind, sizeof(kind), NULL));
   PetscCall(PetscOptionsInt("-n", "order", NULL, n, &n, NULL));
-  PetscCall(PetscOptionsReal("-cond", "condition number of illcond", NULL, cond, &cond, NULL));
+  PetscCall(PetscOptionsReal("-cond", "condition number of illcond and cluster", NULL, cond, &cond, NULL));
   PetscCall(PetscOptionsInt("-nrhs", "right-hand sides of MatMatSolve", NULL, nrhs, &nrhs, NULL));
   PetscCall(PetscOptionsReal("-mms_tol", "relative tolerance of MatMatSolve vs column-by-column MatSolve (refined mixed-precision solves differ within cond * eps)", NULL, mms_tol, &mms_tol, NULL));
   PetscCall(PetscOptionsBool("-view", "MatView the factor", NULL, view, &view, NULL));
