@@ -38,7 +38,7 @@ for w in "${what[@]}"; do
     grep -E '^(FAIL|failed:)' "$OUTDIR/tests.log" | head -20 | while read -r l; do echo "  $l"; done
     ;;
   bench)
-    [ -f bench/gpuhost.list ] || continue
+    list=${PGX_BENCH_LIST:-bench/gpuhost.list}; [ -f "$list" ] || continue
     while IFS= read -r cmd; do
       case "$cmd" in ''|\#*) continue ;; esac
       if [ -n "${PGX_BENCH_FILTER:-}" ] && ! [[ $cmd =~ $PGX_BENCH_FILTER ]]; then continue; fi
@@ -51,7 +51,7 @@ for w in "${what[@]}"; do
       timeout "${PGX_BENCH_TIMEOUT:-300}" bash -c "$cmd" >> "$f" 2>&1 </dev/null
       rc=$?
       summary+=("bench $name: exit $rc ($(( $(date +%s) - t0 )) s)")
-    done < bench/gpuhost.list
+    done < "$list"
     ;;
   tests325|bench325)
     # PETSc 3.25 (CUDA) at the path it was built for, before the Debian runtime on the library path

@@ -26,8 +26,8 @@ solvers=(
   "cusparse-ilu0|-ksp_type gmres -pc_type ilu -pc_factor_mat_solver_type cusparse"
   "gamg|-ksp_type gmres -pc_type gamg"
   "cg+gamg|-ksp_type cg -pc_type gamg"
-  "gamg+dilu-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -pc_dilu_ordering multicolor"
-  "cg+gamg+dilu-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type dilu -pc_dilu_ordering multicolor"
+  "gamg+dilu-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
+  "cg+gamg+dilu-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "dilu-natural|-ksp_type gmres -pc_type dilu"
   "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
   "cg+dilu-multicolor|-ksp_type cg -pc_type dilu -pc_dilu_ordering multicolor"
@@ -44,6 +44,8 @@ echo "PGX with CUDA Vecs: $($B/tests/sys/pgx_info | head -2 | paste -sd' ')"
 printf '%-18s %-24s %10s %10s %6s %12s  %s\n' problem solver "setup s" "solve s" its "ms/it" result
 for p in "${problems[@]}"; do
   pname=${p%%|*} pcmd=${p#*|}
+  # PGX_BENCH_PROBLEMS=regex: only the problems whose name matches (e.g. 'ex45')
+  if [ -n "${PGX_BENCH_PROBLEMS:-}" ] && ! [[ $pname =~ $PGX_BENCH_PROBLEMS ]]; then continue; fi
   for s in "${solvers[@]}"; do
     sname=${s%%|*} sopt=${s#*|}
     # shellcheck disable=SC2086

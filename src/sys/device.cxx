@@ -170,6 +170,12 @@ PetscErrorCode PGXVecStageDestroy(PGXVecStage *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 PetscErrorCode PGXVecGetDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
+PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }

@@ -75,8 +75,12 @@ static PetscErrorCode Compare(const char *what, Run *p, Run *q, Vec xp, Vec xq, 
   CHECK(p->ntrue == q->ntrue, "%s: true-residual monitor calls PETSc %" PetscInt_FMT ", PGX %" PetscInt_FMT, what, p->ntrue, q->ntrue);
   if (p->ntrue) {
     PetscReal tmax = 0;
-    for (PetscInt i = 0; i < PetscMin(p->ntrue, q->ntrue); i++) tmax = PetscMax(tmax, PetscAbsReal(p->truehist[i] - q->truehist[i]) / p->truehist[0]);
-    CHECK(tmax <= 1e-8, "%s: true residual norms differ by %g relative to the first (tolerance 1e-8)", what, (double)tmax);
+    PetscInt  imax = 0;
+    for (PetscInt i = 0; i < PetscMin(p->ntrue, q->ntrue); i++) {
+      PetscReal e = PetscAbsReal(p->truehist[i] - q->truehist[i]) / p->truehist[0];
+      if (e > tmax) tmax = e, imax = i;
+    }
+    CHECK(tmax <= 1e-8, "%s: true residual norms differ by %g relative to the first (tolerance 1e-8), at monitor call %d of %d: PETSc %.6e, PGX %.6e", what, (double)tmax, (int)imax, (int)p->ntrue, (double)p->truehist[imax], (double)q->truehist[imax]);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " true residual norms agree, last %.3e\n", what, q->ntrue, (double)q->truehist[q->ntrue - 1]));
   }
   PetscCall(VecDuplicate(xp, &d));

@@ -47,6 +47,8 @@ PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayRead(Vec, PGXVecStage, const Pet
 PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **);
 PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
 PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
+/* A MATSEQAIJCUSPARSE's device values (host CSR order), or NULL for matrices whose values live on the host */
+PETSC_EXTERN PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **);
 
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);

@@ -389,6 +389,30 @@ PetscErrorCode PGXVecStageDestroy(PGXVecStage *s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's values on the device where PETSc keeps them there: a MATSEQAIJCUSPARSE matrix (not bound to the CPU) gives
+   its device CSR values, in the order of its host CSR (PETSc first copies them to the device when the host copy is
+   newer), with PGX's stream ordered after PETSc's pending work; *d = NULL for any other matrix (read the host values).
+   The array stays PETSc's: read it before PETSc may change the matrix again. */
+PetscErrorCode PGXMatGetDeviceValuesRead(Mat A, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = nullptr;
+#if defined(PETSC_HAVE_CUDA)
+  PetscBool cusp;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, &cusp));
+  if (cusp) {
+    PetscScalar *a  = nullptr;
+    PetscMemType mt = PETSC_MEMTYPE_HOST;
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &a, &mt));
+    if (PetscMemTypeDevice(mt)) {
+      *d = a;
+      PetscCall(PGXWaitForPETSc());
+    }
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar **d)
 {
   const PetscScalar *a;

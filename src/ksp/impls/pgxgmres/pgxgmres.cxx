@@ -233,12 +233,25 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
       }
     }
   }
+  *itcount = it;
+#if PETSC_VERSION_GE(3, 22, 0)
+  /* PETSc >= 3.22 (as its KSPGMRES): the solution is formed first, the last step monitored after it, and
+     KSPBuildSolution() returns ksp->vec_sol once a reason is set: a monitor that builds the solution (true residual)
+     finds the formed one there, copied out only when there are monitors */
+  PetscCall(PGXGMRESBuildSoln(ksp, g, r, GRS(0), X, X, it - 1));
+  if (ksp->reason == KSP_CONVERGED_ITERATING && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  if (it && ksp->reason) {
+    PetscCall(KSPLogResidualHistory(ksp, res));
+    if (ksp->numbermonitors) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
+    PetscCall(KSPMonitor(ksp, ksp->its, res));
+  }
+#else
   if (it && (ksp->reason || ksp->its >= ksp->max_it)) { /* no restart follows: monitor the last step */
     PetscCall(KSPLogResidualHistory(ksp, res));
     PetscCall(KSPMonitor(ksp, ksp->its, res));
   }
-  *itcount = it;
   PetscCall(PGXGMRESBuildSoln(ksp, g, r, GRS(0), X, X, it - 1));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -40,6 +40,7 @@ typedef struct {
   PC_DILU_Sweeps T;          /* A^T's, built on the first PCApplyTranspose() */
   PetscBool      haveT;      /* T is analyzed for the current pattern */
   PetscBool      Tvalues;    /* T.val holds the current values */
+  PetscBool      devvalues;  /* cuda: the last numeric setup read A's values on the device (AIJCUSPARSE) */
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
@@ -246,12 +247,18 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
 
   PetscCall(PetscTime(&t0));
   dilu->Tvalues = PETSC_FALSE;
-  PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
   if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA
+    const PetscScalar *da;
+    PetscCall(PGXMatGetDeviceValuesRead(dilu->local, &da)); /* AIJCUSPARSE: A's values where PETSc keeps them */
+    dilu->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
+    if (!da) PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cu, a, dilu->shift, PETSC_FALSE, &dilu->badrow));
+    if (da) PetscCall(K::cuda::FactorDevice((K::cuda::Data *)dilu->cu, da, dilu->shift, &dilu->badrow));
+    else PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cu, a, dilu->shift, PETSC_FALSE, &dilu->badrow));
     PetscCall(PetscLogGpuTimeEnd());
+    if (!da) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
+    PetscCall(PetscInfo(pc, "PCDILU: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
     PetscCall(PetscLogGpuFlops(3.0 * dilu->A.nnz));
     if (dilu->badrow >= 0) {
       PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, dilu->E));
@@ -259,11 +266,12 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     }
 #endif
   } else {
+    PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
     PetscCall(ref::HostFactor(dilu->A.host, a, dilu->shift, dilu->E, &dilu->badrow));
+    PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
     if (dilu->badrow >= 0) dilu->badvalue = dilu->E[dilu->badrow];
     PetscCall(PetscLogFlops(3.0 * dilu->A.nnz));
   }
-  PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
   PetscCall(PetscTime(&t1));
   dilu->t_numeric = t1 - t0;
   PetscCall(PetscLogEventEnd(PGX_DILUSetUp, pc, 0, 0, 0));
@@ -436,6 +444,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(dilu->device)));
   PetscCall(PGXViewDevice(viewer, dilu->device));
+  if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors%s\n", dilu->ncolors, size > 1 ? " (rank 0)" : ""));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  setup time: analysis %g s, numeric %g s%s\n", (double)dilu->t_analysis, (double)dilu->t_numeric, size > 1 ? " (rank 0)" : ""));

@@ -88,6 +88,10 @@ struct Data {
      and output arrays stay the same, as the staging buffers do) and the factorization (key: the shift) */
   bool  usegraph = true;
   Graph gapply, gfactor;
+  /* a second apply graph on fixed arrays (rs -> ys) for calls whose r, y differ from gapply's: device Vecs give a
+     new pair per call (GMRES's basis, Chebyshev's work vectors); two device copies cost far less than a capture */
+  Graph                    gstaged;
+  DeviceArray<PetscScalar> rs, ys;
   /* natural: cuSPARSE SpSV on EA = A's values with E in the diagonal slots */
   bool                     spsv = false; /* set up (every row stores its diagonal) */
   DeviceArray<PetscScalar> EA, work;
@@ -711,6 +715,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   PetscFunctionBegin;
   d->gapply.reset();
   d->gfactor.reset();
+  d->gstaged.reset();
   d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
   d->n          = n;
@@ -963,7 +968,16 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) PetscCall(ApplySpSV(d, r, y, s));
-  else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
+  else if (d->usegraph && d->gapply.exec && (d->gapply.k1 != r || d->gapply.k2 != y)) {
+    /* arrays other than those of the first graph: through the staged graph, not a new capture per call */
+    PetscCall(d->rs.resize(d->n));
+    PetscCall(d->ys.resize(d->n));
+    const PetscScalar *rs = d->rs.data();
+    PetscScalar       *ys = d->ys.data();
+    PGXCallCUDA(cudaMemcpyAsync(d->rs.data(), r, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+    PetscCall(Replay(d, d->gstaged, rs, ys, 0, s, [&]() { return ApplyLaunches(d, rs, ys, s); }));
+    PGXCallCUDA(cudaMemcpyAsync(y, ys, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  } else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -973,6 +987,7 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph)
   d->usegraph = graph ? true : false;
   if (!graph) {
     d->gapply.reset();
+    d->gstaged.reset();
     d->gfactor.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
