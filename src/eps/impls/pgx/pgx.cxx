@@ -11,6 +11,7 @@
 typedef struct {
   PetscInt       b;        /* panel width (-eps_pgx_block) */
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
+  PGXTridiagEigenMethod tev; /* host tridiagonal eigensolver (-eps_pgx_tridiag) */
   PGXDeviceType  devreq;   /* -pgx_device as requested */
   PGXDeviceType  device;   /* resolved at setup */
   Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
@@ -106,6 +107,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
   PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
   PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
+  PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
   PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
   PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
   PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
@@ -129,7 +131,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The eigenvectors, when first asked for: dstedc with vectors and Z = Q Z_T; each rank copies its rows */
+/* The eigenvectors, when first asked for: T's eigenvectors (dstemr by default) and Z = Q Z_T; each rank copies its rows */
 static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
 {
   EPS_PGX     *ctx = (EPS_PGX *)eps->data;
@@ -168,6 +170,7 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsInt("-eps_pgx_block", "Panel width of the tridiagonal reduction", "EPSPGXSetBlockSize", b, &b, &flg));
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
+  PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Host eigensolver of T: auto (dstemr with vectors, dstedc without), stedc, stemr", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -183,6 +186,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver (host): %s\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto (dstemr with vectors, dstedc without)" : (ctx->tev == PGX_TRIDIAG_EIGEN_STEDC ? "dstedc" : "dstemr")));
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

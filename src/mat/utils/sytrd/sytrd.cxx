@@ -1,5 +1,5 @@
 /* The dense Hermitian tridiagonal reduction object: storage, timing and the dispatch to the reference or
-   cuda kernels (sytrd_kernels.h); the tridiagonal eigensolve is LAPACK's dstedc on the host. */
+   cuda kernels (sytrd_kernels.h); the tridiagonal eigensolve is LAPACK's dstemr or dstedc on the host. */
 #include <pgx/sytrd.h>
 #include <pgx/private/pgximpl.h>
 #include <petscblaslapack.h>
@@ -14,6 +14,8 @@ namespace K = pgx::kernels::sytrd;
 
 /* LAPACK's divide and conquer for symmetric tridiagonal matrices (real), through PETSc's name mangling */
 #define PGXLAPACKstedc_ PETSCBLASREAL(stedc, STEDC)
+#define PGXLAPACKstemr_ PETSCBLASREAL(stemr, STEMR)
+BLAS_EXTERN void PGXLAPACKstemr_(const char *, const char *, const PetscBLASInt *, PetscReal *, PetscReal *, const PetscReal *, const PetscReal *, const PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *, PetscReal *, PetscReal *, const PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *, PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
 BLAS_EXTERN void PGXLAPACKstedc_(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
 
 const char *const PGXSytrdSymvs[] = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
@@ -24,6 +26,7 @@ struct _n_PGXSytrd {
   PGXDeviceType type  = PGX_DEVICE_HOST;
   PetscInt      b     = PGX_SYTRD_DEFAULT_BLOCK; /* panel width */
   PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
+  PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PetscInt      n     = -1;
   PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
@@ -536,9 +539,126 @@ PetscErrorCode PGXTridiagonalEigen(PetscInt n, PetscReal d[], PetscReal e[], Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+const char *const PGXTridiagEigenMethods[] = {"auto", "stedc", "stemr", "PGXTridiagEigenMethod", "PGX_TRIDIAG_EIGEN_", NULL};
+
+/* dstemr (MRRR), all eigenpairs; info > 0 (MRRR could not guarantee accuracy) is returned to the caller */
+static PetscErrorCode TridiagonalEigenMRRR(PetscInt n, PetscReal d[], const PetscReal e[], PetscReal Z[], PetscInt ldz, PetscBLASInt *info)
+{
+  PetscBLASInt bn, bldz, m = 0, lwork, liwork, one = 1, iq = 0, query = -1, tryrac = 1, nzc;
+  PetscReal    zero = 0, wq = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscBLASIntCast(ldz, &bldz));
+  nzc = bn;
+  std::vector<PetscReal>    ee(n, 0.0), w(n);
+  std::vector<PetscBLASInt> isuppz(2 * (size_t)n);
+  for (PetscInt i = 0; i < n - 1; i++) ee[i] = e[i];
+  *info = 0;
+  PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+  PGXLAPACKstemr_("V", "A", &bn, d, ee.data(), &zero, &zero, &one, &one, &m, w.data(), Z, &bldz, &nzc, isuppz.data(), &tryrac, &wq, &query, &iq, &query, info);
+  PetscCall(PetscFPTrapPop());
+  PetscCheck(*info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dstemr workspace query failed: info %d", (int)*info);
+  lwork  = PetscMax((PetscBLASInt)wq, 1);
+  liwork = PetscMax(iq, 1);
+  std::vector<PetscReal>    work(lwork);
+  std::vector<PetscBLASInt> iwork(liwork);
+  tryrac = 1;
+  PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+  PGXLAPACKstemr_("V", "A", &bn, d, ee.data(), &zero, &zero, &one, &one, &m, w.data(), Z, &bldz, &nzc, isuppz.data(), &tryrac, work.data(), &lwork, iwork.data(), &liwork, info);
+  PetscCall(PetscFPTrapPop());
+  PetscCheck(*info >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dstemr: bad argument %d", (int)-*info);
+  if (!*info) {
+    PetscCheck(m == bn, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dstemr returned %d of %d eigenpairs", (int)m, (int)bn);
+    for (PetscInt i = 0; i < n; i++) d[i] = w[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagonalEigenMethod - `PGXTridiagonalEigen()` with a chosen LAPACK routine: `PGX_TRIDIAG_EIGEN_STEDC`
+  (divide and conquer), `PGX_TRIDIAG_EIGEN_STEMR` (MRRR; O(n^2) also with vectors) or `PGX_TRIDIAG_EIGEN_AUTO`
+  (dstemr with vectors, dstedc without). When dstemr cannot guarantee its accuracy (info > 0) dstedc is used.
+
+  Not Collective
+
+  Input Parameters:
++ method - the routine
+. n      - the order
+. d      - the diagonal (n); on output the eigenvalues in ascending order
+. e      - the subdiagonal (n - 1); destroyed
+- ldz    - the leading dimension of Z
+
+  Output Parameter:
+. Z - the n x n orthonormal eigenvectors (column j for d[j]), or NULL for eigenvalues only
+
+  Level: developer
+
+.seealso: `PGXTridiagonalEigen()`, `PGXSytrdSetTridiagonalEigenMethod()`
+@*/
+PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod method, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz)
+{
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (Z && n > 1 && method != PGX_TRIDIAG_EIGEN_STEDC) {
+    std::vector<PetscReal> d0(d, d + n);
+    PetscBLASInt           info;
+    PetscCall(TridiagonalEigenMRRR(n, d, e, Z, ldz, &info));
+    if (!info) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscInfo(NULL, "LAPACK dstemr could not guarantee accuracy (info %d); using dstedc\n", (int)info));
+    for (PetscInt i = 0; i < n; i++) d[i] = d0[i];
+  }
+  PetscCall(PGXTridiagonalEigen(n, d, e, Z, ldz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetTridiagonalEigenMethod - Sets the host tridiagonal eigensolver of `PGXSytrdSolve()`.
+
+  Not Collective
+
+  Input Parameters:
++ S      - the object
+- method - `PGX_TRIDIAG_EIGEN_AUTO` (default: dstemr with vectors, dstedc without), `PGX_TRIDIAG_EIGEN_STEDC` or
+           `PGX_TRIDIAG_EIGEN_STEMR`
+
+  Level: developer
+
+.seealso: `PGXTridiagonalEigenMethod()`, `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXSytrdSetTridiagonalEigenMethod(PGXSytrd S, PGXTridiagEigenMethod method)
+{
+  PetscFunctionBegin;
+  S->tev = method;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetTridiagonalEigenMethod - Gets the host tridiagonal eigensolver of `PGXSytrdSolve()`.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. method - the method
+
+  Level: developer
+
+.seealso: `PGXSytrdSetTridiagonalEigenMethod()`
+@*/
+PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd S, PGXTridiagEigenMethod *method)
+{
+  PetscFunctionBegin;
+  *method = S->tev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   PGXSytrdSolve - All eigenvalues, and optionally eigenvectors, of the Hermitian matrix: reduction (if not
-  done yet), dstedc on T on the host, back-transformation Z = Q Z_T (compact WY).
+  done yet), the tridiagonal eigensolve on the host (`PGXSytrdSetTridiagonalEigenMethod()`: dstemr with vectors,
+  dstedc without, by default), back-transformation Z = Q Z_T (compact WY).
 
   Not Collective
 
@@ -566,7 +686,7 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
   PetscCall(PetscTime(&t0));
   std::vector<PetscReal> e(S->e), ZT(Z ? (size_t)n * n : 0);
   for (PetscInt i = 0; i < n; i++) w[i] = S->d[i];
-  PetscCall(PGXTridiagonalEigen(n, w, e.data(), Z ? ZT.data() : NULL, n));
+  PetscCall(PGXTridiagonalEigenMethod(S->tev, n, w, e.data(), Z ? ZT.data() : NULL, n));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(PGX_SytrdTridiag, 0, 0, 0, 0));
   S->times.tridiag = t1 - t0;
