@@ -524,7 +524,11 @@ static PetscErrorCode MatGetInertia_PGXLDLT(Mat F, PetscInt *nneg, PetscInt *nze
   PetscFunctionBegin;
   PetscCheck(c->numeric_done, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatGetInertia() needs a numeric factorization");
 #if defined(PETSC_USE_COMPLEX)
-  PetscCheck(c->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "Inertia is defined for Hermitian matrices only; this factor is complex symmetric (set -mat_pgx_hermitian or MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE))");
+  {
+    const char *pre;
+    PetscCall(MatGetOptionsPrefix(F, &pre));
+    PetscCheck(c->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "Inertia is defined for Hermitian matrices only; this factor is complex symmetric (set -%smat_pgx_hermitian or MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE))", pre ? pre : "");
+  }
 #endif
   PetscCall(ref::Inertia(c->n, c->d, &p, &q, &z));
   if (c->nperturbed) PetscCall(PetscInfo(F, "Inertia may be unreliable: %" PetscInt_FMT " pivots were perturbed by static pivoting (they keep their sign; zero pivots count as positive)\n", c->nperturbed));
