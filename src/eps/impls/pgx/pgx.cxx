@@ -1,8 +1,8 @@
 /* EPSPGX: dense Hermitian eigensolver for SLEPc through PGX's tridiagonal reduction (PGXSytrd).
-   The operator's matrix is gathered into a sequential dense matrix on every rank (the solve is redundant;
-   each rank keeps its rows of the eigenvectors), reduced (reference or cuda backend), T is solved by
-   LAPACK dstedc on the host. EPSSolve computes the eigenvalues only; the eigenvectors (dstedc with vectors and
-   the back-transformation Z = Q Z_T) are computed when first asked for (EPSGetEigenpair, EPSComputeError...). */
+   The operator's matrix is gathered into a sequential dense matrix on rank 0, which alone reduces it (reference
+   or cuda backend) and solves T on the host (LAPACK dstemr or dstedc); the eigenvalues are broadcast. EPSSolve
+   computes the eigenvalues only; the eigenvectors (T's eigenvectors and the back-transformation Z = Q Z_T) are
+   computed when first asked for (EPSGetEigenpair, EPSComputeError...), and rank 0 scatters their rows. */
 #include <slepcpgx.h>
 #include <slepc/private/epsimpl.h>
 #include <pgx/private/pgximpl.h>
@@ -49,13 +49,15 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   PetscCall(STGetMatrix(eps->st, 0, &A));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
   if (size == 1) PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
-  else {
-    IS  is;
-    Mat *sub;
-    PetscCall(ISCreateStride(PETSC_COMM_SELF, eps->n, 0, 1, &is));
+  else { /* rank 0 alone gathers (and solves): the other ranks ask for an empty submatrix */
+    IS          is;
+    Mat        *sub;
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)eps), &rank));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, rank ? 0 : eps->n, 0, 1, &is));
     PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
     PetscCall(ISDestroy(&is));
-    PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+    if (!rank) PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
     PetscCall(MatDestroySubMatrices(1, &sub));
   }
   PetscCall(PetscTime(&t1));
@@ -104,16 +106,24 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
 
   PetscFunctionBegin;
   PetscCall(PGXSytrdDestroy(&ctx->S));
-  PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
-  PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
-  PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
-  PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
-  PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
-  PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
-  PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
-  PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
-  PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
-  PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
+  if (ctx->Ad) { /* rank 0 (or the only rank) solves; the eigenvalues are broadcast */
+    PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
+    PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
+    PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
+    PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
+    PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
+    PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
+    PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
+    PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
+    PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
+    PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
+  }
+  if (n) {
+    PetscMPIInt nn;
+    PetscCall(PetscMPIIntCast(n, &nn));
+    PetscCallMPI(MPI_Bcast(w.data(), nn, MPIU_REAL, 0, PetscObjectComm((PetscObject)eps)));
+  }
+  PetscCallMPI(MPI_Bcast(&ctx->times, 3, MPI_DOUBLE, 0, PetscObjectComm((PetscObject)eps)));
   if (eps->which == EPS_ALL && eps->inta != eps->intb) { /* the eigenvalues in [inta, intb] */
     while (first < n && w[first] < eps->inta) first++;
     count = 0;
@@ -139,21 +149,44 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
   Mat          V;
   PetscScalar *v;
   PGXSytrdTimes t;
+  MPI_Comm      comm = PetscObjectComm((PetscObject)eps);
+  PetscMPIInt   size, rank;
   std::vector<PetscReal>   w(n);
-  std::vector<PetscScalar> Z((size_t)n * n);
+  std::vector<PetscScalar> Z; /* on the solving rank */
 
   PetscFunctionBegin;
   if (!eps->nconv) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
-  PetscCall(PGXSytrdGetTimes(ctx->S, &t));
-  ctx->times.back = t.back;
-  ctx->times.tridiag += t.tridiag;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (ctx->S) {
+    Z.resize((size_t)n * n);
+    PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
+    PetscCall(PGXSytrdGetTimes(ctx->S, &t));
+    ctx->times.back = t.back;
+    ctx->times.tridiag += t.tridiag;
+  }
+  PetscCallMPI(MPI_Bcast(&ctx->times, 3, MPI_DOUBLE, 0, comm));
   PetscCall(BVGetMat(eps->V, &V));
   PetscCall(MatGetOwnershipRange(V, &rstart, &rend));
   PetscCall(MatDenseGetLDA(V, &ldv));
   PetscCall(MatDenseGetArrayWrite(V, &v));
-  for (PetscInt j = 0; j < eps->nconv; j++)
-    for (PetscInt i = rstart; i < rend; i++) v[(i - rstart) + (size_t)j * ldv] = Z[i + (size_t)(ctx->offset + j) * n];
+  if (size == 1) {
+    for (PetscInt j = 0; j < eps->nconv; j++)
+      for (PetscInt i = rstart; i < rend; i++) v[(i - rstart) + (size_t)j * ldv] = Z[i + (size_t)(ctx->offset + j) * n];
+  } else { /* rank 0 scatters each returned eigenvector's rows to their owners (one column at a time: counts fit an int) */
+    const PetscInt         *ranges;
+    std::vector<PetscMPIInt> counts(size), displs(size);
+    std::vector<PetscScalar> col(rend - rstart);
+    PetscCall(MatGetOwnershipRanges(V, &ranges));
+    for (PetscMPIInt r = 0; r < size; r++) {
+      PetscCall(PetscMPIIntCast(ranges[r + 1] - ranges[r], &counts[r]));
+      PetscCall(PetscMPIIntCast(ranges[r], &displs[r]));
+    }
+    for (PetscInt j = 0; j < eps->nconv; j++) {
+      PetscCallMPI(MPI_Scatterv(rank ? NULL : Z.data() + (size_t)(ctx->offset + j) * n, counts.data(), displs.data(), MPIU_SCALAR, col.data(), counts[rank], MPIU_SCALAR, 0, comm));
+      for (PetscInt i = 0; i < rend - rstart; i++) v[i + (size_t)j * ldv] = col[i];
+    }
+  }
   PetscCall(MatDenseRestoreArrayWrite(V, &v));
   PetscCall(BVRestoreMat(eps->V, &V));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -186,6 +219,11 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
+    if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  the matrix gathered and solved on rank 0 of %d (eigenvalues broadcast, eigenvector rows scattered)\n", size));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver (host): %s\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto (dstemr with vectors, dstedc without)" : (ctx->tev == PGX_TRIDIAG_EIGEN_STEDC ? "dstedc" : "dstemr")));
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -382,13 +420,15 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 
 /*MC
   EPSPGX - EPSPGX = "pgx" - A dense eigensolver for standard Hermitian problems (`EPS_HEP`): the matrix is
-  gathered, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction (on the
-  GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstedc and the
-  eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for.
+  gathered on rank 0, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction
+  (on the GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstemr or
+  dstedc and the eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for; rank 0 sends the
+  eigenvalues to every rank and each rank its rows of the eigenvectors.
 
   Options Database Keys:
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
+. -eps_pgx_tridiag <auto,stedc,stemr> - host eigensolver of T (auto: dstemr with vectors, dstedc without)
 - -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
 
   Level: beginner
