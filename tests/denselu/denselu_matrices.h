@@ -25,13 +25,24 @@ static inline double DenseLURand(void) /* uniform in [-1,1) */
 
 static inline PetscInt DenseLUSingularColumn(PetscInt n) { return n / 2 + 3 < n ? n / 2 + 3 : n - 1; }
 
-static inline void DenseLURandom(PetscInt n, double *a)
+/* entries uniform in [-1,1) (complex builds: real and imaginary parts, from the same stream) */
+static inline PetscScalar DenseLURandScalar(void)
 {
-  for (PetscInt i = 0; i < n * n; i++) a[i] = DenseLURand();
+#if defined(PETSC_USE_COMPLEX)
+  PetscReal re = DenseLURand();
+  return PetscCMPLX(re, DenseLURand());
+#else
+  return DenseLURand();
+#endif
 }
 
-/* q <- an orthogonal n x n matrix (uses work of n*n + 2n doubles through LAPACK) */
-static inline PetscErrorCode DenseLUOrthogonal(PetscInt n, double *q)
+static inline void DenseLURandom(PetscInt n, PetscScalar *a)
+{
+  for (PetscInt i = 0; i < n * n; i++) a[i] = DenseLURandScalar();
+}
+
+/* q <- an orthogonal (complex: unitary) n x n matrix, the Q of LAPACK's QR of a random matrix */
+static inline PetscErrorCode DenseLUOrthogonal(PetscInt n, PetscScalar *q)
 {
   PetscBLASInt bn, info, lwork;
   PetscScalar *tau, *work;
@@ -49,9 +60,9 @@ static inline PetscErrorCode DenseLUOrthogonal(PetscInt n, double *q)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, PetscBool cluster, double *a)
+static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, PetscBool cluster, PetscScalar *a)
 {
-  double *u, *v;
+  PetscScalar *u, *v;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(n * n, &u, n * n, &v));
@@ -61,24 +72,24 @@ static inline PetscErrorCode DenseLUIllConditioned(PetscInt n, double cond, Pets
     double s = cluster ? (k == n - 1 ? 1.0 / cond : 1.0) : (n > 1 ? pow(cond, -(double)k / (double)(n - 1)) : 1.0);
     for (PetscInt i = 0; i < n; i++) u[i + k * n] *= s;
   }
-  for (PetscInt j = 0; j < n; j++) /* a = u v^T */
+  for (PetscInt j = 0; j < n; j++) /* a = u v^H */
     for (PetscInt i = 0; i < n; i++) {
-      double t = 0;
-      for (PetscInt k = 0; k < n; k++) t += u[i + k * n] * v[j + k * n];
+      PetscScalar t = 0;
+      for (PetscInt k = 0; k < n; k++) t += u[i + k * n] * PetscConj(v[j + k * n]);
       a[i + j * n] = t;
     }
   PetscCall(PetscFree2(u, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline void DenseLUWilkinson(PetscInt n, double *a)
+static inline void DenseLUWilkinson(PetscInt n, PetscScalar *a)
 {
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = 0; i < n; i++) a[i + j * n] = (j == n - 1 || i == j) ? 1.0 : (i > j ? -1.0 : 0.0);
 }
 
 /* kind: random, illcond, cluster, zerolead, wilkinson, singular, diagdom */
-static inline PetscErrorCode DenseLUMatrix(const char *kind, PetscInt n, double cond, double *a)
+static inline PetscErrorCode DenseLUMatrix(const char *kind, PetscInt n, double cond, PetscScalar *a)
 {
   PetscFunctionBegin;
   if (!strcmp(kind, "random")) DenseLURandom(n, a);
@@ -99,18 +110,19 @@ static inline PetscErrorCode DenseLUMatrix(const char *kind, PetscInt n, double 
 }
 
 /* ||A x - b||_inf / (||A||_inf ||x||_inf n eps) for one column (op = 'T': A^T x - b) */
-static inline double DenseLUBackwardError(PetscInt n, const double *a, const double *x, const double *b, char op)
+static inline double DenseLUBackwardError(PetscInt n, const PetscScalar *a, const PetscScalar *x, const PetscScalar *b, char op)
 {
   double rmax = 0, anorm = 0, xnorm = 0;
   for (PetscInt i = 0; i < n; i++) {
-    double r = -b[i], s = 0;
+    PetscScalar r = -b[i];
+    double      s = 0;
     for (PetscInt j = 0; j < n; j++) {
-      double aij = op == 'T' ? a[j + i * n] : a[i + j * n];
-      r += aij * x[j], s += fabs(aij);
+      PetscScalar aij = op == 'T' ? a[j + i * n] : a[i + j * n];
+      r += aij * x[j], s += PetscAbsScalar(aij);
     }
-    rmax  = fabs(r) > rmax ? fabs(r) : rmax;
+    rmax  = PetscAbsScalar(r) > rmax ? PetscAbsScalar(r) : rmax;
     anorm = s > anorm ? s : anorm;
-    xnorm = fabs(x[i]) > xnorm ? fabs(x[i]) : xnorm;
+    xnorm = PetscAbsScalar(x[i]) > xnorm ? PetscAbsScalar(x[i]) : xnorm;
   }
   if (n == 0 || anorm == 0 || xnorm == 0) return rmax;
   return rmax / (anorm * xnorm * (double)n * PETSC_MACHINE_EPSILON);

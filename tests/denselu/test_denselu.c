@@ -50,7 +50,7 @@ static PetscErrorCode CheckSolves(Mat A, Mat F, PetscInt nrhs, const char *what)
     for (int r = 0; r < 2; r++) {
       PetscScalar *ba;
       PetscCall(VecGetArrayWrite(b, &ba));
-      for (PetscInt i = 0; i < n; i++) ba[i] = DenseLURand();
+      for (PetscInt i = 0; i < n; i++) ba[i] = DenseLURandScalar();
       PetscCall(VecRestoreArrayWrite(b, &ba));
       if (t) PetscCall(MatSolveTranspose(F, b, x));
       else PetscCall(MatSolve(F, b, x));
@@ -64,7 +64,7 @@ static PetscErrorCode CheckSolves(Mat A, Mat F, PetscInt nrhs, const char *what)
     PetscReal    dmax = 0, xmax = 0;
     PetscCall(PetscCalloc1(ldb * nrhs, &bd));
     for (PetscInt j = 0; j < nrhs; j++)
-      for (PetscInt i = 0; i < n; i++) bd[i + j * ldb] = DenseLURand();
+      for (PetscInt i = 0; i < n; i++) bd[i + j * ldb] = DenseLURandScalar();
     PetscCall(MatCreate(PETSC_COMM_SELF, &B));
     PetscCall(MatSetSizes(B, n, nrhs, n, nrhs));
     PetscCall(MatSetType(B, MATSEQDENSE));
