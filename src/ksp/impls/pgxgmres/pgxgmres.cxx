@@ -19,6 +19,7 @@ typedef struct {
   PetscScalar                   *nrs;         /* KSPBuildSolution() during a cycle: its own triangular solve */
   PetscReal                      rnorm0;      /* residual norm at the start of the cycle */
   PetscInt                       it;          /* current column - 1 */
+  PetscBool                      solout;      /* ksp->vec_sol holds the final solution already (copied for the last monitor) */
   /* resident vectors of the current solve */
   PetscScalar                   *VV, *TEMP, *TEMP_MATOP, *SOL;
 } KSP_PGXGMRES;
@@ -242,7 +243,10 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
   if (ksp->reason == KSP_CONVERGED_ITERATING && ksp->its >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
   if (it && ksp->reason) {
     PetscCall(KSPLogResidualHistory(ksp, res));
-    if (ksp->numbermonitors) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
+    if (ksp->numbermonitors && ksp->reason != KSP_DIVERGED_PC_FAILED) {
+      PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
+      g->solout = PETSC_TRUE; /* KSPSolve does not copy it again */
+    }
     PetscCall(KSPMonitor(ksp, ksp->its, res));
   }
 #else
@@ -298,11 +302,12 @@ static PetscErrorCode KSPSolve_PGXGMRES(KSP ksp)
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
-  g->base.X = X;
+  g->base.X  = X;
+  g->solout  = PETSC_FALSE;
   PetscCall(PGXGMRESIterate(ksp, g, r, X, B));
   g->base.X = NULL;
   ksp->guess_zero = guess_zero; /* also after an early return from a failed check */
-  if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
+  if (ksp->reason != KSP_DIVERGED_PC_FAILED && !g->solout) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
   PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
