@@ -6,13 +6,14 @@
    - the one-stage bandwidth bound: the symmetric products read at least n^3/3 elements of the lower triangle
      (8 bytes each), at the device-to-device copy bandwidth measured here (cudaMemcpy, read + write);
      printed beside each time with the fraction bound / time;
-   - full eigensolve with all vectors: PGXSytrdSolve (reduction, the tridiagonal eigensolve on the host (dstemr by default), back-transformation on the
+   - full eigensolve with all vectors: PGXSytrdSolve (reduction, the tridiagonal eigensolve on the host (-tridiag
+     auto|stedc|stemr, as -eps_pgx_tridiag; auto: dstemr), back-transformation on the
      device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnDsyevd,
      wall-clock seconds (-solve 0 skips it).
    Ablations at n = -ablation_n (default 16384; 0 skips): symv full vs lower, separate vs merged panel gemvs,
    two rank-b vs one rank-2b update, one stream vs several; each printed as the time saved by the default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -ablation_n 16384 -seed 1
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -tridiag auto -ablation_n 16384 -seed 1
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
 #include <pgx/private/pgxcuda.h>
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {2048, 4096, 8192, 16384, 32768}, nsizes = 16, reps = 3, b = PGX_SYTRD_DEFAULT_BLOCK, abl = 16384, seed = 1;
   PetscBool flg, solve = PETSC_TRUE;
+  PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   double    bw = 1;
   char      dev[256];
 
@@ -106,6 +108,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ablation_n", &abl, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
   PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
   PetscCall(CopyBandwidth(&bw));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "device: %s; copy bandwidth %.0f GB/s; panel width %d\n", dev, bw, (int)b));
@@ -165,6 +168,7 @@ int main(int argc, char **argv)
       PetscLogDouble      t0, t1;
       PGXSytrdTimes       tt;
       PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+      PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
       PetscCall(PGXSytrdSetBlockSize(S, b));
       PetscCall(PetscTime(&t0));
       PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
