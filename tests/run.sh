@@ -6,8 +6,7 @@
 #   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable),
 #             'cudapetsc' (a GPU and a PETSc built with CUDA: device Vecs, AIJCUSPARSE; make check-petsc325 builds
 #             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host),
-#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic), 'complex' (only
-#             with complex PetscScalar: checks of what a complex build alone does),
+#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic),
 #             'slepc' (PGX built with SLEPc: EPS pgx), 'pre325' (PETSc before 3.25: a known difference, see the
 #             test's .tests comment); several join with commas (cuda,slepc)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
@@ -76,9 +75,6 @@ for f in tests/*.tests; do
     fi
     if req_has real && [ $complex = 1 ]; then
       echo "skip $name (needs real scalars)"; skip=$((skip + 1)); continue
-    fi
-    if req_has complex && [ $complex = 0 ]; then
-      echo "skip $name (needs complex scalars)"; skip=$((skip + 1)); continue
     fi
     if req_has nogpu && [ $have_gpu = 1 ]; then
       echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue
