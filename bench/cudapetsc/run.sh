@@ -28,6 +28,9 @@ solvers=(
   "cg+gamg|-ksp_type cg -pc_type gamg"
   "gamg+dilu-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
+  "gamg+dilu-richardson1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
+  "gamg+dilu-richardson2|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
+  "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "dilu-natural|-ksp_type gmres -pc_type dilu"
   "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
   "cg+dilu-multicolor|-ksp_type cg -pc_type dilu -pc_dilu_ordering multicolor"
@@ -48,6 +51,8 @@ for p in "${problems[@]}"; do
   if [ -n "${PGX_BENCH_PROBLEMS:-}" ] && ! [[ $pname =~ $PGX_BENCH_PROBLEMS ]]; then continue; fi
   for s in "${solvers[@]}"; do
     sname=${s%%|*} sopt=${s#*|}
+    # PGX_BENCH_SOLVERS=regex: only the solvers whose name matches (e.g. 'gamg')
+    if [ -n "${PGX_BENCH_SOLVERS:-}" ] && ! [[ $sname =~ $PGX_BENCH_SOLVERS ]]; then continue; fi
     # shellcheck disable=SC2086
     out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc=$?
     its=$(grep -oE 'iterations [0-9]+' <<<"$out" | tail -1 | awk '{print $2}')
