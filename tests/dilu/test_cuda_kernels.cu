@@ -171,6 +171,21 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     PetscCall(CudaApply(d, n, x, y, false));
     CHECK(y == first, "%s multicolor, direct launches: not the same bits as the graph replay", name);
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+    /* the single-block apply (both sweeps in one kernel) and the per-color launches give the same bits */
+    PetscBool single;
+    PetscCall(K::cuda::SetSingleBlockRows(d, 0));
+    PetscCall(K::cuda::GetSingleBlock(d, &single));
+    CHECK(!single, "%s multicolor: single-block apply with a row limit of 0", name);
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(y == first, "%s multicolor, per-color launches: not the same bits as the first apply", name);
+    PetscCall(K::cuda::SetSingleBlockRows(d, n));
+    PetscCall(K::cuda::GetSingleBlock(d, &single));
+    CHECK(single, "%s multicolor: no single-block apply with a row limit of n", name);
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(y == first, "%s multicolor, single-block apply: not the same bits as the first apply", name);
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(RelErr(y, yr) <= TOL, "%s multicolor, single-block apply in place: differs from the reference by %g", name, RelErr(y, yr));
+    PetscCall(K::cuda::SetSingleBlockRows(d, 8192));
   }
   if (!mc) { /* one launch per level instead of cuSPARSE SpSV; E by direct launches instead of the graph */
     PetscInt sw;

@@ -54,6 +54,7 @@ typedef struct {
   PetscLogDouble t_analysis; /* seconds of the last analysis */
   PetscLogDouble t_numeric;  /* seconds of the last numeric setup */
   PetscInt       nanalysis;  /* analyses done (reuse check) */
+  PetscInt       smallrows;  /* cuda, multicolor: at most this many rows -> single-block apply (-pc_dilu_single_block_rows) */
 } PC_DILU;
 
 static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
@@ -203,6 +204,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(K::cuda::Create(&d));
     dilu->cu = d;
+    PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
     PetscCall(K::cuda::Analyze(d, n, dilu->A.rowptr, dilu->A.colidx, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
     if (mc) PetscCall(K::cuda::GetColors(d, dilu->color, &dilu->ncolors));
 #endif
@@ -307,6 +309,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(K::cuda::Create(&d));
       dilu->cuT = d;
+      PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
       PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
 #endif
     } else {
@@ -423,6 +426,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   PetscCall(PetscOptionsReal("-pc_dilu_shift", "Shift added to the diagonal before factoring", "PCDILUSetShift", shift, &shift, &flg));
   if (flg) PetscCall(PCDILUSetShift(pc, shift));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
+  PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -446,6 +450,14 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors%s\n", dilu->ncolors, size > 1 ? " (rank 0)" : ""));
+#if PGX_HAVE_CUDA
+  if (dilu->device == PGX_DEVICE_CUDA && dilu->ordering == PC_DILU_ORDERING_MULTICOLOR && dilu->cu) {
+    PetscBool single;
+    PetscCall(K::cuda::GetSingleBlock((K::cuda::Data *)dilu->cu, &single));
+    if (single) PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: both sweeps in one single-block kernel (%" PetscInt_FMT " rows <= -pc_dilu_single_block_rows %" PetscInt_FMT ")%s\n", dilu->A.n, dilu->smallrows, size > 1 ? " (rank 0)" : ""));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: one launch per color (CUDA graph)%s\n", size > 1 ? " (rank 0)" : ""));
+  }
+#endif
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  setup time: analysis %g s, numeric %g s%s\n", (double)dilu->t_analysis, (double)dilu->t_numeric, size > 1 ? " (rank 0)" : ""));
   if (dilu->badrow >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  factorization failed: E_ii = %g in local row %" PetscInt_FMT "\n", (double)PetscRealPart(dilu->badvalue), dilu->badrow));
@@ -636,6 +648,9 @@ PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
     the matrix's row order with colors following the wavefront modulo 8, so most couplings keep their
     natural direction. With the cuda backend the natural sweeps run cuSPARSE SpSV on A with E on its diagonal.
 . -pc_dilu_shift <shift> - added to the diagonal before factoring (`PCDILUSetShift()`)
+. -pc_dilu_single_block_rows <8192> - cuda backend, multicolor: a matrix (a rank's block) with at most this many rows
+    applies both sweeps in one kernel of one thread block, a barrier between colors instead of a launch per color
+    (coarse multigrid levels have few rows and many colors); the same result bit for bit; 0 turns it off
 - -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
 
   Level: intermediate
@@ -670,6 +685,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->ordering = PC_DILU_ORDERING_NATURAL;
   dilu->shift    = 0.0;
   dilu->badrow   = -1;
+  dilu->smallrows = 8192;
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 
   pc->ops->setup               = PCSetUp_DILU;

@@ -132,6 +132,12 @@ PetscErrorCode GetNaturalSweeps(const Data *d, PetscInt *sweeps);
 /* replay per-level (per-color) launches (the apply unless it runs SpSV, and E's computation) from CUDA
    graphs (default, PETSC_TRUE) or launch directly */
 PetscErrorCode SetGraph(Data *d, PetscBool graph);
+/* multicolor: a matrix of at most nmax rows runs both sweeps of the apply in one kernel of one thread block,
+   color after color with a barrier between colors, instead of one launch per color (coarse multigrid levels:
+   many colors, few rows); same bits as the per-color launches. Default 8192; 0: never. */
+PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
+/* whether the apply runs that single-block kernel */
+PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);
 /* y = Inf (the factor-failure convention) */
 PetscErrorCode FillInf(PetscInt n, PetscScalar *y);
 /* E to the host (tests) */

@@ -92,6 +92,9 @@ struct Data {
      new pair per call (GMRES's basis, Chebyshev's work vectors); two device copies cost far less than a capture */
   Graph                    gstaged;
   DeviceArray<PetscScalar> rs, ys;
+  /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
+  PetscInt              smallrows = 8192;
+  DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
   /* natural: cuSPARSE SpSV on EA = A's values with E in the diagonal slots */
   bool                     spsv = false; /* set up (every row stores its diagonal) */
   DeviceArray<PetscScalar> EA, work;
@@ -304,20 +307,16 @@ struct RowArgs {
 /* The three row operations */
 enum RowKind { FACTOR = 0, FORWARD = 1, BACKWARD = 2 };
 
-/* the rows of one level (color), all independent; SUB threads per row (coalesced reads of the row's
-   entries, shuffle reduction), chosen from the half's average row length by LaunchLevel() */
-template <int KIND, int SUB>
-__global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
+/* One row operation at position p of the current level (color): sub threads per row (coalesced reads of the
+   row's entries, shuffle reduction of width sub; every lane of the warp calls this, active or not). */
+template <int KIND>
+__device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bool active, int sub)
 {
-  const PetscInt t      = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
-  const PetscInt p      = lo + t / SUB;
-  const int      lane   = (int)(t % SUB);
-  const bool     active = p < hi; /* no early return: every lane takes part in the shuffles */
-  PetscInt       i      = 0;
-  PetscScalar    s      = 0.0;
+  PetscInt    i = 0;
+  PetscScalar s = 0.0;
   if (active) {
     i = a.order[p];
-    if (KIND == FACTOR) { /* one thread per row (SUB == 1) subtracting in the reference's order: E is bitwise the reference's */
+    if (KIND == FACTOR) { /* one thread per row (sub == 1) subtracting in the reference's order: E is bitwise the reference's */
       PetscInt ds = a.diagsrc[i];
       s           = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift;
       for (PetscInt q = a.ptr[p]; q < a.ptr[p + 1]; q++) {
@@ -325,10 +324,10 @@ __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
         if (pr >= 0) s -= a.val[q] * a.aval[pr] / a.x[a.col[q]];
       }
     } else
-      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += SUB) s += a.val[q] * a.x[a.col[q]];
+      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += sub) s += a.val[q] * a.x[a.col[q]];
   }
   if (KIND != FACTOR)
-    for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+    for (int off = sub / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, sub);
   if (!active || lane) return;
   const PetscInt xi = a.perm ? p + a.off : i;
   if (KIND == FACTOR) {
@@ -341,6 +340,42 @@ __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
     PetscScalar v = a.x[xi] - s / a.E[xi];
     a.x[xi]       = v;
     if (a.perm) a.y[i] = v;
+  }
+}
+
+/* the rows of one level (color), all independent; SUB threads per row, chosen from the half's average row length
+   by LaunchLevel() */
+template <int KIND, int SUB>
+__global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
+{
+  const PetscInt t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  const PetscInt p = lo + t / SUB;
+  RowOp<KIND>(a, p, (int)(t % SUB), p < hi, SUB);
+}
+
+/* multicolor apply of a small matrix: both sweeps, color after color, in one thread block (a barrier between
+   colors instead of a launch per color). The row operations are those of KLevel with the same threads per row,
+   so the result has the same bits as the per-color launches. */
+static constexpr unsigned SMALLBLOCK = 1024;
+__global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU, const PetscInt *llptr, const PetscInt *ulptr, PetscInt ncolors, int subL, int subU)
+{
+  for (PetscInt l = 0; l < ncolors; l++) {
+    const PetscInt lo = llptr[l], hi = llptr[l + 1];
+    for (PetscInt base = lo; base < hi; base += (PetscInt)(blockDim.x / subL)) {
+      const PetscInt p = base + (PetscInt)(threadIdx.x / subL);
+      RowOp<FORWARD>(aL, p, (int)(threadIdx.x % subL), p < hi, subL);
+    }
+    __syncthreads();
+  }
+  for (PetscInt l = 0; l < ncolors; l++) {
+    const PetscInt lo = ulptr[l], hi = ulptr[l + 1];
+    RowArgs        a  = aU;
+    a.off             = llptr[ncolors - 1 - l] - lo; /* U's color block -> its ranks, as RunSweep */
+    for (PetscInt base = lo; base < hi; base += (PetscInt)(blockDim.x / subU)) {
+      const PetscInt p = base + (PetscInt)(threadIdx.x / subU);
+      RowOp<BACKWARD>(a, p, (int)(threadIdx.x % subU), p < hi, subU);
+    }
+    __syncthreads();
   }
 }
 
@@ -759,6 +794,8 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
       PGXCheckLaunch("KMapCols U");
     }
     PetscCall(d->work.resize(n));
+    PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
+    PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
   }
   PetscCall(d->diagsrc.resize(n));
   KDiagSrc<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->diagsrc.data());
@@ -960,6 +997,36 @@ static PetscErrorCode ApplySpSV(Data *d, const PetscScalar *r, PetscScalar *y, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static bool UseSmall(const Data *d)
+{
+  return d->multicolor && d->n <= d->smallrows && d->L.nlevels == d->ncolors && d->U.nlevels == d->ncolors && d->ncolors > 0;
+}
+
+/* multicolor, small matrix: one launch of one block for both sweeps */
+static PetscErrorCode ApplySmall(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
+{
+  RowArgs aL = {}, aU;
+
+  PetscFunctionBegin;
+  aL.E     = d->E.data();
+  aL.x     = d->work.data();
+  aL.r     = r;
+  aL.perm  = true;
+  aL.y     = y;
+  aU       = aL;
+  aL.order = d->L.order.data();
+  aL.ptr   = d->L.ptr.data();
+  aL.col   = d->L.col.data();
+  aL.val   = d->L.val.data();
+  aU.order = d->U.order.data();
+  aU.ptr   = d->U.ptr.data();
+  aU.col   = d->U.col.data();
+  aU.val   = d->U.val.data();
+  KApplySmall<<<1, SMALLBLOCK, 0, s>>>(aL, aU, d->llptr.data(), d->ulptr.data(), d->ncolors, ThreadsPerRow(d->L, d->n), ThreadsPerRow(d->U, d->n));
+  PGXCheckLaunch("PCDILU KApplySmall");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
 {
   cudaStream_t s;
@@ -968,6 +1035,7 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) PetscCall(ApplySpSV(d, r, y, s));
+  else if (UseSmall(d)) PetscCall(ApplySmall(d, r, y, s));
   else if (d->usegraph && d->gapply.exec && (d->gapply.k1 != r || d->gapply.k2 != y)) {
     /* arrays other than those of the first graph: through the staged graph, not a new capture per call */
     PetscCall(d->rs.resize(d->n));
@@ -978,6 +1046,21 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
     PetscCall(Replay(d, d->gstaged, rs, ys, 0, s, [&]() { return ApplyLaunches(d, rs, ys, s); }));
     PGXCallCUDA(cudaMemcpyAsync(y, ys, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   } else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax)
+{
+  PetscFunctionBegin;
+  PetscCheck(nmax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCDILU cuda: the single-block row limit must be >= 0, not %" PetscInt_FMT, nmax);
+  d->smallrows = nmax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single)
+{
+  PetscFunctionBegin;
+  *single = UseSmall(d) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
