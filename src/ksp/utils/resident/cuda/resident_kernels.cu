@@ -70,15 +70,20 @@ __device__ inline PetscScalar BlockSum(PetscScalar v)
   return v;
 }
 
+/* y = A x (add: y += A x), SUB threads per row (coalesced reads of a row's entries, shuffle reduction): SUB is
+   chosen from the average row length, so a 7-point row is read by 4 threads, not by a whole warp of which 25
+   would idle (with one warp per row, a million rows took ~120 waves of latency-bound warps) */
+template <int SUB>
 __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
 {
-  const PetscInt row  = ((PetscInt)blockIdx.x * BLOCK + threadIdx.x) >> 5;
-  const int      lane = threadIdx.x & 31;
-  if (row >= nrows) return;
-  PetscScalar s = 0;
-  for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) s += val[k] * x[colidx[k]];
-  s = WarpSum(s);
-  if (!lane) y[row] = add ? y[row] + s : s;
+  const PetscInt t    = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
+  const PetscInt row  = t / SUB;
+  const int      lane = (int)(t % SUB);
+  PetscScalar    s    = 0;
+  if (row < nrows) /* no early return: every lane takes part in the shuffles */
+    for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
+  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  if (row < nrows && !lane) y[row] = add ? y[row] + s : s;
 }
 
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
@@ -197,7 +202,18 @@ PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, i
   PetscFunctionBegin;
   if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  spmv_kernel<<<PGXCUDAGridSize(A.nrows * 32, BLOCK), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add);
+  /* threads per row: the largest power of two <= the average row length, in [1, 32] */
+  int sub = 1;
+  while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
+  const unsigned grid = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
+  switch (sub) {
+  case 1: spmv_kernel<1><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  case 2: spmv_kernel<2><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  case 4: spmv_kernel<4><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  case 8: spmv_kernel<8><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  case 16: spmv_kernel<16><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  default: spmv_kernel<32><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  }
   PGXCheckLaunch("spmv_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
