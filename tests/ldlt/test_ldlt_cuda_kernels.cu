@@ -1,6 +1,10 @@
 /* cuda against reference sparse LDL^T kernels on a seeded random symmetric indefinite matrix of awkward size
    (n = 1037, a random permutation): factors (L, D, perturbation count) and solves with 3 right-hand sides agree
-   to 1e3 machine epsilons (relative); host outputs are poisoned with NaN first. */
+   to 1e3 machine epsilons (relative); host outputs are poisoned with NaN first.
+   Supernodal method: cuda::FactorSupernodal with all supernodes small (one thread block each), all large (cuBLAS;
+   block sizes 64 and 5) and mixed gives the L and D of reference::FactorSupernodalPlan (the same algorithm on the
+   host) and of reference::FactorSupernodal to 1e3 eps, the same perturbed pivot count, and solves with a
+   componentwise residual below 1e3 eps; a zero first pivot (static pivoting off) is reported in its column. */
 #include <pgx/private/pgxcuda.h>
 #include "../../src/mat/impls/ldlt/ldlt_kernels.h"
 #include "../common/pgxtest.h"
@@ -131,6 +135,56 @@ static PetscErrorCode Run(void)
   double rc = FactorResidual(n, perm.data(), lcolptr.data(), lrow.data(), lr.data(), dr.data(), nrhs, b.data(), xc.data());
   CHECK(rr <= 1e3 * PETSC_MACHINE_EPSILON, "reference solve: componentwise residual %g", rr);
   CHECK(rc <= 1e3 * PETSC_MACHINE_EPSILON, "cuda solve: componentwise residual %g (reference %g)", rc, rr);
+
+  /* supernodal method on the same structure */
+  std::vector<PetscInt> snptr(n + 1);
+  PetscInt              ns;
+  PetscCall(sym::Supernodes(n, parent.data(), cc.data(), snptr.data(), &ns));
+  sym::SupernodalPlan P;
+  PetscCall(sym::SupernodalPlanCreate(n, lcolptr.data(), lrow.data(), parent.data(), ns, snptr.data(), nnzA, dest.data(), &P));
+  std::vector<PetscScalar> ls(nnzL + 1), ds(n), lq(nnzL + 1), dq(n), panels(P.pofs[ns] + 1);
+  pgx::kernels::ldlt::NumericInfo si, qi;
+  PetscCall(ref::Load(n, nnzA, val.data(), dest.data(), nnzL, ls.data(), ds.data(), PETSC_FALSE));
+  PetscCall(ref::FactorSupernodal(n, lcolptr.data(), lrow.data(), ns, snptr.data(), &rule, ls.data(), ds.data(), &si));
+  const PetscInt cases[][2] = {{PETSC_MAX_INT, 64}, {0, 64}, {0, 5}, {64, 64}, {8, 7}};
+  for (auto &cs : cases) {
+    PetscCall(ref::FactorSupernodalPlan(&P, lcolptr.data(), lrow.data(), val.data(), cs[0], cs[1], &rule, panels.data(), lq.data(), dq.data(), &qi));
+    PetscCall(cu::AnalyzeSupernodal(d, &P, cs[0], cs[1]));
+    for (auto &v : lc) v = NAN;
+    for (auto &v : dc) v = NAN;
+    PetscCall(cu::FactorSupernodal(d, val.data(), &rule, &ci));
+    PetscCall(cu::GetFactor(d, lc.data(), dc.data()));
+    CHECK(si.nperturbed == ci.nperturbed && ci.nperturbed == qi.nperturbed && ci.badcol == -1, "supernodal (large_min %d, nb %d): perturbed %d (reference %d, panels on the host %d), badcol %d", (int)cs[0], (int)cs[1], (int)ci.nperturbed, (int)si.nperturbed, (int)qi.nperturbed, (int)ci.badcol);
+    double eq = 0, es = 0, fq = 0, fs = 0;
+    for (PetscInt k = 0; k < nnzL; k++) {
+      eq = std::max(eq, std::isnan(lc[k]) ? INFINITY : std::fabs(lc[k] - lq[k]));
+      es = std::max(es, std::isnan(lc[k]) ? INFINITY : std::fabs(lc[k] - ls[k]));
+    }
+    for (PetscInt j = 0; j < n; j++) {
+      fq = std::max(fq, std::isnan(dc[j]) ? INFINITY : std::fabs(dc[j] - dq[j]));
+      fs = std::max(fs, std::isnan(dc[j]) ? INFINITY : std::fabs(dc[j] - ds[j]));
+    }
+    CHECK(eq <= 1e3 * PETSC_MACHINE_EPSILON * ml && es <= 1e3 * PETSC_MACHINE_EPSILON * ml, "supernodal (large_min %d, nb %d): L differs by %g from the host panels, %g from FactorSupernodal (max |l| %g)", (int)cs[0], (int)cs[1], eq, es, ml);
+    CHECK(fq <= 1e3 * PETSC_MACHINE_EPSILON * md && fs <= 1e3 * PETSC_MACHINE_EPSILON * md, "supernodal (large_min %d, nb %d): D differs by %g from the host panels, %g from FactorSupernodal (max |d| %g)", (int)cs[0], (int)cs[1], fq, fs, md);
+    for (auto &v : xc) v = NAN;
+    PetscCall(cu::Solve(d, nrhs, b.data(), xc.data()));
+    double rs = FactorResidual(n, perm.data(), lcolptr.data(), lrow.data(), lc.data(), dc.data(), nrhs, b.data(), xc.data());
+    CHECK(rs <= 1e3 * PETSC_MACHINE_EPSILON, "supernodal (large_min %d, nb %d): cuda solve: componentwise residual %g", (int)cs[0], (int)cs[1], rs);
+  }
+  /* a zero pivot with static pivoting off: the first bad column, as the reference reports it */
+  {
+    pgx::kernels::ldlt::PivotRule off = {0, 0, PETSC_FALSE};
+    std::vector<PetscScalar>      zval(val);
+    PetscInt                      j0 = -1;
+    for (PetscInt k = rowptr[perm[0]]; k < rowptr[perm[0] + 1]; k++)
+      if (col[k] == perm[0]) zval[k] = 0, j0 = k; /* C(0,0) = 0: column 0 is a leaf, its pivot is exactly 0 */
+    CHECK(j0 >= 0, "no diagonal entry in row %d", (int)perm[0]);
+    PetscCall(ref::Load(n, nnzA, zval.data(), dest.data(), nnzL, ls.data(), ds.data(), PETSC_FALSE));
+    PetscCall(ref::FactorSupernodal(n, lcolptr.data(), lrow.data(), ns, snptr.data(), &off, ls.data(), ds.data(), &si));
+    PetscCall(cu::AnalyzeSupernodal(d, &P, 0, 64));
+    PetscCall(cu::FactorSupernodal(d, zval.data(), &off, &ci));
+    CHECK(si.badcol == 0 && ci.badcol == 0, "zero pivot: bad column %d (reference %d), expected 0", (int)ci.badcol, (int)si.badcol);
+  }
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

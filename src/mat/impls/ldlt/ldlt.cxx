@@ -37,6 +37,9 @@ typedef struct {
   PetscInt       gmres_max;    /* -mat_pgx_refine_gmres: most GMRES iterations of the refinement */
   PetscBool      hermitian;    /* LDL^H instead of LDL^T (complex only) */
   PetscBool      check_symmetry;
+  PetscInt       large_min;    /* -mat_pgx_ldlt_large: supernodes with nc >= large_min or nr >= 8 large_min use dense BLAS-3 (panel algorithm) */
+  PetscInt       nb;           /* -mat_pgx_ldlt_nb: block size of their diagonal blocks */
+  PetscBool      host_panels;  /* -mat_pgx_ldlt_panels: on the host, run the cuda backend's panel algorithm (reference twin) */
   PGXDeviceType  devreq, device;
   /* symbolic */
   PetscInt       n, nnzA;      /* size and stored entries of A (AIJ form) */
@@ -47,6 +50,8 @@ typedef struct {
   PetscInt      *lcolptr, *lrow, *parent, *colcount, *level, *order, *lptr, *snptr, *dest;
   PetscInt       nlevels, nsuper, maxsuper;
   PetscInt       nnzL;         /* strictly lower entries of L */
+  sym::SupernodalPlan *plan;   /* supernodal numeric phase on panels (cuda, or -mat_pgx_ldlt_panels); NULL otherwise */
+  PetscScalar   *panels;       /* host panels of -mat_pgx_ldlt_panels */
   /* numeric */
   LDLTMethod     used_method;
   PetscScalar   *lval, *d;
@@ -72,6 +77,9 @@ static PetscErrorCode LDLTFreeSymbolic(Mat_PGXLDLT *c)
   PetscCall(PetscFree4(c->order, c->lptr, c->snptr, c->dest));
   PetscCall(PetscFree(c->lrow));
   PetscCall(PetscFree2(c->lval, c->d));
+  PetscCall(PetscFree(c->panels));
+  delete c->plan;
+  c->plan = NULL;
 #if PGX_HAVE_CUDA
   if (c->cu) {
     K::cuda::Data *d = (K::cuda::Data *)c->cu;
@@ -202,7 +210,10 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
   PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis, amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto, column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_ldlt_large", "Supernodal method on the GPU: supernodes with nc >= this many columns or nr >= 8 times as many rows below use cuBLAS (trsm, syrkx, gemm), the others one thread block each", "MatCholeskyFactorNumeric", c->large_min, &c->large_min, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nb", "Supernodal method on the GPU: block size (1..64) of the blocked LDL^T of large diagonal blocks", "MatCholeskyFactorNumeric", c->nb, &c->nb, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_ldlt_panels", "Supernodal method on the host: run the GPU's panel algorithm (its schedule, maps and blocking) in plain C++ instead of the reference (for testing)", "MatCholeskyFactorNumeric", c->host_panels, &c->host_panels, NULL));
   PetscCall(PetscOptionsReal("-mat_pgx_pivot_tol", "Static pivoting: pivots with |d| <= tol*||A||_inf become sign(d)*tol*||A||_inf (0: no repair, zero pivots are errors)", "MatCholeskyFactorNumeric", c->pivot_tol, &c->pivot_tol, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_refine_steps", "Iterative refinement steps in MatSolve (-1: automatic when pivots were perturbed, until the componentwise backward error stops falling, at most 10; 0: none)", "MatSolve", c->refine_steps, &c->refine_steps, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_refine_gmres", "Most GMRES iterations (factor as preconditioner) after refinement when the backward error is still above 1e-14 (0: none)", "MatSolve", c->gmres_max, &c->gmres_max, NULL));
@@ -210,6 +221,8 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsBool("-mat_pgx_check_symmetry", "Check that A is symmetric (Hermitian) at each numeric factorization", "MatCholeskyFactorNumeric", c->check_symmetry, &c->check_symmetry, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
   PetscOptionsEnd();
+  PetscCheck(c->large_min >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_large %" PetscInt_FMT " must be >= 0", c->large_min);
+  PetscCheck(c->nb >= 1 && c->nb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nb %" PetscInt_FMT " must be in [1, 64]", c->nb);
   PetscCheck(c->pivot_tol >= 0 && c->pivot_tol < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_pivot_tol %g must be in [0, 1)", (double)c->pivot_tol);
 #if !defined(PETSC_USE_COMPLEX)
   c->hermitian = PETSC_FALSE; /* real: LDL^T and LDL^H are the same */
@@ -221,7 +234,6 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   }
 #endif
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device));
-  PetscCheck(c->device == PGX_DEVICE_HOST || c->method != LDLT_METHOD_SUPERNODAL, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: -mat_pgx_ldlt_method supernodal runs on the host only for now; use -pgx_device host or the column method");
 #if defined(PETSC_USE_COMPLEX)
   PetscCheck(c->device == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: the cuda backend is real only; use -pgx_device host");
 #endif
@@ -266,12 +278,21 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
   PetscCall(PetscMalloc2(c->nnzL + 1, &c->lval, n + 1, &c->d));
+  c->used_method = c->method;
+  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->used_method == LDLT_METHOD_SUPERNODAL && (c->device == PGX_DEVICE_CUDA || c->host_panels)) {
+    c->plan = new sym::SupernodalPlan();
+    PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->nnzA, c->dest, c->plan));
+    PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " levels of the supernodal tree, panels %" PetscInt64_FMT " entries, %zu segments, relmap %zu entries\n", c->plan->nslevels, c->plan->pofs[c->nsuper], c->plan->segsn.size(), c->plan->relmap.size()));
+    if (c->device == PGX_DEVICE_HOST) PetscCall(PetscMalloc1(c->plan->pofs[c->nsuper] + 1, &c->panels));
+  }
 #if PGX_HAVE_CUDA
   if (c->device == PGX_DEVICE_CUDA) {
     K::cuda::Data *d;
     PetscCall(K::cuda::Create(&d));
     c->cu = d;
     PetscCall(K::cuda::Analyze(d, n, c->perm, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, c->nnzA, c->dest));
+    if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb));
   }
 #endif
   c->nsymbolic++;
@@ -591,25 +612,29 @@ static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFa
   if (rule.repl == 0) rule.small = 0;
   c->small = rule.small;
   c->repl  = rule.repl;
-  c->used_method = c->method;
-  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->n >= 4 * c->nsuper && c->nsuper > 0 && !c->cu) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
   if (c->cu) {
 #if PGX_HAVE_CUDA
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
+    if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(K::cuda::FactorSupernodal((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
+    else PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, c->lval, c->d)); /* host copy: inertia, badvalue */
     if (ninfo.badcol >= 0) ninfo.badvalue = c->d[ninfo.badcol];
-    ninfo.flops = 0;
-    for (PetscInt j = 0; j < c->n; j++) {
-      PetscLogDouble cj = c->colcount[j];
-      ninfo.flops += cj + 2.0 * cj * (cj + 1);
+    if (c->used_method == LDLT_METHOD_SUPERNODAL) ninfo.flops = c->plan->flops;
+    else {
+      ninfo.flops = 0;
+      for (PetscInt j = 0; j < c->n; j++) {
+        PetscLogDouble cj = c->colcount[j];
+        ninfo.flops += cj + 2.0 * cj * (cj + 1);
+      }
     }
 #endif
+  } else if (c->used_method == LDLT_METHOD_SUPERNODAL && c->plan) {
+    PetscCall(ref::FactorSupernodalPlan(c->plan, c->lcolptr, c->lrow, c->aval, c->large_min, c->nb, &rule, c->panels, c->lval, c->d, &ninfo));
   } else {
-  PetscCall(ref::Load(c->n, c->nnzA, c->aval, c->dest, c->nnzL, c->lval, c->d, c->hermitian));
-  if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::FactorSupernodal(c->n, c->lcolptr, c->lrow, c->nsuper, c->snptr, &rule, c->lval, c->d, &ninfo));
-  else PetscCall(ref::FactorColumn(c->n, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, &rule, c->lval, c->d, &ninfo));
+    PetscCall(ref::Load(c->n, c->nnzA, c->aval, c->dest, c->nnzL, c->lval, c->d, c->hermitian));
+    if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::FactorSupernodal(c->n, c->lcolptr, c->lrow, c->nsuper, c->snptr, &rule, c->lval, c->d, &ninfo));
+    else PetscCall(ref::FactorColumn(c->n, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, &rule, c->lval, c->d, &ninfo));
   }
   c->nperturbed      = ninfo.nperturbed;
   c->flops           = ninfo.flops;
@@ -654,6 +679,7 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
+    if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
     if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
     else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
@@ -706,7 +732,10 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 
   Options Database Keys:
 + -mat_pgx_ordering <auto,metis,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set
-. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more)
+. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends)
+. -mat_pgx_ldlt_large <64> - supernodal on the GPU: supernodes with at least this many columns (or 8 times as many rows below them) use cuBLAS, the others one thread block each, one launch per level of the supernodal tree
+. -mat_pgx_ldlt_nb <64> - supernodal on the GPU: block size of the blocked LDL^T of the large diagonal blocks
+. -mat_pgx_ldlt_panels - supernodal on the host: run the GPU's panel algorithm in plain C++ (testing)
 . -mat_pgx_pivot_tol <1e-10> - static pivoting threshold relative to ||A||_inf; 0 turns repair off (zero pivot: MAT_FACTOR_NUMERIC_ZEROPIVOT)
 . -mat_pgx_refine_steps <-1> - refinement steps of MatSolve() (-1: automatic when pivots were perturbed, at most 10)
 . -mat_pgx_refine_gmres <100> - most GMRES iterations of the refinement (0: none)
@@ -757,6 +786,9 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   c->gmres_max      = 100;
   c->hermitian      = PETSC_FALSE;
   c->check_symmetry = PETSC_FALSE;
+  c->large_min      = 64;
+  c->nb             = 64;
+  c->host_panels    = PETSC_FALSE;
   c->last_berr      = -1;
   PetscCall(PGXGetDefaultDeviceType(&c->devreq));
   c->device                            = PGX_DEVICE_HOST;

@@ -21,10 +21,26 @@
    lrow[nnzL], lval[nnzL]; D separately (d[n]). Symbolic inputs: the strictly lower pattern of C by rows
    (crowptr[n+1], ccol: sorted columns j < i of row i), i.e. the upper pattern by columns.
 
+   Supernodal numeric phase on panels (SupernodalPlan below; reference::FactorSupernodalPlan and
+   cuda::FactorSupernodal are twins). Supernode s (columns f..e-1, nc = e-f, rows R below the diagonal block,
+   nr = |R|, m = nc+nr) owns a dense panel P_s, m x nc column major (leading dimension m) at offset pofs[s]: panel
+   row r < nc is row f+r of C, row nc+a is R[a]; the upper triangle of its diagonal block is not used. Its parent
+   in the supernodal tree is the supernode of parent[e-1]. Supernodes are processed level by level of that tree
+   (leaves first). For each: LDL^T of the diagonal block with the pivot rule, L21 = A21 L11^-T D^-1, then the
+   update C(R_a,R_b) -= sum_t L21(a,t) d_t op(L21(b,t)) (a >= b) is added into the panels of the ancestors: the
+   columns R[b] of one ancestor p form a segment b0 <= b < b1 of R, and relmap gives, for each a >= b0, the panel
+   row of R[a] in P_p (no search at run time). Supernodes of one level may update the same ancestor (atomics on
+   the device). "Large" supernodes (SupernodalIsLarge) go through dense BLAS-3 (blocked LDL^T of the diagonal
+   block with block size nb, trsm, syrkx/gemm into a contribution buffer, scatter-add); the others are factored
+   one thread block each, one launch per level, in exactly the operation order of reference::FactorSupernodal.
+   A zero/non-finite pivot does not stop the panel algorithm: the smallest such column is reported (the first one
+   the sequential FactorSupernodal meets, since a bad column only spoils its ancestors, which come later).
+
    The symbolic phase (etree, counts, structure, levels, supernodes) is host code shared by both backends.
    Neither backend knows PETSc objects beyond plain arrays and sizes; the glue allocates, kernels fill. */
 #pragma once
 #include <pgx/private/pgxcompat.h>
+#include <vector>
 
 namespace pgx
 {
@@ -67,6 +83,31 @@ PetscErrorCode Supernodes(PetscInt n, const PetscInt *parent, const PetscInt *co
 /* For each entry k of A's CSR (original numbering), where its value goes: dest[k] = position in lval
    (lower entries of C), nnzL + j (diagonal j), or -1 (upper entries of C, not read) */
 PetscErrorCode ScatterMap(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt *dest);
+
+/* Schedule and maps of the supernodal numeric phase on panels (see the top of this file); built once per pattern */
+struct SupernodalPlan {
+  PetscInt                n = 0, nnzL = 0, nnzA = 0, nsuper = 0, nslevels = 0;
+  std::vector<PetscInt>   snptr;   /* [nsuper+1] first column of each supernode */
+  std::vector<PetscInt>   sup;     /* [n] supernode of each column */
+  std::vector<PetscInt>   nr;      /* [nsuper] rows below the diagonal block */
+  std::vector<PetscInt>   sparent; /* [nsuper] parent in the supernodal tree, -1 for a root */
+  std::vector<PetscInt>   slevel, sorder, slptr; /* levels of the supernodal tree: supernodes of level l are sorder[slptr[l]..slptr[l+1]-1] */
+  std::vector<PetscInt64> pofs;    /* [nsuper+1] panel offsets (sum of m*nc) */
+  std::vector<PetscInt>   segptr;  /* [nsuper+1] the segments of supernode s are segptr[s]..segptr[s+1]-1 */
+  std::vector<PetscInt>   segsn;   /* [nseg] the ancestor that a segment updates */
+  std::vector<PetscInt>   segb0;   /* [nseg] first index b of R in the segment (it ends where the next one starts, or at nr) */
+  std::vector<PetscInt64> segrel;  /* [nseg] offset in relmap: relmap[segrel + a - b0] for b0 <= a < nr */
+  std::vector<PetscInt>   relmap;  /* panel row of R[a] in the ancestor's panel */
+  std::vector<PetscInt64> pdest;   /* [nnzA] where each entry of A (CSR order) goes in the panels, -1: not read */
+  PetscLogDouble          flops = 0; /* floating point operations of the factorization (as reference::FactorSupernodal counts them) */
+};
+/* Build the plan from the structure of L (lcolptr, lrow), the etree, the supernodes and ScatterMap's dest */
+PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *parent, PetscInt nsuper, const PetscInt *snptr, PetscInt nnzA, const PetscInt *dest, SupernodalPlan *plan);
+/* Whether supernode (nc columns, nr rows below) takes the dense BLAS-3 path: nc >= large_min or nr >= 8 large_min */
+static inline bool SupernodalIsLarge(PetscInt nc, PetscInt nr, PetscInt large_min)
+{
+  return nc >= large_min || nr >= 8 * large_min;
+}
 } // namespace symbolic
 
 namespace reference
@@ -77,6 +118,10 @@ PetscErrorCode Load(PetscInt n, PetscInt nnzA, const PetscScalar *aval, const Pe
 PetscErrorCode FactorColumn(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, const PivotRule *rule, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
 /* Supernodal LDL^T (dense blocks, right-looking over supernodes in column order) on the same storage */
 PetscErrorCode FactorSupernodal(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nsuper, const PetscInt *snptr, const PivotRule *rule, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
+/* The panel algorithm of the cuda backend run on the host (same plan, schedule, blocking and operation order, in
+   plain loops): loads aval (A's CSR order) into panels[plan.pofs[nsuper]], factors them, writes lval and d (CSC
+   storage). large_min and nb as for cuda::AnalyzeSupernodal. Real and complex; Hermitian conjugates the updates. */
+PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *aval, PetscInt large_min, PetscInt nb, const PivotRule *rule, PetscScalar *panels, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
 /* X = P^T (L D op(L)^T)^-1 P B for nrhs columns (leading dimension ldb = n): perm as above; B and X may alias.
    work[n*nrhs]. */
 PetscErrorCode Solve(PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *lval, const PetscScalar *d, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work);
@@ -95,6 +140,13 @@ PetscErrorCode Destroy(Data **);
 PetscErrorCode Analyze(Data *, PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscInt nnzA, const PetscInt *dest);
 /* Load A's values (host array, A's CSR order) and factor with the level-scheduled column algorithm */
 PetscErrorCode FactorColumn(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
+/* Supernodal numeric phase (after Analyze): upload the plan, size every buffer (panels, contribution and work
+   buffers for the supernodes with SupernodalIsLarge(nc, nr, large_min), diagonal blocks of nb <= 64 columns);
+   a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory */
+PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb);
+/* Load A's values and factor on the panels (level by level, batched small supernodes, cuBLAS for large ones),
+   then write L and D in the CSC storage of the solves */
+PetscErrorCode FactorSupernodal(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
 /* Solve on host arrays (B, X of n*nrhs; staged through the device) */
 PetscErrorCode Solve(Data *, PetscInt nrhs, const PetscScalar *B, PetscScalar *X);
 /* L and D back to the host (tests, inertia) */

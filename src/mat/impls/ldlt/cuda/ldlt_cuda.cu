@@ -5,7 +5,18 @@
    sorted row lists); columns of one level may update the same entries: atomicAdd. The solves use the same
    level sets (forward: increasing levels, scatter with atomics; backward: decreasing levels, gathers), all
    right-hand sides at once (grid.y). Real double only (atomicAdd on double). Everything runs on
-   PGXCUDAGetStream(); every call and launch is checked. */
+   PGXCUDAGetStream(); every call and launch is checked.
+
+   Supernodal method (AnalyzeSupernodal, FactorSupernodal; the algorithm and its plan are described in
+   ldlt_kernels.h, and reference::FactorSupernodalPlan runs the same schedule, maps and blocking on the host):
+   dense panels for all supernodes in one device array, level by level of the supernodal tree. The small
+   supernodes of a level: one launch, one thread block each (the operation order of the reference's
+   FactorSupernodal; updates scattered into the ancestors' panels with atomicAdd). The large ones, one after the
+   other: for each block column of at most nb <= 64 columns, one thread block factors the diagonal block in shared
+   memory, cublasDtrsm gives L21 D, a copy keeps it (W), a kernel scales by D^-1, cublasDsyrkx and cublasDgemm
+   update the rest of the panel; then W = L21 D, C = L21 W^T by cublasDsyrkx (lower) into a contribution buffer,
+   and a kernel scatter-adds C into the ancestors. Finally the panels are copied into the CSC arrays (lval, d) that
+   the solves and GetFactor use. */
 #include <pgx/private/pgxcuda.h>
 #include "../ldlt_kernels.h"
 #include <vector>
@@ -25,6 +36,14 @@ struct Data {
   PetscScalar          *lval = nullptr, *d = nullptr, *aval = nullptr, *work = nullptr;
   PetscInt              worksize = 0;
   unsigned long long   *flags = nullptr;                         /* [0] perturbed count, [1] smallest bad column (n: none) */
+  /* supernodal method (AnalyzeSupernodal) */
+  PetscInt                nsuper = 0, nslevels = 0, large_min = 64, nb = 64;
+  std::vector<PetscInt>   hsnptr, hnr, hsmallptr, hlarge, hlargeptr; /* host: supernodes, small ones' list pointers per level, large ones by level */
+  std::vector<PetscInt64> hpofs;
+  PetscInt64              npanel = 0;
+  PetscInt               *snptr = nullptr, *nr = nullptr, *sup = nullptr, *segptr = nullptr, *segsn = nullptr, *segb0 = nullptr, *relmap = nullptr, *small = nullptr;
+  PetscInt64             *pofs = nullptr, *segrel = nullptr, *pdest = nullptr;
+  PetscScalar            *panels = nullptr, *cbuf = nullptr, *wbuf = nullptr;
 };
 
 PetscErrorCode Create(Data **d)
@@ -47,6 +66,22 @@ static PetscErrorCode FreeDevice(Data *d)
   PetscCall(PGXDeviceFree(&d->aval));
   PetscCall(PGXDeviceFree(&d->work));
   PetscCall(PGXDeviceFree(&d->flags));
+  PetscCall(PGXDeviceFree(&d->snptr));
+  PetscCall(PGXDeviceFree(&d->nr));
+  PetscCall(PGXDeviceFree(&d->sup));
+  PetscCall(PGXDeviceFree(&d->segptr));
+  PetscCall(PGXDeviceFree(&d->segsn));
+  PetscCall(PGXDeviceFree(&d->segb0));
+  PetscCall(PGXDeviceFree(&d->relmap));
+  PetscCall(PGXDeviceFree(&d->small));
+  PetscCall(PGXDeviceFree(&d->pofs));
+  PetscCall(PGXDeviceFree(&d->segrel));
+  PetscCall(PGXDeviceFree(&d->pdest));
+  PetscCall(PGXDeviceFree(&d->panels));
+  PetscCall(PGXDeviceFree(&d->cbuf));
+  PetscCall(PGXDeviceFree(&d->wbuf));
+  d->nsuper = d->nslevels = 0;
+  d->npanel   = 0;
   d->worksize = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -270,6 +305,297 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   KScatter<<<PGXCUDAGridSize(m, T), T, 0, s>>>(d->n, nrhs, d->perm, y, b);
   PGXCheckLaunch("KScatter");
   PetscCall(PGXDeviceCopyArrayToHost(X, b, m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------- supernodal method */
+PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, PetscInt large_min, PetscInt nb)
+{
+  size_t freeb, totalb, need, ncbuf = 0, nwbuf = 0, nseg = P->segsn.size();
+
+  PetscFunctionBegin;
+  PetscCheck(P->n == d->n && P->nnzA == d->nnzA && P->nnzL == d->nnzL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The supernodal plan does not match the analyzed structure");
+  PetscCheck(nb >= 1 && nb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " must be in [1, 64]", nb);
+  d->nsuper    = P->nsuper;
+  d->nslevels  = P->nslevels;
+  d->large_min = large_min;
+  d->nb        = nb;
+  d->npanel    = P->pofs[P->nsuper];
+  d->hsnptr    = P->snptr;
+  d->hnr       = P->nr;
+  d->hpofs     = P->pofs;
+  /* per level: the small supernodes (one launch) and the large ones (one after the other) */
+  std::vector<PetscInt> hsmall;
+  d->hsmallptr.assign(1, 0);
+  d->hlarge.clear();
+  d->hlargeptr.assign(1, 0);
+  for (PetscInt l = 0; l < P->nslevels; l++) {
+    for (PetscInt i = P->slptr[l]; i < P->slptr[l + 1]; i++) {
+      PetscInt s = P->sorder[i], nc = P->snptr[s + 1] - P->snptr[s], nr = P->nr[s], m = nc + nr;
+      if (symbolic::SupernodalIsLarge(nc, nr, large_min)) {
+        d->hlarge.push_back(s);
+        ncbuf = PetscMax(ncbuf, (size_t)nr * nr);
+        nwbuf = PetscMax(nwbuf, PetscMax((size_t)nr * nc, (size_t)m * PetscMin(nb, nc)));
+      } else hsmall.push_back(s);
+    }
+    d->hsmallptr.push_back((PetscInt)hsmall.size());
+    d->hlargeptr.push_back((PetscInt)d->hlarge.size());
+  }
+  need = sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf) + sizeof(PetscInt64) * ((size_t)P->nnzA + P->nsuper + 1 + nseg) + sizeof(PetscInt) * ((size_t)3 * P->nsuper + 2 + P->n + 2 * nseg + P->relmap.size() + hsmall.size());
+  PGXCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  PetscCheck(need < freeb, PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSOLVERPGX: the supernodal factorization needs %zu bytes more of GPU memory (panels %zu, contribution buffer %zu, work %zu, maps %zu); %zu bytes are free. Use -mat_pgx_ldlt_method column or -pgx_device host", need, sizeof(PetscScalar) * (size_t)d->npanel, sizeof(PetscScalar) * ncbuf, sizeof(PetscScalar) * nwbuf, need - sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf), freeb);
+  PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->snptr));
+  PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->nr));
+  PetscCall(PGXDeviceMallocArray(P->n + 1, &d->sup));
+  PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->segptr));
+  PetscCall(PGXDeviceMallocArray(nseg + 1, &d->segsn));
+  PetscCall(PGXDeviceMallocArray(nseg + 1, &d->segb0));
+  PetscCall(PGXDeviceMallocArray(P->relmap.size() + 1, &d->relmap));
+  PetscCall(PGXDeviceMallocArray(hsmall.size() + 1, &d->small));
+  PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->pofs));
+  PetscCall(PGXDeviceMallocArray(nseg + 1, &d->segrel));
+  PetscCall(PGXDeviceMallocArray(P->nnzA + 1, &d->pdest));
+  PetscCall(PGXDeviceMallocArray(d->npanel + 1, &d->panels));
+  PetscCall(PGXDeviceMallocArray(ncbuf + 1, &d->cbuf));
+  PetscCall(PGXDeviceMallocArray(nwbuf + 1, &d->wbuf));
+  PetscCall(PGXDeviceCopyArrayToDevice(d->snptr, P->snptr.data(), P->nsuper + 1));
+  if (P->nsuper) PetscCall(PGXDeviceCopyArrayToDevice(d->nr, P->nr.data(), P->nsuper));
+  if (P->n) PetscCall(PGXDeviceCopyArrayToDevice(d->sup, P->sup.data(), P->n));
+  PetscCall(PGXDeviceCopyArrayToDevice(d->segptr, P->segptr.data(), P->nsuper + 1));
+  if (nseg) {
+    PetscCall(PGXDeviceCopyArrayToDevice(d->segsn, P->segsn.data(), nseg));
+    PetscCall(PGXDeviceCopyArrayToDevice(d->segb0, P->segb0.data(), nseg));
+    PetscCall(PGXDeviceCopyArrayToDevice(d->segrel, P->segrel.data(), nseg));
+  }
+  if (P->relmap.size()) PetscCall(PGXDeviceCopyArrayToDevice(d->relmap, P->relmap.data(), P->relmap.size()));
+  if (hsmall.size()) PetscCall(PGXDeviceCopyArrayToDevice(d->small, hsmall.data(), hsmall.size()));
+  PetscCall(PGXDeviceCopyArrayToDevice(d->pofs, P->pofs.data(), P->nsuper + 1));
+  if (P->nnzA) PetscCall(PGXDeviceCopyArrayToDevice(d->pdest, P->pdest.data(), P->nnzA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if !defined(PETSC_USE_COMPLEX)
+/* The pivot rule of ldlt_kernels.h (reference Pivot()); a bad pivot is recorded (smallest column) and left */
+__device__ static inline void PivotDev(PetscInt col, PetscScalar *dj, PetscReal small, PetscReal repl, unsigned long long *flags)
+{
+  PetscScalar v  = *dj;
+  PetscReal   av = fabs(v);
+  if (!isfinite(v) || (av == 0 && repl == 0)) {
+    atomicMin(&flags[1], (unsigned long long)col);
+    return;
+  }
+  if (av <= small && repl > 0) {
+    v = av == 0 ? repl : v * (repl / av);
+    atomicAdd(&flags[0], 1ULL);
+  }
+  *dj = v;
+}
+
+__global__ void KZero64(PetscInt64 m, PetscScalar *x)
+{
+  for (PetscInt64 i = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; i < m; i += (PetscInt64)gridDim.x * blockDim.x) x[i] = 0;
+}
+
+__global__ void KLoadPanels(PetscInt nnzA, const PetscScalar *aval, const PetscInt64 *pdest, PetscScalar *panels)
+{
+  for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < nnzA; k += (PetscInt)gridDim.x * blockDim.x)
+    if (pdest[k] >= 0) atomicAdd(&panels[pdest[k]], aval[k]);
+}
+
+/* Small supernodes of one level, one thread block each: the operation order of reference::FactorSupernodal */
+__global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *segptr, const PetscInt *segsn, const PetscInt *segb0, const PetscInt64 *segrel, const PetscInt *relmap, PetscReal small, PetscReal repl, PetscScalar *panels, unsigned long long *flags)
+{
+  if ((PetscInt)blockIdx.x >= count) return;
+  PetscInt        s = list[blockIdx.x], f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], m = nc + nr;
+  PetscScalar    *A = panels + pofs[s];
+  const PetscInt *R = lrow + lcolptr[f] + (nc - 1);
+  for (PetscInt t = 0; t < nc; t++) {
+    if (threadIdx.x == 0) PivotDev(f + t, &A[t + t * m], small, repl, flags);
+    __syncthreads();
+    PetscScalar dt = A[t + t * m];
+    for (PetscInt u = t + 1 + threadIdx.x; u < m; u += blockDim.x) A[u + t * m] /= dt;
+    __syncthreads();
+    PetscInt64 ncol = nc - t - 1, nrow = m - t - 1;
+    for (PetscInt64 idx = threadIdx.x; idx < ncol * nrow; idx += blockDim.x) {
+      PetscInt t2 = t + 1 + (PetscInt)(idx / nrow), u = t + 1 + (PetscInt)(idx % nrow);
+      if (u >= t2) {
+        PetscScalar g = dt * A[t2 + t * m];
+        A[u + t2 * m] -= A[u + t * m] * g;
+      }
+    }
+    __syncthreads();
+  }
+  /* C(R_a, R_b) -= sum_t L(a,t) d_t L(b,t), a >= b, into the ancestors' panels */
+  for (PetscInt k = segptr[s]; k < segptr[s + 1]; k++) {
+    PetscInt        p = segsn[k], b0 = segb0[k], b1 = k + 1 < segptr[s + 1] ? segb0[k + 1] : nr, fp = snptr[p], mp = snptr[p + 1] - fp + nrr[p];
+    PetscScalar    *T   = panels + pofs[p];
+    const PetscInt *rel = relmap + segrel[k];
+    PetscInt64      na = nr - b0;
+    for (PetscInt64 idx = threadIdx.x; idx < (PetscInt64)(b1 - b0) * na; idx += blockDim.x) {
+      PetscInt b = b0 + (PetscInt)(idx / na), a = b0 + (PetscInt)(idx % na);
+      if (a < b) continue;
+      PetscScalar w = 0;
+      for (PetscInt t = 0; t < nc; t++) w += A[nc + a + t * m] * A[t + t * m] * A[nc + b + t * m];
+      atomicAdd(&T[rel[a - b0] + (PetscInt64)(R[b] - fp) * mp], -w);
+    }
+  }
+}
+
+/* Diagonal block kb x kb (kb <= 64) at (k0, k0) of a panel (leading dimension m), in shared memory */
+__global__ void KDiagBlock(PetscScalar *A, PetscInt m, PetscInt k0, PetscInt kb, PetscInt col0, PetscReal small, PetscReal repl, unsigned long long *flags)
+{
+  __shared__ PetscScalar T[64 * 64];
+  for (PetscInt idx = threadIdx.x; idx < kb * kb; idx += blockDim.x) {
+    PetscInt i = idx % kb, j = idx / kb;
+    T[i + j * 64] = A[(k0 + i) + (PetscInt64)(k0 + j) * m];
+  }
+  __syncthreads();
+  for (PetscInt t = 0; t < kb; t++) {
+    if (threadIdx.x == 0) PivotDev(col0 + t, &T[t + t * 64], small, repl, flags);
+    __syncthreads();
+    PetscScalar dt = T[t + t * 64];
+    for (PetscInt u = t + 1 + threadIdx.x; u < kb; u += blockDim.x) T[u + t * 64] /= dt;
+    __syncthreads();
+    PetscInt nrow = kb - t - 1;
+    for (PetscInt idx = threadIdx.x; idx < nrow * nrow; idx += blockDim.x) {
+      PetscInt t2 = t + 1 + idx / nrow, u = t + 1 + idx % nrow;
+      if (u >= t2) {
+        PetscScalar g = dt * T[t2 + t * 64];
+        T[u + t2 * 64] -= T[u + t * 64] * g;
+      }
+    }
+    __syncthreads();
+  }
+  for (PetscInt idx = threadIdx.x; idx < kb * kb; idx += blockDim.x) {
+    PetscInt i = idx % kb, j = idx / kb;
+    if (i >= j) A[(k0 + i) + (PetscInt64)(k0 + j) * m] = T[i + j * 64];
+  }
+}
+
+/* A(r0:m, k0:k0+kb) /= d (the diagonal of those columns) */
+__global__ void KScaleCols(PetscScalar *A, PetscInt m, PetscInt r0, PetscInt k0, PetscInt kb)
+{
+  PetscInt64 mr = m - r0;
+  for (PetscInt64 idx = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; idx < mr * kb; idx += (PetscInt64)gridDim.x * blockDim.x) {
+    PetscInt u = r0 + (PetscInt)(idx % mr), t = k0 + (PetscInt)(idx / mr);
+    A[u + (PetscInt64)t * m] /= A[t + (PetscInt64)t * m];
+  }
+}
+
+/* W(a, t) = L(nc + a, t) d_t, nr x nc (leading dimension nr) */
+__global__ void KScaleRowsD(const PetscScalar *A, PetscInt m, PetscInt nc, PetscInt nr, PetscScalar *W)
+{
+  for (PetscInt64 idx = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; idx < (PetscInt64)nr * nc; idx += (PetscInt64)gridDim.x * blockDim.x) {
+    PetscInt a = (PetscInt)(idx % nr), t = (PetscInt)(idx / nr);
+    W[idx] = A[nc + a + (PetscInt64)t * m] * A[t + (PetscInt64)t * m];
+  }
+}
+
+/* Scatter-add of the contribution C (lower, nr x nr) of supernode s into its ancestors: one block per column b */
+__global__ void KScatterLarge(PetscInt s, const PetscScalar *C, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *segptr, const PetscInt *segsn, const PetscInt *segb0, const PetscInt64 *segrel, const PetscInt *relmap, PetscScalar *panels)
+{
+  PetscInt f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], b = blockIdx.x;
+  if (b >= nr) return;
+  PetscInt lo = segptr[s], hi = segptr[s + 1] - 1; /* the segment holding b: the last one with b0 <= b */
+  while (lo < hi) {
+    PetscInt mid = (lo + hi + 1) / 2;
+    if (segb0[mid] <= b) lo = mid;
+    else hi = mid - 1;
+  }
+  PetscInt        k = lo, p = segsn[k], b0 = segb0[k], fp = snptr[p], mp = snptr[p + 1] - fp + nrr[p];
+  const PetscInt *R   = lrow + lcolptr[f] + (nc - 1);
+  const PetscInt *rel = relmap + segrel[k];
+  PetscScalar    *T   = panels + pofs[p] + (PetscInt64)(R[b] - fp) * mp;
+  for (PetscInt a = b + threadIdx.x; a < nr; a += blockDim.x) atomicAdd(&T[rel[a - b0]], -C[a + (PetscInt64)b * nr]);
+}
+
+/* Panels to the CSC arrays: one block per column */
+__global__ void KPanelsToCSC(PetscInt n, const PetscInt *sup, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscScalar *panels, PetscScalar *lval, PetscScalar *d)
+{
+  PetscInt j = blockIdx.x;
+  if (j >= n) return;
+  PetscInt           s = sup[j], f = snptr[s], m = snptr[s + 1] - f + nrr[s], t = j - f;
+  const PetscScalar *A = panels + pofs[s] + (PetscInt64)t * m;
+  if (threadIdx.x == 0) d[j] = A[t];
+  for (PetscInt k = threadIdx.x; k < lcolptr[j + 1] - lcolptr[j]; k += blockDim.x) lval[lcolptr[j] + k] = A[t + 1 + k];
+}
+#endif
+
+#if !defined(PETSC_USE_COMPLEX)
+/* One large supernode: blocked LDL^T of its panel, then its contribution to the ancestors */
+static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h)
+{
+  const PetscScalar one = 1, mone = -1, zero = 0;
+  PetscInt          f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
+  PetscScalar      *A = d->panels + d->hpofs[s];
+  const unsigned    T = 256;
+
+  PetscFunctionBegin;
+  for (PetscInt k0 = 0; k0 < nc; k0 += d->nb) {
+    PetscInt kb = PetscMin(d->nb, nc - k0), r0 = k0 + kb, mr = m - r0, nt = nc - r0;
+    KDiagBlock<<<1, T, 0, st>>>(A, m, k0, kb, f + k0, rule->small, rule->repl, d->flags);
+    PGXCheckLaunch("KDiagBlock");
+    if (!mr) continue;
+    PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, (int)mr, (int)kb, &one, A + k0 + (size_t)k0 * m, (int)m, A + r0 + (size_t)k0 * m, (int)m));
+    PGXCallCUDA(cudaMemcpy2DAsync(d->wbuf, (size_t)mr * sizeof(PetscScalar), A + r0 + (size_t)k0 * m, (size_t)m * sizeof(PetscScalar), (size_t)mr * sizeof(PetscScalar), (size_t)kb, cudaMemcpyDeviceToDevice, st));
+    KScaleCols<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)mr * kb, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, r0, k0, kb);
+    PGXCheckLaunch("KScaleCols");
+    if (!nt) continue;
+    PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nt, (int)kb, &mone, A + r0 + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + r0 + (size_t)r0 * m, (int)m));
+    if (nr) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)nr, (int)nt, (int)kb, &mone, A + nc + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + nc + (size_t)r0 * m, (int)m));
+  }
+  if (!nr) PetscFunctionReturn(PETSC_SUCCESS);
+  KScaleRowsD<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nc, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, nc, nr, d->wbuf);
+  PGXCheckLaunch("KScaleRowsD");
+  PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nr, (int)nc, &one, A + nc, (int)m, d->wbuf, (int)nr, &zero, d->cbuf, (int)nr));
+  KScatterLarge<<<(unsigned)nr, 128, 0, st>>>(s, d->cbuf, d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, d->panels);
+  PGXCheckLaunch("KScatterLarge");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info)
+{
+  cudaStream_t       st;
+  cublasHandle_t     h;
+  const unsigned int B = 256;
+  unsigned long long hflags[2] = {0, (unsigned long long)d->n};
+
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
+#else
+  PetscCheck(!rule->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
+  PetscCheck(d->panels, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The supernodal method needs AnalyzeSupernodal() first");
+  PetscCall(PGXCUDAGetStream(&st));
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  if (d->nnzA) PetscCall(PGXDeviceCopyArrayToDevice(d->aval, aval, d->nnzA));
+  PetscCall(PGXDeviceCopyArrayToDevice(d->flags, hflags, 2));
+  KZero64<<<PGXCUDAGridSize((PetscInt)PetscMin(d->npanel + 1, (PetscInt64)1 << 24), B), B, 0, st>>>(d->npanel, d->panels);
+  PGXCheckLaunch("KZero64");
+  if (d->nnzA) {
+    KLoadPanels<<<PGXCUDAGridSize(d->nnzA, B), B, 0, st>>>(d->nnzA, d->aval, d->pdest, d->panels);
+    PGXCheckLaunch("KLoadPanels");
+  }
+  for (PetscInt l = 0; l < d->nslevels; l++) {
+    PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
+    if (ns) {
+      KSmallLevel<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, rule->small, rule->repl, d->panels, d->flags);
+      PGXCheckLaunch("KSmallLevel");
+    }
+    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) PetscCall(FactorLarge(d, d->hlarge[i], rule, st, h));
+  }
+  if (d->n) {
+    KPanelsToCSC<<<(unsigned)d->n, 64, 0, st>>>(d->n, d->sup, d->snptr, d->nr, d->pofs, d->lcolptr, d->panels, d->lval, d->d);
+    PGXCheckLaunch("KPanelsToCSC");
+  }
+  PetscCall(PGXDeviceCopyArrayToHost(hflags, d->flags, 2)); /* synchronizes the stream */
+  info->nperturbed = (PetscInt)hflags[0];
+  info->badcol     = hflags[1] < (unsigned long long)d->n ? (PetscInt)hflags[1] : -1;
+  info->badvalue   = 0;
+  info->flops      = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 #endif
 }
