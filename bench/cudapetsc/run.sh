@@ -8,8 +8,8 @@
 # Solvers (rtol 1e-8): GMRES (CG where marked) with Jacobi, cuSPARSE ILU(0), GAMG (default smoother), GAMG with
 # PGX dilu smoothing, PGX dilu natural and multicolor, PGX aips. Columns: setup (PCSetUp), solve (KSPSolve),
 # iterations, time per iteration, from -log_view (max over ranks), and whether the answer converged.
-# GAMG variants: dilu smoothing on every level (single-block apply on the small levels, or one launch per color:
-# -launches), on the two finest levels only (-fine-levels: levels 3 and 4, the finest of ex45 100^3's five; GAMG's
+# GAMG variants: dilu smoothing on every level (one launch per color, or -single1k: the single-block apply on levels
+# of at most 1024 rows), on the two finest levels only (-fine-levels: levels 3 and 4, the finest of ex45 100^3's five; GAMG's
 # default Chebyshev/Jacobi below), and under Richardson (1 or 2 steps) or one Chebyshev step.
 # Every row is checked: a row whose solve did not converge says so.
 set -u
@@ -31,7 +31,7 @@ solvers=(
   "cg+gamg|-ksp_type cg -pc_type gamg"
   "gamg+dilu-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
-  "gamg+dilu-smoother-launches|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor -mg_levels_pc_dilu_single_block_rows 0"
+  "gamg+dilu-smoother-single1k|-ksp_type gmres -pc_type gamg -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor -mg_levels_pc_dilu_single_block_rows 1024"
   "gamg+dilu-fine-levels|-ksp_type gmres -pc_type gamg -mg_levels_3_pc_type dilu -mg_levels_3_pc_dilu_ordering multicolor -mg_levels_4_pc_type dilu -mg_levels_4_pc_dilu_ordering multicolor"
   "gamg+dilu-richardson1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "gamg+dilu-richardson2|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"

@@ -185,7 +185,7 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     CHECK(y == first, "%s multicolor, single-block apply: not the same bits as the first apply", name);
     PetscCall(CudaApply(d, n, x, y, true));
     CHECK(RelErr(y, yr) <= TOL, "%s multicolor, single-block apply in place: differs from the reference by %g", name, RelErr(y, yr));
-    PetscCall(K::cuda::SetSingleBlockRows(d, 8192));
+    PetscCall(K::cuda::SetSingleBlockRows(d, 0));
   }
   if (!mc) { /* one launch per level instead of cuSPARSE SpSV; E by direct launches instead of the graph */
     PetscInt sw;

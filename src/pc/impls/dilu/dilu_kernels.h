@@ -134,7 +134,7 @@ PetscErrorCode GetNaturalSweeps(const Data *d, PetscInt *sweeps);
 PetscErrorCode SetGraph(Data *d, PetscBool graph);
 /* multicolor: a matrix of at most nmax rows runs both sweeps of the apply in one kernel of one thread block,
    color after color with a barrier between colors, instead of one launch per color (coarse multigrid levels:
-   many colors, few rows); same bits as the per-color launches. Default 8192; 0: never. */
+   many colors, few rows); same bits as the per-color launches. Default 0: never (PCDILU says why). */
 PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);

@@ -93,7 +93,7 @@ struct Data {
   Graph                    gstaged;
   DeviceArray<PetscScalar> rs, ys;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
-  PetscInt              smallrows = 8192;
+  PetscInt              smallrows = 0;
   DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
   /* natural: cuSPARSE SpSV on EA = A's values with E in the diagonal slots */
   bool                     spsv = false; /* set up (every row stores its diagonal) */
