@@ -717,8 +717,9 @@ PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod method, PetscInt 
 
   Input Parameters:
 + S      - the object
-- method - `PGX_TRIDIAG_EIGEN_AUTO` (default: dstemr with vectors, dstedc without), `PGX_TRIDIAG_EIGEN_STEDC` or
-           `PGX_TRIDIAG_EIGEN_STEMR`
+- method - `PGX_TRIDIAG_EIGEN_AUTO` (default: with vectors the divide and conquer on the cuda backend, dstemr on the
+           host; dstedc without, see `PGXTridiagEigenMethodResolve()`), `PGX_TRIDIAG_EIGEN_STEDC`,
+           `PGX_TRIDIAG_EIGEN_STEMR` or `PGX_TRIDIAG_EIGEN_DC`
 
   Level: developer
 
