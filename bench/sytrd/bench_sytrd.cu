@@ -6,14 +6,18 @@
    - the one-stage bandwidth bound: the symmetric products read at least n^3/3 elements of the lower triangle
      (8 bytes each), at the device-to-device copy bandwidth measured here (cudaMemcpy, read + write);
      printed beside each time with the fraction bound / time;
-   - full eigensolve with all vectors: PGXSytrdSolve (reduction, the tridiagonal eigensolve on the host (-tridiag
-     auto|stedc|stemr, as -eps_pgx_tridiag; auto: dstemr), back-transformation on the
+   - full eigensolve with all vectors, one row per method of T (-methods dc,stemr; any of auto, stedc, stemr, dc
+     as -eps_pgx_tridiag): PGXSytrdSolve (reduction, the tridiagonal eigensolve (dc: divide and conquer with its
+     gemms on the GPU, Z_T kept on the device; stemr/stedc: LAPACK on the host), back-transformation on the
      device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnDsyevd,
-     wall-clock seconds (-solve 0 skips it).
+     wall-clock seconds (-solve 0 skips it); each row checked: max |w - w_syevd| / max |w| and the residual
+     max_j ||A z_j - w_j z_j|| / max |w| of 8 columns;
+   - T alone with vectors (-tonly 1): PGXTridiagonalEigenDC (cuda) with its merge statistics against dstemr, on
+     the T of the reduction.
    Ablations at n = -ablation_n (default 16384; 0 skips): symv full vs lower, separate vs merged panel gemvs,
    two rank-b vs one rank-2b update, one stream vs several; each printed as the time saved by the default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -tridiag auto -ablation_n 16384 -seed 1
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -ablation_n 16384 -seed 1
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
 #include <pgx/private/pgxcuda.h>
@@ -94,7 +98,9 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {2048, 4096, 8192, 16384, 32768}, nsizes = 16, reps = 3, b = PGX_SYTRD_DEFAULT_BLOCK, abl = 16384, seed = 1;
   PetscBool flg, solve = PETSC_TRUE;
-  PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
+  PGXTridiagEigenMethod methods[8] = {PGX_TRIDIAG_EIGEN_DC, PGX_TRIDIAG_EIGEN_STEMR};
+  PetscInt              nmethods   = 8;
+  PetscBool             tonly      = PETSC_TRUE;
   double    bw = 1;
   char      dev[256];
 
@@ -108,7 +114,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ablation_n", &abl, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
-  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
+  PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
+  if (!flg) nmethods = 2;
+  {
+    PGXTridiagEigenMethod one;
+    PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&one, &flg)); /* the old option: one method */
+    if (flg) methods[0] = one, nmethods = 1;
+  }
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-tonly", &tonly, NULL));
   PetscCall(PGXDeviceGetName(dev, sizeof(dev)));
   PetscCall(CopyBandwidth(&bw));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "device: %s; copy bandwidth %.0f GB/s; panel width %d\n", dev, bw, (int)b));
@@ -162,21 +175,9 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e\n", (int)n, "pgx reduce", tp, flops / tp / 1e9, bound, bound / tp, err / dmax));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
     if (solve) {
-      /* full eigensolve with vectors */
-      PGXSytrd            S;
-      std::vector<double> w(n), Z((size_t)n * n);
-      PetscLogDouble      t0, t1;
-      PGXSytrdTimes       tt;
-      PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
-      PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
-      PetscCall(PGXSytrdSetBlockSize(S, b));
-      PetscCall(PetscTime(&t0));
-      PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
-      PetscCall(PGXSytrdSolve(S, w.data(), Z.data(), n));
-      PetscCall(PetscTime(&t1));
-      PetscCall(PGXSytrdGetTimes(S, &tt));
-      PetscCall(PGXSytrdDestroy(&S));
-      double tsy = 0;
+      /* cusolverDnDsyevd: time and eigenvalues */
+      double              tsy = 0;
+      std::vector<double> wsy(n);
       {
         pgx::cuda::DeviceArray<double> dA, dw, work;
         pgx::cuda::DeviceArray<int>    info;
@@ -194,9 +195,56 @@ int main(int argc, char **argv)
           },
           &tsy));
         tsy *= 1e-3;
+        PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
       }
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  reduce %.3f, tridiagonal %.3f (%.0f%%), back %.3f s\n", (int)n, "pgx eigensolve+vectors", t1 - t0, "", "", "", tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back));
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsyevd", tsy, "", "", "", tsy / (t1 - t0)));
+      double wmax = 0;
+      for (PetscInt i = 0; i < n; i++) wmax = std::max(wmax, std::fabs(wsy[i]));
+      for (PetscInt mi = 0; mi < nmethods; mi++) {
+        /* full eigensolve with vectors */
+        PGXSytrd            S;
+        std::vector<double> w(n), Z((size_t)n * n);
+        PetscLogDouble      t0, t1;
+        PGXSytrdTimes       tt;
+        char                what[32];
+        PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+        PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, methods[mi]));
+        PetscCall(PGXSytrdSetBlockSize(S, b));
+        PGXCallCUDA(cudaDeviceSynchronize());
+        PetscCall(PetscTime(&t0));
+        PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
+        PetscCall(PGXSytrdSolve(S, w.data(), Z.data(), n));
+        PetscCall(PetscTime(&t1));
+        PetscCall(PGXSytrdGetTimes(S, &tt));
+        PetscCall(PGXSytrdDestroy(&S));
+        double errw = 0, res = 0;
+        for (PetscInt i = 0; i < n; i++) errw = std::max(errw, std::fabs(w[i] - wsy[i]));
+        for (PetscInt c = 0; c < 8 && c < n; c++) { /* columns spread over the spectrum */
+          PetscInt            j = (n - 1) * c / 7;
+          std::vector<double> r(n, 0.0);
+          for (PetscInt k = 0; k < n; k++)
+            for (PetscInt i = 0; i < n; i++) r[i] += A[i + (size_t)k * n] * Z[k + (size_t)j * n];
+          double s = 0;
+          for (PetscInt i = 0; i < n; i++) s += (r[i] - w[j] * Z[i + (size_t)j * n]) * (r[i] - w[j] * Z[i + (size_t)j * n]);
+          res = std::max(res, std::sqrt(s));
+        }
+        PetscCall(PetscSNPrintf(what, sizeof(what), "pgx eig+vec %s", PGXTridiagEigenMethods[methods[mi]]));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  reduce %.3f, tridiagonal %.3f (%.0f%%), back %.3f s; |w - w_syevd| %.1e, residual %.1e; syevd %.2fx faster\n", (int)n, what, t1 - t0, "", "", "", tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back, errw / wmax, res / wmax, (t1 - t0) / tsy));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnDsyevd", tsy));
+      if (tonly) { /* T alone: the divide and conquer on the GPU against dstemr on the host */
+        std::vector<double> d1(dp), e1(ep), d2(dp), e2(ep), Z((size_t)n * n);
+        PGXStedcStats       st;
+        PetscLogDouble      t0, t1, t2;
+        PetscCall(PetscTime(&t0));
+        PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_CUDA, 0, n, d1.data(), e1.data(), Z.data(), n, &st));
+        PetscCall(PetscTime(&t1));
+        PetscCall(PGXTridiagonalEigenMethod(PGX_TRIDIAG_EIGEN_STEMR, n, d2.data(), e2.data(), Z.data(), n));
+        PetscCall(PetscTime(&t2));
+        double errw = 0;
+        for (PetscInt i = 0; i < n; i++) errw = std::max(errw, std::fabs(d1[i] - d2[i]));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10s %9s  host %.3f s; %d merges, secular %.0f%%, deflated %.0f%%; Z download included; |w - w_stemr| %.1e\n", (int)n, "T only: dc (cuda)", t1 - t0, st.flops / (t1 - t0) / 1e9, "", "", st.thost, (int)st.merges, 100.0 * st.secular / PetscMax(1, st.secular + st.deflated), 100.0 * st.deflated / PetscMax(1, st.secular + st.deflated), errw / wmax));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  dc %.1fx faster\n", (int)n, "T only: dstemr (host)", t2 - t1, "", "", "", (t2 - t1) / (t1 - t0)));
+      }
     }
     if (n == abl) {
       struct {

@@ -8,8 +8,10 @@
      PGXSytrdApplyQ(S, trans, k, Z, ldz)    Z <- Q Z or Q^H Z (host n x k), compact WY blocks of b
      PGXSytrdFormQ(S, Q, ldq)            Q explicitly (host n x n)
      PGXSytrdGetReflectors(S, &A, &lda, &tau) the reduced matrix in LAPACK dsytrd/zhetrd ('L') layout (host)
+     PGXSytrdSolveTridiagonal(S, vectors)  the eigenvalues of T and, with vectors, its eigenvectors Z_T, kept in
+                                         the object (on the device for the divide and conquer of the cuda backend)
      PGXSytrdSolve(S, w, Z, ldz)         all eigenvalues w (ascending) of A and, when Z is not NULL, the
-                                         eigenvectors Z = Q Z_T (LAPACK dstedc on T on the host)
+                                         eigenvectors Z = Q Z_T (T solved once: the kept solution is reused)
    Times of the three phases (reduction, tridiagonal eigensolve, back-transformation) are kept for views. */
 #pragma once
 #include <pgx.h>
@@ -24,15 +26,30 @@ typedef enum {
 } PGXSytrdSymv;
 PETSC_EXTERN const char *const PGXSytrdSymvs[];
 
-/* The host tridiagonal eigensolver of PGXSytrdSolve(): AUTO is dstedc for eigenvalues only (its O(n^2) QR path)
-   and dstemr (MRRR, O(n^2) with vectors, no BLAS 3) for eigenvectors; dstedc with vectors is O(n^3) in the host's
-   BLAS (98% of the solve at n = 4096 with a reference BLAS on the GPU host) */
+/* The tridiagonal eigensolver of PGXSytrdSolve(): STEDC and STEMR are LAPACK on the host (dstedc with vectors is
+   O(n^3) in the host's BLAS: 98% of the solve at n = 4096 with a reference BLAS on the GPU host; dstemr is MRRR,
+   O(n^2) with vectors, no BLAS 3); DC is PGX's divide and conquer whose eigenvector gemms run in the backend
+   (cuBLAS on the cuda backend, the eigenvectors staying on the device for the back-transformation). AUTO is
+   dstedc (its O(n^2) QR path) for eigenvalues only; with vectors see PGXTridiagEigenMethodResolve(). */
 typedef enum {
   PGX_TRIDIAG_EIGEN_AUTO,
   PGX_TRIDIAG_EIGEN_STEDC,
-  PGX_TRIDIAG_EIGEN_STEMR
+  PGX_TRIDIAG_EIGEN_STEMR,
+  PGX_TRIDIAG_EIGEN_DC
 } PGXTridiagEigenMethod;
 PETSC_EXTERN const char *const PGXTridiagEigenMethods[];
+
+/* largest subproblem of the divide and conquer solved directly (LAPACK dsteqr) */
+#define PGX_STEDC_DEFAULT_LEAF 32
+
+/* Statistics of one divide and conquer run */
+typedef struct {
+  PetscInt       merges, leaves;
+  PetscInt       secular;  /* sum over the merges of the secular orders k */
+  PetscInt       deflated; /* sum over the merges of the deflated eigenpairs */
+  PetscLogDouble flops;    /* of the eigenvector gemms */
+  PetscLogDouble thost;    /* seconds of host work at the merges (deflation, secular equations, S, sorting) */
+} PGXStedcStats;
 
 #define PGX_SYTRD_DEFAULT_BLOCK 64
 
@@ -55,11 +72,17 @@ PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonal(PGXSytrd, const PetscReal *[]
 PETSC_EXTERN PetscErrorCode PGXSytrdGetReflectors(PGXSytrd, const PetscScalar *[], PetscInt *, const PetscScalar *[]);
 PETSC_EXTERN PetscErrorCode PGXSytrdApplyQ(PGXSytrd, PetscBool, PetscInt, PetscScalar[], PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdFormQ(PGXSytrd, PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdSolveTridiagonal(PGXSytrd, PetscBool);
 PETSC_EXTERN PetscErrorCode PGXSytrdSolve(PGXSytrd, PetscReal[], PetscScalar[], PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetTimes(PGXSytrd, PGXSytrdTimes *);
 /* Eigenvalues (ascending, into d) and optionally eigenvectors Z (n x n real, ldz) of a real symmetric
    tridiagonal matrix (d, e; e is destroyed): LAPACK dstedc on the host */
 PETSC_EXTERN PetscErrorCode PGXTridiagonalEigen(PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt);
+/* Divide and conquer on the host (PGX_DEVICE_HOST: reference kernels) or with cuBLAS (PGX_DEVICE_CUDA), Z on the
+   host; leaf <= 0: PGX_STEDC_DEFAULT_LEAF; e is not changed; stats may be NULL */
+PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType, PetscInt, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt, PGXStedcStats *);
+/* The method that AUTO means for a backend, with or without eigenvectors (the default is one line there) */
+PETSC_EXTERN PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod, PGXDeviceType, PetscBool, PGXTridiagEigenMethod *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetTridiagonalEigenMethod(PGXSytrd, PGXTridiagEigenMethod);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd, PGXTridiagEigenMethod *);

@@ -4,7 +4,8 @@
    eigenvalue is the expected one (the largest, the smallest, or the ones in the interval, in order) to 1e-10
    relative; EPSComputeError (relative) < 1e-10 for every returned pair; with -eps_all the count equals the
    number of closed-form eigenvalues in the interval. Prints the count and "all checks passed".
-   -n N (default 100), -expect largest|smallest|interval (default largest). */
+   -n N (default 100), -expect largest|smallest|interval (default largest), -expect_tridiag_solves K: T was solved
+   K times (PETSc's log of PGXSytrdTridiag) once the eigenvectors were used (1: EPSSolve's solve was reused). */
 #include <slepceps.h>
 #include "../common/pgxtest.h"
 
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
 
   PetscFunctionBeginUser;
   PetscCall(SlepcInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscLogDefaultBegin());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-expect", expect, sizeof(expect), NULL));
   PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, NULL, &A));
@@ -83,6 +85,22 @@ int main(int argc, char **argv)
                                                                       eigenvalues of Frank's matrix make the relative error eps ||A|| / |k| */
     CHECK(PetscAbsReal(PetscRealPart(kr) - lam[first + i]) <= 1e-10 * lam[first + i], "eigenvalue %d: %.15g, expected %.15g", (int)i, (double)PetscRealPart(kr), (double)lam[first + i]);
     CHECK(err < 1e-12, "eigenpair %d: backward error %g", (int)i, (double)err);
+  }
+  {
+    PetscInt  want = -1;
+    PetscBool flg;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-expect_tridiag_solves", &want, &flg));
+    if (flg) {
+      PetscLogEvent      ev;
+      PetscEventPerfInfo info;
+      PetscCall(PetscLogEventGetId("PGXSytrdTridiag", &ev));
+      int                count;
+      PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+      count = info.count; /* on the solving rank; the others count 0 */
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+      CHECK(count == want, "T solved %d times, expected %d", count, (int)want);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "T solved %d times\n", count));
+    }
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Frank n=%d: %d eigenpairs returned (%s), checked against the closed form\n", (int)n, (int)nconv, expect));
   {

@@ -7,12 +7,14 @@
                    Q^H (Q X) = X, eigenvalues-only run equals the eigenvalues with vectors
    -mode cuda    : cuda against reference on the same input: |T| entrywise, Q T Q^H = A and eigenpairs, for
                    each symmetric product and ablation
-   Options: -n N, -b B (panel width), -seed S. */
+   Options: -n N, -b B (panel width), -seed S, -tridiag auto|stedc|stemr|dc (the eigensolver of T in random and
+   cuda modes; auto with vectors is dc on cuda, dstemr on the host). */
 #include <pgx/sytrd.h>
 #include <petscblaslapack.h>
 #include "../common/pgxtest.h"
 
-static PetscInt nfail = 0;
+static PetscInt              nfail = 0;
+static PGXTridiagEigenMethod tev   = PGX_TRIDIAG_EIGEN_AUTO; /* -tridiag */
 
 /* LAPACK's own reduction: dsytrd for real scalars, zhetrd for complex ones */
 #if defined(PETSC_USE_COMPLEX)
@@ -212,6 +214,7 @@ static PetscErrorCode TestRandom(PetscInt n, PetscInt b, PetscInt seed)
   PetscCall(RandomHermitian(n, seed, A));
   PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
   PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
   PetscCall(PGXSytrdSetMatrix(S, n, A, n));
   PetscCall(PGXSytrdReduce(S));
   PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
@@ -227,7 +230,17 @@ static PetscErrorCode TestRandom(PetscInt n, PetscInt b, PetscInt seed)
   CHECK(err < 1e-13, "n=%d b=%d: ||Q^H Q X - X||/||X|| = %g", (int)n, (int)b, (double)err);
   PetscCall(PGXSytrdSolve(S, w, Z, n));
   PetscCall(CheckEigen("random", n, A, w, Z));
-  PetscCall(PGXSytrdSolve(S, w2, NULL, 0)); /* eigenvalues only, on the same reduction */
+  PetscCall(PGXSytrdSolve(S, w2, NULL, 0)); /* eigenvalues only, on the same reduction: the kept ones */
+  err = 0;
+  for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(w[i] - w2[i]));
+  CHECK(err == 0, "n=%d: the kept eigenvalues differ by %g", (int)n, (double)err);
+  { /* T's eigenvalues alone (dstedc's QR path) */
+    PetscReal *ee;
+    PetscCall(PetscMalloc1(n, &ee));
+    for (PetscInt i = 0; i < n; i++) w2[i] = d[i], ee[i] = i < n - 1 ? e[i] : 0;
+    PetscCall(PGXTridiagonalEigen(n, w2, ee, NULL, n));
+    PetscCall(PetscFree(ee));
+  }
   err = 0;
   for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(w[i] - w2[i]));
   CHECK(err < 1e-12 * n, "n=%d: eigenvalues without vectors differ by %g", (int)n, (double)err);
@@ -259,6 +272,7 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscReal errt = 0, erra, errw = 0, tmax = 0, tol;
     PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
     PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
     PetscCall(PGXSytrdSetSymv(S, v == 1 || v == 5 ? PGX_SYTRD_SYMV_FULL : PGX_SYTRD_SYMV_LOWER));
     PetscCall(PGXSytrdSetAblation(S, (PetscBool)(v != 2 && v != 5), (PetscBool)(v != 3 && v != 5), (PetscBool)(v != 4 && v != 5)));
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
@@ -300,6 +314,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
   if (!strcmp(mode, "hand")) PetscCall(TestHand());
   else if (!strcmp(mode, "lapack")) PetscCall(TestLapack(n, b, seed));
   else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));

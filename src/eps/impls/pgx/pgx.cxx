@@ -1,8 +1,10 @@
 /* EPSPGX: dense Hermitian eigensolver for SLEPc through PGX's tridiagonal reduction (PGXSytrd).
    The operator's matrix is gathered into a sequential dense matrix on rank 0, which alone reduces it (reference
-   or cuda backend) and solves T on the host (LAPACK dstemr or dstedc); the eigenvalues are broadcast. EPSSolve
-   computes the eigenvalues only; the eigenvectors (T's eigenvectors and the back-transformation Z = Q Z_T) are
-   computed when first asked for (EPSGetEigenpair, EPSComputeError...), and rank 0 scatters their rows. */
+   or cuda backend) and solves T (PGX's divide and conquer with its gemms on the GPU, or LAPACK dstemr/dstedc on
+   the host); the eigenvalues are broadcast. EPSSolve solves T once, with its eigenvectors (kept by PGXSytrd, on
+   the device for the divide and conquer) unless -eps_pgx_tridiag_vectors 0; the back-transformation Z = Q Z_T
+   runs when the eigenvectors are first asked for (EPSGetEigenpair, EPSComputeError...), and rank 0 scatters
+   their rows. */
 #include <slepcpgx.h>
 #include <slepc/private/epsimpl.h>
 #include <pgx/private/pgximpl.h>
@@ -11,7 +13,8 @@
 typedef struct {
   PetscInt       b;        /* panel width (-eps_pgx_block) */
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
-  PGXTridiagEigenMethod tev; /* host tridiagonal eigensolver (-eps_pgx_tridiag) */
+  PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
+  PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
   PGXDeviceType  devreq;   /* -pgx_device as requested */
   PGXDeviceType  device;   /* resolved at setup */
   Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
@@ -115,6 +118,8 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
     PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
     PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
+    /* T is solved once: with its eigenvectors when they may be asked for (EPSComputeVectors reuses them) */
+    PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
     PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
   }
@@ -141,7 +146,8 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The eigenvectors, when first asked for: T's eigenvectors (dstemr by default) and Z = Q Z_T; each rank copies its rows */
+/* The eigenvectors, when first asked for: Z = Q Z_T with the Z_T kept by EPSSolve (T is solved again only with
+   -eps_pgx_tridiag_vectors 0); each rank copies its rows */
 static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
 {
   EPS_PGX     *ctx = (EPS_PGX *)eps->data;
@@ -162,8 +168,7 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
     Z.resize((size_t)n * n);
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
     PetscCall(PGXSytrdGetTimes(ctx->S, &t));
-    ctx->times.back = t.back;
-    ctx->times.tridiag += t.tridiag;
+    ctx->times = t; /* the tridiagonal time sums every solve of T (two only with -eps_pgx_tridiag_vectors 0) */
   }
   PetscCallMPI(MPI_Bcast(&ctx->times, 3, MPI_DOUBLE, 0, comm));
   PetscCall(BVGetMat(eps->V, &V));
@@ -203,7 +208,8 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsInt("-eps_pgx_block", "Panel width of the tridiagonal reduction", "EPSPGXSetBlockSize", b, &b, &flg));
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
-  PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Host eigensolver of T: auto (dstemr with vectors, dstedc without), stedc, stemr", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
+  PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
+  PetscCall(PetscOptionsBool("-eps_pgx_tridiag_vectors", "EPSSolve solves T with its eigenvectors (0: eigenvalues only; asking for eigenvectors then solves T again)", "PGXSytrdSolveTridiagonal", ctx->tvectors, &ctx->tvectors, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -224,7 +230,15 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
     if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  the matrix gathered and solved on rank 0 of %d (eigenvalues broadcast, eigenvector rows scattered)\n", size));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver (host): %s\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto (dstemr with vectors, dstedc without)" : (ctx->tev == PGX_TRIDIAG_EIGEN_STEDC ? "dstedc" : "dstemr")));
+  {
+    PGXDeviceType         dev = eps->state >= EPS_STATE_SETUP ? ctx->device : ctx->devreq;
+    PGXTridiagEigenMethod m;
+    char                  what[128];
+    PetscCall(PGXTridiagEigenMethodResolve(ctx->tev, dev, ctx->tvectors, &m));
+    if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscSNPrintf(what, sizeof(what), "divide and conquer (gemms on %s)", dev == PGX_DEVICE_CUDA ? "cuda" : (dev == PGX_DEVICE_HOST ? "the host" : "the backend")));
+    else PetscCall(PetscSNPrintf(what, sizeof(what), "%s (host)", m == PGX_TRIDIAG_EIGEN_STEDC ? "dstedc" : "dstemr"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver: %s%s; T solved %s in EPSSolve\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto: " : "", what, ctx->tvectors ? "with its eigenvectors" : "for its eigenvalues only"));
+  }
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -422,13 +436,15 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   EPSPGX - EPSPGX = "pgx" - A dense eigensolver for standard Hermitian problems (`EPS_HEP`): the matrix is
   gathered on rank 0, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction
   (on the GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstemr or
-  dstedc and the eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for; rank 0 sends the
-  eigenvalues to every rank and each rank its rows of the eigenvectors.
+  dstedc or PGX's divide and conquer (eigenvector gemms on the GPU with the cuda backend, the default there), once,
+  with its eigenvectors; the eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for; rank
+  0 sends the eigenvalues to every rank and each rank its rows of the eigenvectors.
 
   Options Database Keys:
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
-. -eps_pgx_tridiag <auto,stedc,stemr> - host eigensolver of T (auto: dstemr with vectors, dstedc without)
+. -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
+. -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 - -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
 
   Level: beginner
@@ -451,6 +467,7 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   eps->data = (void *)ctx;
   ctx->b    = PGX_SYTRD_DEFAULT_BLOCK;
   ctx->symv = PGX_SYTRD_SYMV_LOWER;
+  ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
   eps->categ                = EPS_CATEGORY_OTHER;
   eps->ops->solve           = EPSSolve_PGX;

@@ -1,10 +1,12 @@
 /* The dense Hermitian tridiagonal reduction object: storage, timing and the dispatch to the reference or
-   cuda kernels (sytrd_kernels.h); the tridiagonal eigensolve is LAPACK's dstemr or dstedc on the host. */
+   cuda kernels (sytrd_kernels.h); the tridiagonal eigensolve is LAPACK's dstemr or dstedc on the host, or PGX's
+   divide and conquer (stedc.cxx) with its gemms in the backend. */
 #include <pgx/sytrd.h>
 #include <pgx/private/pgximpl.h>
 #include <petscblaslapack.h>
 #include <petsctime.h>
 #include "sytrd_kernels.h"
+#include "stedc.h"
 #include <vector>
 
 /* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/) */
@@ -33,10 +35,14 @@ struct _n_PGXSytrd {
   PetscBool     hostA   = PETSC_FALSE; /* A (host) holds the reduced matrix (cuda: downloaded) */
   std::vector<PetscScalar> A, tau;     /* host matrix (n x n, ld n) and reflector scalars */
   std::vector<PetscReal>   d, e;       /* T */
+  PetscBool                haveW  = PETSC_FALSE; /* w holds the eigenvalues of T */
+  PetscBool                haveZT = PETSC_FALSE; /* ZT (or dZT) holds the eigenvectors of T */
+  std::vector<PetscReal>   w, ZT;      /* eigenvalues of T (ascending); its eigenvectors (n x n, host) */
   PGXSytrdTimes times = {0, 0, 0};
 #if PGX_SYTRD_CUDA
   K::cuda::Work *work = nullptr; /* device state */
   PetscScalar   *dA   = nullptr; /* device matrix */
+  PetscReal     *dZT  = nullptr; /* eigenvectors of T on the device (divide and conquer), n x n */
 #endif
 };
 
@@ -97,6 +103,7 @@ static PetscErrorCode PGXSytrdFreeDevice(PGXSytrd S)
 #if PGX_SYTRD_CUDA
   if (S->work) PetscCall(K::cuda::destroy(&S->work));
   if (S->dA) PetscCall(PGXDeviceFree(&S->dA));
+  if (S->dZT) PetscCall(PGXDeviceFree(&S->dZT));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -291,6 +298,10 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
   S->d.assign(n, 0);
   S->e.assign(n > 0 ? n - 1 : 0, 0);
   S->reduced = PETSC_FALSE;
+  S->haveW   = PETSC_FALSE;
+  S->haveZT  = PETSC_FALSE;
+  S->ZT.clear();
+  S->times = {0, 0, 0};
   S->hostA   = PETSC_TRUE;
 #if PGX_SYTRD_CUDA
   if (S->type == PGX_DEVICE_CUDA && n > 0) {
@@ -539,7 +550,88 @@ PetscErrorCode PGXTridiagonalEigen(PetscInt n, PetscReal d[], PetscReal e[], Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const char *const PGXTridiagEigenMethods[] = {"auto", "stedc", "stemr", "PGXTridiagEigenMethod", "PGX_TRIDIAG_EIGEN_", NULL};
+const char *const PGXTridiagEigenMethods[] = {"auto", "stedc", "stemr", "dc", "PGXTridiagEigenMethod", "PGX_TRIDIAG_EIGEN_", NULL};
+
+/*@C
+  PGXTridiagEigenMethodResolve - The tridiagonal eigensolver that `PGX_TRIDIAG_EIGEN_AUTO` stands for.
+
+  Not Collective
+
+  Input Parameters:
++ method  - the method asked for (returned unchanged unless `PGX_TRIDIAG_EIGEN_AUTO`)
+. type    - the backend, `PGX_DEVICE_HOST` or `PGX_DEVICE_CUDA`
+- vectors - whether eigenvectors are computed
+
+  Output Parameter:
+. used - the method: without vectors `PGX_TRIDIAG_EIGEN_STEDC` (its O(n^2) QR path); with vectors
+         `PGX_TRIDIAG_EIGEN_DC` on the cuda backend (gemms on the GPU) and `PGX_TRIDIAG_EIGEN_STEMR` on the host
+
+  Level: developer
+
+.seealso: `PGXSytrdSetTridiagonalEigenMethod()`
+@*/
+PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod method, PGXDeviceType type, PetscBool vectors, PGXTridiagEigenMethod *used)
+{
+  PetscFunctionBegin;
+  if (method != PGX_TRIDIAG_EIGEN_AUTO) *used = method;
+  else if (!vectors) *used = PGX_TRIDIAG_EIGEN_STEDC;
+  else *used = type == PGX_DEVICE_CUDA ? PGX_TRIDIAG_EIGEN_DC : PGX_TRIDIAG_EIGEN_STEMR; /* THE default with vectors */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagonalEigenDC - Eigenvalues and eigenvectors of a real symmetric tridiagonal matrix by PGX's divide
+  and conquer: the host solves the leaves (dsteqr) and the secular equations of the merges, the backend does
+  the eigenvector gemms (host BLAS, or cuBLAS with the eigenvectors kept on the device until the end).
+
+  Not Collective
+
+  Input Parameters:
++ type  - `PGX_DEVICE_HOST` (reference kernels) or `PGX_DEVICE_CUDA`
+. leaf  - the largest subproblem solved directly (<= 0: `PGX_STEDC_DEFAULT_LEAF`)
+. n     - the order
+. d     - the diagonal (n); on output the eigenvalues in ascending order
+. e     - the subdiagonal (n - 1); not changed
+- ldz   - the leading dimension of Z, at least max(1, n)
+
+  Output Parameters:
++ Z     - the n x n orthonormal eigenvectors (host; column j for d[j])
+- stats - merges, deflation, gemm flops and host seconds (or NULL)
+
+  Level: developer
+
+.seealso: `PGXTridiagonalEigenMethod()`, `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0 && ldz >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Bad order %" PetscInt_FMT " or leading dimension %" PetscInt_FMT, n, ldz);
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (type == PGX_DEVICE_HOST) {
+    std::vector<PetscReal> Zt(ldz == n ? 0 : (size_t)n * n);
+    PetscReal             *Zr = ldz == n ? Z : Zt.data();
+    PetscCall(PGXStedcRun(PGX_DEVICE_HOST, leaf, 0, n, d, e, Zr, stats));
+    if (ldz != n)
+      for (PetscInt j = 0; j < n; j++)
+        for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = Zt[i + (size_t)j * n];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if PGX_SYTRD_CUDA
+  PetscCheck(type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagonalEigenDC needs a resolved device type (host or cuda)");
+  {
+    PetscReal     *dZ = NULL;
+    PetscErrorCode ierr;
+    PetscCall(PGXDeviceMallocArray((size_t)n * n, &dZ));
+    ierr = PGXStedcRun(PGX_DEVICE_CUDA, leaf, 0, n, d, e, dZ, stats);
+    for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, dZ + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
+    PetscCall(PGXDeviceFree(&dZ));
+    PetscCall(ierr);
+  }
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of the divide and conquer eigensolver is not available in this build: use -pgx_device host");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* dstemr (MRRR), all eigenpairs; info > 0 (MRRR could not guarantee accuracy) is returned to the caller */
 static PetscErrorCode TridiagonalEigenMRRR(PetscInt n, PetscReal d[], const PetscReal e[], PetscReal Z[], PetscInt ldz, PetscBLASInt *info)
@@ -576,9 +668,11 @@ static PetscErrorCode TridiagonalEigenMRRR(PetscInt n, PetscReal d[], const Pets
 }
 
 /*@C
-  PGXTridiagonalEigenMethod - `PGXTridiagonalEigen()` with a chosen LAPACK routine: `PGX_TRIDIAG_EIGEN_STEDC`
-  (divide and conquer), `PGX_TRIDIAG_EIGEN_STEMR` (MRRR; O(n^2) also with vectors) or `PGX_TRIDIAG_EIGEN_AUTO`
-  (dstemr with vectors, dstedc without). When dstemr cannot guarantee its accuracy (info > 0) dstedc is used.
+  PGXTridiagonalEigenMethod - `PGXTridiagonalEigen()` with a chosen routine: `PGX_TRIDIAG_EIGEN_STEDC`
+  (LAPACK's divide and conquer), `PGX_TRIDIAG_EIGEN_STEMR` (MRRR; O(n^2) also with vectors),
+  `PGX_TRIDIAG_EIGEN_DC` (PGX's divide and conquer with the reference kernels, `PGXTridiagonalEigenDC()`) or
+  `PGX_TRIDIAG_EIGEN_AUTO` (dstemr with vectors, dstedc without). When dstemr cannot guarantee its accuracy
+  (info > 0) dstedc is used. Without vectors it is always dstedc.
 
   Not Collective
 
@@ -600,6 +694,10 @@ PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod method, PetscInt 
 {
   PetscFunctionBegin;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (Z && method == PGX_TRIDIAG_EIGEN_DC) {
+    PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_HOST, 0, n, d, e, Z, ldz, NULL));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (Z && n > 1 && method != PGX_TRIDIAG_EIGEN_STEDC) {
     std::vector<PetscReal> d0(d, d + n);
     PetscBLASInt           info;
@@ -619,8 +717,9 @@ PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod method, PetscInt 
 
   Input Parameters:
 + S      - the object
-- method - `PGX_TRIDIAG_EIGEN_AUTO` (default: dstemr with vectors, dstedc without), `PGX_TRIDIAG_EIGEN_STEDC` or
-           `PGX_TRIDIAG_EIGEN_STEMR`
+- method - `PGX_TRIDIAG_EIGEN_AUTO` (default: with vectors the divide and conquer on the cuda backend, dstemr on the
+           host; dstedc without, see `PGXTridiagEigenMethodResolve()`), `PGX_TRIDIAG_EIGEN_STEDC`,
+           `PGX_TRIDIAG_EIGEN_STEMR` or `PGX_TRIDIAG_EIGEN_DC`
 
   Level: developer
 
@@ -656,9 +755,65 @@ PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd S, PGXTridiagEigenMeth
 }
 
 /*@C
+  PGXSytrdSolveTridiagonal - Solves the tridiagonal T of A = Q T Q^H: its eigenvalues and, with vectors, its
+  eigenvectors Z_T, kept in the object for `PGXSytrdSolve()` (on the device for the divide and conquer of the cuda
+  backend). Reduces first if needed; does nothing when what is asked for is already there.
+
+  Not Collective
+
+  Input Parameters:
++ S       - the object, with a matrix set
+- vectors - whether the eigenvectors of T are wanted
+
+  Note:
+  Eigenvalues only are dstedc's O(n^2) QR path. Asking for the vectors after an eigenvalues-only solve solves T
+  again (the eigenvalues with them): whoever knows that vectors will be wanted asks for them at once.
+
+  Level: developer
+
+.seealso: `PGXSytrdSolve()`, `PGXSytrdSetTridiagonalEigenMethod()`
+@*/
+PetscErrorCode PGXSytrdSolveTridiagonal(PGXSytrd S, PetscBool vectors)
+{
+  PetscLogDouble        t0, t1;
+  PetscInt              n = S->n;
+  PGXTridiagEigenMethod method;
+
+  PetscFunctionBegin;
+  if (!S->reduced) PetscCall(PGXSytrdReduce(S));
+  if (S->haveW && (!vectors || S->haveZT)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXTridiagEigenMethodResolve(S->tev, S->type, vectors, &method));
+  PetscCall(PetscLogEventBegin(PGX_SytrdTridiag, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  std::vector<PetscReal> e(S->e);
+  S->w.assign(S->d.begin(), S->d.end());
+  S->haveW = PETSC_FALSE;
+  if (!vectors) PetscCall(PGXTridiagonalEigenMethod(method, n, S->w.data(), e.data(), NULL, n));
+  else if (method == PGX_TRIDIAG_EIGEN_DC && S->type == PGX_DEVICE_CUDA) {
+#if PGX_SYTRD_CUDA
+    PGXStedcStats st;
+    if (!S->dZT && n > 0) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dZT));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(PGXStedcRun(PGX_DEVICE_CUDA, 0, 0, n, S->w.data(), e.data(), S->dZT, &st));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(st.flops));
+#endif
+  } else {
+    S->ZT.resize((size_t)n * n);
+    PetscCall(PGXTridiagonalEigenMethod(method, n, S->w.data(), e.data(), S->ZT.data(), n));
+  }
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventEnd(PGX_SytrdTridiag, 0, 0, 0, 0));
+  S->times.tridiag += t1 - t0; /* every solve of T of this matrix counts */
+  S->haveW  = PETSC_TRUE;
+  S->haveZT = vectors;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXSytrdSolve - All eigenvalues, and optionally eigenvectors, of the Hermitian matrix: reduction (if not
-  done yet), the tridiagonal eigensolve on the host (`PGXSytrdSetTridiagonalEigenMethod()`: dstemr with vectors,
-  dstedc without, by default), back-transformation Z = Q Z_T (compact WY).
+  done yet), the tridiagonal eigensolve (`PGXSytrdSolveTridiagonal()`, whose kept solution is reused;
+  `PGXSytrdSetTridiagonalEigenMethod()`), back-transformation Z = Q Z_T (compact WY, in the backend).
 
   Not Collective
 
@@ -670,36 +825,53 @@ PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd S, PGXTridiagEigenMeth
 + w - the n eigenvalues in ascending order
 - Z - the n x n eigenvectors (host), or NULL for eigenvalues only (no back-transformation is done)
 
+  Note:
+  The eigenvectors of T are used up by the back-transformation: a second call with Z solves T again.
+
   Level: developer
 
-.seealso: `PGXSytrdReduce()`, `PGXSytrdGetTimes()`
+.seealso: `PGXSytrdReduce()`, `PGXSytrdSolveTridiagonal()`, `PGXSytrdGetTimes()`
 @*/
 PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscInt ldz)
 {
-  PetscLogDouble t0, t1, t2;
+  PetscLogDouble t1, t2;
   PetscInt       n = S->n;
 
   PetscFunctionBegin;
-  if (!S->reduced) PetscCall(PGXSytrdReduce(S));
+  PetscCheck(S->n >= 0, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXSytrdSetMatrix() must be called before PGXSytrdSolve()");
   PetscCheck(!Z || ldz >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, ldz, n);
-  PetscCall(PetscLogEventBegin(PGX_SytrdTridiag, 0, 0, 0, 0));
-  PetscCall(PetscTime(&t0));
-  std::vector<PetscReal> e(S->e), ZT(Z ? (size_t)n * n : 0);
-  for (PetscInt i = 0; i < n; i++) w[i] = S->d[i];
-  PetscCall(PGXTridiagonalEigenMethod(S->tev, n, w, e.data(), Z ? ZT.data() : NULL, n));
+  PetscCall(PGXSytrdSolveTridiagonal(S, Z ? PETSC_TRUE : PETSC_FALSE));
+  for (PetscInt i = 0; i < n; i++) w[i] = S->w[i];
+  if (!Z) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(PGX_SytrdBack, 0, 0, 0, 0));
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscLogEventEnd(PGX_SytrdTridiag, 0, 0, 0, 0));
-  S->times.tridiag = t1 - t0;
-  S->times.back    = 0;
-  if (Z) {
-    PetscCall(PetscLogEventBegin(PGX_SytrdBack, 0, 0, 0, 0));
+#if PGX_SYTRD_CUDA
+  if (S->dZT && n > 0) { /* the divide and conquer left Z_T on the device: Z = Q Z_T there, then one download */
+  #if defined(PETSC_USE_COMPLEX)
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
+  #else
+    PetscErrorCode ierr;
+    PetscCall(PetscLogGpuTimeBegin());
+    ierr = K::cuda::apply_q(S->work, 0, S->dA, S->tau.data(), n, S->dZT);
+    PetscCall(PetscLogGpuTimeEnd());
+    for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, S->dZT + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
+    PetscCall(PGXDeviceFree(&S->dZT));
+    PetscCall(ierr);
+    PetscCall(PetscLogGpuFlops(2.0 * n * n * n));
+  #endif
+  } else
+#endif
+  {
     for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = ZT[i + (size_t)j * n];
+      for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = S->ZT[i + (size_t)j * n];
+    S->ZT.clear();
+    S->ZT.shrink_to_fit();
     PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, n, Z, ldz));
-    PetscCall(PetscTime(&t2));
-    S->times.back = t2 - t1;
-    PetscCall(PetscLogEventEnd(PGX_SytrdBack, 0, 0, 0, 0));
   }
+  S->haveZT = PETSC_FALSE;
+  PetscCall(PetscTime(&t2));
+  S->times.back = t2 - t1;
+  PetscCall(PetscLogEventEnd(PGX_SytrdBack, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
