@@ -132,7 +132,10 @@ static PetscErrorCode BenchOne(PetscInt n, const char *mat, PetscInt reps, Petsc
         PetscFunctionReturn(PETSC_SUCCESS);
       }, [&]() -> PetscErrorCode {
         PetscFunctionBegin;
-        PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &fb, &its));
+        dl::RefineResult rr;
+        PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &rr));
+        fb  = rr.fellback;
+        its = rr.steps;
         its_last = its;
         fb_any |= fb;
         PetscFunctionReturn(PETSC_SUCCESS);

@@ -16,22 +16,20 @@
 
    Solves on the device: the pivots become a permutation perm (P b)[i] = b[perm[i]] at factor time; a
    gather (transpose: scatter) kernel applies it; two cublas<t>trsm do the triangular solves.
-   Mixed precision: x = 0, r = b; repeat c = (LU)^-1 r in FP32 storage, x += c, r = b - A x in FP64 (A kept
-   on the device in FP64), until ||r||_F <= sqrt(n) eps ||A||_F ||x||_F. When a step does not halve ||r||
-   the corrections come from GMRES-IR instead: GMRES in FP64 on M^-1 A d = M^-1 r, M = the low-precision
-   LU (promoted to FP64), CGS2 orthogonalization, Givens rotations on the host. When that does not halve
-   ||r|| twice, or the residual is not finite, or after DENSELU_MAXREFINE steps, the backend factors A in
-   FP64 and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*, PGXCheckLaunch). */
+   Mixed precision: the refinement driver of denselu_refine.h (acceptance ||r_c||_inf <= sqrt(n) eps ||A||_inf
+   ||x_c||_inf, stagnation rule, GMRES-IR, fallback) with CudaOps: plain steps solve with the FP32 factors, the
+   residual is a dgemm with the FP64 A kept on the device, GMRES-IR runs in FP64 with the factors promoted to FP64;
+   its CGS2 coefficients and norms stay on the device (one device-to-host copy and one synchronization per Arnoldi
+   step, for the Givens rotations on the host). When the driver does not converge the backend factors A in FP64
+   and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*,
+   PGXCheckLaunch). */
 #include <pgx/private/pgxcuda.h>
 #include "../denselu_kernels.h"
 #include <vector>
 #include <cmath>
 #include <climits>
 
-#define DENSELU_THREADS   512
-#define DENSELU_MAXREFINE 30
-#define DENSELU_GMRES_M   40   /* GMRES-IR: largest Krylov dimension of one correction */
-#define DENSELU_GMRES_TOL 1e-8 /* GMRES-IR: relative residual of one correction */
+#define DENSELU_THREADS 512
 
 namespace pgx
 {
@@ -45,8 +43,9 @@ struct Data {
   PetscInt                      nbreq = 0, nsmall = -1, n = 0, nb = 0;
   Precision                     prec = PRECISION_DOUBLE, used = PRECISION_DOUBLE;
   const char                   *path = "none";
-  bool                          dblvalid = false, lowvalid = false;
-  double                        anormF   = 0; /* ||A||_F */
+  bool                          dblvalid = false, lowvalid = false, lupvalid = false; /* lupvalid: LUp holds the current LUs */
+  double                        anorm    = 0; /* ||A||_inf (mixed precision) */
+  RefineOptions                 ropt     = RefineOptionsDefault();
   pgx::cuda::DeviceArray<double> A;           /* A in FP64, leading dimension n (kept for residuals and fallback) */
   pgx::cuda::DeviceArray<double> LU;          /* FP64 factors */
   pgx::cuda::DeviceArray<float>  LUs;         /* low-precision factors (FP32 storage) */
@@ -56,7 +55,8 @@ struct Data {
   pgx::cuda::DeviceArray<double> X, R, T;     /* solve workspaces (n x nrhs) */
   pgx::cuda::DeviceArray<float>  C, C2;
   pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
-  pgx::cuda::DeviceArray<double> V, W, D, Hd; /* GMRES-IR: Krylov basis n x (m+1), work vectors, Hessenberg column */
+  pgx::cuda::DeviceArray<double> V, W, Hd, Ht; /* GMRES-IR: Krylov basis n x (m+1), work vector, Hessenberg column (m+2), CGS2 pass 2 / y */
+  pgx::cuda::DeviceArray<double> norms;       /* refinement: ||R_c||_inf, ||X_c||_inf (2 k), ||A||_inf's row sums (n) */
   std::vector<int>              hpiv;         /* host copy of the pivots */
   bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
@@ -168,6 +168,101 @@ __global__ void FiniteKernel(int n, const double *a, int *flag)
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (long long)n * n) return;
   if (!isfinite(a[t])) atomicExch(flag + 1, 1);
+}
+
+/* out[i] = sum_j |a_ij| (thread per row; consecutive threads read consecutive rows) */
+__global__ void RowAbsSumKernel(int n, const double *a, double *out)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double s = 0;
+  for (int j = 0; j < n; j++) s += fabs(a[i + (size_t)j * n]);
+  out[i] = s;
+}
+
+/* block-wide reductions (blockDim.x a multiple of 32, at most 1024) */
+__device__ inline double BlockMax(double v, double *sh)
+{
+  for (int off = 16; off > 0; off >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, off));
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, off));
+  }
+  return v; /* valid in thread 0 */
+}
+__device__ inline double BlockSum(double v, double *sh)
+{
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  }
+  return v; /* valid in thread 0 */
+}
+
+/* out[0] = max_i x[i] (one block); NaN propagates (fmax would drop it) */
+__global__ void MaxKernel(int n, const double *x, double *out)
+{
+  __shared__ double sh[32];
+  __shared__ int    nan;
+  double            v = 0;
+  if (threadIdx.x == 0) nan = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    if (isnan(x[i])) nan = 1;
+    v = fmax(v, x[i]);
+  }
+  v = BlockMax(v, sh);
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = nan ? x[0] * NAN : v;
+}
+
+/* out[c] = ||R(:,c)||_inf (blockIdx.y 0) and out[k + c] = ||X(:,c)||_inf (blockIdx.y 1), block c; NaN propagates */
+__global__ void ColumnInfNormsKernel(int n, int k, const double *r, const double *x, double *out)
+{
+  __shared__ double sh[32];
+  __shared__ int    nan;
+  const int         c = blockIdx.x;
+  const double     *v = (blockIdx.y ? x : r) + (size_t)c * n;
+  double            m = 0;
+  if (threadIdx.x == 0) nan = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double a = fabs(v[i]);
+    if (isnan(a)) nan = 1;
+    m = fmax(m, a);
+  }
+  m = BlockMax(m, sh);
+  __syncthreads();
+  if (threadIdx.x == 0) out[c + blockIdx.y * k] = nan ? (double)NAN : m;
+}
+
+/* One block: nrm = ||w||_2 into *hn; v = w / nrm (v = 0 when nrm is 0 or not finite); v may be w */
+__global__ void NormalizeKernel(int n, const double *w, double *v, double *hn)
+{
+  __shared__ double sh[32];
+  __shared__ double snrm;
+  double            s = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += w[i] * w[i];
+  s = BlockSum(s, sh);
+  if (threadIdx.x == 0) {
+    snrm  = sqrt(s);
+    hn[0] = snrm;
+  }
+  __syncthreads();
+  const double nrm = snrm, inv = (nrm > 0 && isfinite(nrm)) ? 1.0 / nrm : 0.0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) v[i] = w[i] * inv;
+}
+
+/* y[i] += x[i], i < m */
+__global__ void AddKernel(int m, const double *x, double *y)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) y[i] += x[i];
 }
 
 /* ------------------------------------------------------------------ host helpers */
@@ -436,28 +531,19 @@ PetscErrorCode SetPrecision(Data *d, Precision p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+/* Factor with A on the device in d->A (leading dimension n): finiteness, ||A||_inf (mixed), the factorization */
+static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite)
 {
-  cudaStream_t   s;
-  cublasHandle_t h;
-  int            hflag[2];
-  Precision      prec = d->prec;
+  cudaStream_t s;
+  int          hflag[2];
+  Precision    prec = d->prec;
+  const int    n    = (int)d->n;
 
   PetscFunctionBegin;
-  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
-  if (d->nsmall < 0) d->nsmall = 128;
   PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  d->n        = n;
-  d->dblvalid = d->lowvalid = false;
-  *zerocol                  = -1;
-  *finite                   = PETSC_TRUE;
-  PetscCall(d->A.resize((size_t)n * n));
-  PetscCall(d->ipiv.resize(n));
-  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyHostToDevice, s));
   PetscCall(ResetFlag(d));
   if (n) {
-    FiniteKernel<<<PGXCUDAGridSize(n * n, 256), 256, 0, s>>>((int)n, d->A.data(), d->flag.data());
+    FiniteKernel<<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, d->A.data(), d->flag.data());
     PGXCheckLaunch("denselu FiniteKernel");
   }
   PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
@@ -466,15 +552,23 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
     *finite = PETSC_FALSE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (n) PGXCallCUBLAS(cublasDnrm2_64(h, (int64_t)n * n, d->A.data(), 1, &d->anormF)); /* n^2 may exceed INT_MAX */
   if (prec == PRECISION_AUTO) prec = n >= 4096 ? PRECISION_TF32 : PRECISION_DOUBLE; /* to be measured */
   if (prec == PRECISION_DOUBLE) {
     PetscCall(FactorDouble(d, zerocol));
   } else {
+    d->anorm = 0;
+    if (n) { /* ||A||_inf for the refinement's acceptance test */
+      PetscCall(d->norms.resize((size_t)n + 1));
+      RowAbsSumKernel<<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, d->A.data(), d->norms.data());
+      PGXCheckLaunch("denselu RowAbsSumKernel");
+      MaxKernel<<<1, 1024, 0, s>>>(n, d->norms.data(), d->norms.data() + n);
+      PGXCheckLaunch("denselu MaxKernel");
+      PGXCallCUDA(cudaMemcpyAsync(&d->anorm, d->norms.data() + n, sizeof(double), cudaMemcpyDeviceToHost, s));
+    }
     PetscCall(d->LUs.resize((size_t)n * n));
-    PetscCall(LaunchCopyD2F((int)n, (int)n, d->A.data(), (int)n, d->LUs.data(), (int)n, s));
+    PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, d->LUs.data(), n, s));
     PetscCall(FactorDevice<float>(d, d->LUs.data(), prec));
-    PetscCall(FinishFactor(d, zerocol));
+    PetscCall(FinishFactor(d, zerocol)); /* synchronizes: d->anorm is on the host */
     d->lowvalid = true;
     d->used     = prec;
     if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
@@ -482,6 +576,52 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
       PetscCall(FactorDouble(d, zerocol));
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FactorBegin(Data *d, PetscInt n, PetscInt *zerocol, PetscBool *finite)
+{
+  PetscFunctionBegin;
+  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
+  if (d->nsmall < 0) d->nsmall = 128;
+  d->n        = n;
+  d->dblvalid = d->lowvalid = d->lupvalid = false;
+  *zerocol                  = -1;
+  *finite                   = PETSC_TRUE;
+  PetscCall(d->A.resize((size_t)n * n));
+  PetscCall(d->ipiv.resize(n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(FactorBegin(d, n, zerocol, finite));
+  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyHostToDevice, s));
+  PetscCall(FactorLoaded(d, zerocol, finite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FactorDeviceInput(Data *d, PetscInt n, const PetscScalar *d_a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(FactorBegin(d, n, zerocol, finite));
+  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), d_a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyDeviceToDevice, s));
+  PetscCall(FactorLoaded(d, zerocol, finite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetRefineOptions(Data *d, const RefineOptions *o)
+{
+  PetscFunctionBegin;
+  d->ropt = o ? *o : RefineOptionsDefault();
+  PetscCheck(d->ropt.gmres_m >= 1 && d->ropt.maxsteps >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: GMRES-IR dimension %" PetscInt_FMT " and refinement steps %" PetscInt_FMT " must be >= 1 and >= 0", d->ropt.gmres_m, d->ropt.maxsteps);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -516,155 +656,168 @@ static PetscErrorCode SolveFactors(Data *d, const T *lu, PetscBool transpose, in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dx = GMRES correction for op(A) dx = r (r, dx: device vectors of n), preconditioned on the left with the
-   promoted low-precision factors; at most DENSELU_GMRES_M iterations */
-static PetscErrorCode GmresCorrection(Data *d, PetscBool transpose, const double *r, double *dx, PetscInt *iters)
-{
-  cublasHandle_t      h;
-  cudaStream_t        s;
-  const int           n = (int)d->n, m = DENSELU_GMRES_M;
-  const double        one = 1.0, zero = 0.0, mone = -1.0;
-  double              beta, hn;
-  std::vector<double> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), hh(m + 1), y(m);
-  int                 j;
+/* The refinement driver's operations (denselu_refine.h) on the device: B = d_b (n x k, ldb), X, R (n x k, ld n) */
+struct CudaOps {
+  Data                *d;
+  PetscBool            tr;
+  int                  n, k;
+  const double        *B;
+  int                  ldb;
+  cublasHandle_t       h;
+  cudaStream_t         s;
+  std::vector<double>  hn; /* host copy of the norms (2 k) */
 
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(d->V.resize((size_t)n * (m + 1)));
-  PetscCall(d->W.resize(n));
-  PetscCall(d->Hd.resize(m + 1));
-  double *V = d->V.data(), *w = d->W.data();
-  PGXCallCUDA(cudaMemcpyAsync(V, r, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-  PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, V, d->T.data()));
-  PGXCallCUBLAS(cublasDnrm2(h, n, V, 1, &beta));
-  *iters = 0;
-  if (beta == 0 || !std::isfinite(beta)) {
-    PGXCallCUDA(cudaMemsetAsync(dx, 0, n * sizeof(double), s));
+  PetscInt  N() const { return n; }
+  PetscInt  K() const { return k; }
+  PetscReal ANorm() const { return d->anorm; }
+  PetscErrorCode Norms(PetscReal *rn, PetscReal *xn)
+  {
+    PetscFunctionBegin;
+    ColumnInfNormsKernel<<<dim3(k, 2), 256, 0, s>>>(n, k, d->R.data(), d->X.data(), d->norms.data());
+    PGXCheckLaunch("denselu ColumnInfNormsKernel");
+    hn.resize(2 * k);
+    PGXCallCUDA(cudaMemcpyAsync(hn.data(), d->norms.data(), 2 * k * sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    for (int c = 0; c < k; c++) rn[c] = hn[c], xn[c] = hn[k + c];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscErrorCode Start(PetscReal *rn, PetscReal *xn)
   {
-    const double ib = 1.0 / beta;
-    PGXCallCUBLAS(cublasDscal(h, n, &ib, V, 1));
+    PetscFunctionBegin;
+    PetscCall(d->norms.resize(PetscMax((size_t)2 * k, (size_t)n + 1)));
+    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), B, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PGXCallCUDA(cudaMemsetAsync(d->X.data(), 0, (size_t)n * k * sizeof(double), s));
+    PetscCall(Norms(rn, xn));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  g[0] = beta;
-  for (j = 0; j < m;) {
-    double *vj = V + (size_t)j * n;
-    PGXCallCUBLAS(cublasDgemv(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, vj, 1, &zero, w, 1));
-    PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, w, d->T.data()));
-    for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] = 0;
-    for (int pass = 0; pass < 2; pass++) { /* CGS2 */
-      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j + 1, &one, V, n, w, 1, &zero, d->Hd.data(), 1));
-      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j + 1, &mone, V, n, d->Hd.data(), 1, &one, w, 1));
-      PGXCallCUDA(cudaMemcpyAsync(hh.data(), d->Hd.data(), (j + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
-      PGXCallCUDA(cudaStreamSynchronize(s));
-      for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] += hh[i];
+  /* X(:, c0:c0+nc) += M^-1 R(:, c0:c0+nc) in FP32 */
+  PetscErrorCode PlainColumns(int c0, int nc)
+  {
+    const size_t off = (size_t)c0 * n;
+    PetscFunctionBegin;
+    PetscCall(LaunchCopyD2F(n, nc, d->R.data() + off, n, d->C.data() + off, n, s));
+    PetscCall(SolveFactors<float>(d, d->LUs.data(), tr, nc, d->C.data() + off, d->C2.data() + off));
+    CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * nc, 256), 256, 0, s>>>(n, nc, d->C.data() + off, n, d->X.data() + off, n, 1);
+    PGXCheckLaunch("denselu CopyKernel (x += c)");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Plain(const PetscBool *active)
+  {
+    int na = 0;
+    PetscFunctionBegin;
+    for (int c = 0; c < k; c++) na += active[c] ? 1 : 0;
+    if (na == k) PetscCall(PlainColumns(0, k));
+    else
+      for (int c = 0; c < k; c++)
+        if (active[c]) PetscCall(PlainColumns(c, 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Residual(PetscReal *rn, PetscReal *xn)
+  {
+    const double mone = -1.0, one = 1.0;
+    PetscFunctionBegin;
+    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), B, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PGXCallCUBLAS(cublasDgemm(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &mone, d->A.data(), n, d->X.data(), n, &one, d->R.data(), n));
+    PetscCall(Norms(rn, xn));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresPrepare(void)
+  {
+    PetscFunctionBegin;
+    if (!d->lupvalid) { /* once per factorization */
+      PetscCall(d->LUp.resize((size_t)n * n));
+      CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
+      PGXCheckLaunch("denselu CopyKernel (promote factors)");
+      d->lupvalid = true;
     }
-    PGXCallCUBLAS(cublasDnrm2(h, n, w, 1, &hn));
-    double *hc = &H[(size_t)j * (m + 1)];
-    for (int i = 0; i < j; i++) { /* earlier rotations */
-      const double t = cs[i] * hc[i] + sn[i] * hc[i + 1];
-      hc[i + 1]      = -sn[i] * hc[i] + cs[i] * hc[i + 1];
-      hc[i]          = t;
-    }
-    const double den = std::hypot(hc[j], hn);
-    cs[j]            = den == 0 ? 1.0 : hc[j] / den;
-    sn[j]            = den == 0 ? 0.0 : hn / den;
-    hc[j]            = den;
-    g[j + 1]         = -sn[j] * g[j];
-    g[j]             = cs[j] * g[j];
-    j++;
-    if (hn == 0 || !std::isfinite(hn) || std::fabs(g[j]) <= DENSELU_GMRES_TOL * beta) break;
-    const double ihn = 1.0 / hn;
-    PGXCallCUDA(cudaMemcpyAsync(V + (size_t)j * n, w, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-    PGXCallCUBLAS(cublasDscal(h, n, &ihn, V + (size_t)j * n, 1));
+    PetscCall(d->V.resize((size_t)n * (d->ropt.gmres_m + 1)));
+    PetscCall(d->W.resize(n));
+    PetscCall(d->Hd.resize(d->ropt.gmres_m + 2));
+    PetscCall(d->Ht.resize(d->ropt.gmres_m + 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (int i = j - 1; i >= 0; i--) { /* H(0:j,0:j) y = g */
-    double t = g[i];
-    for (int k = i + 1; k < j; k++) t -= H[i + (size_t)k * (m + 1)] * y[k];
-    y[i] = H[i + (size_t)i * (m + 1)] != 0 ? t / H[i + (size_t)i * (m + 1)] : 0.0;
+  PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
+  {
+    double *V = d->V.data();
+    PetscFunctionBegin;
+    PGXCallCUDA(cudaMemcpyAsync(V, d->R.data() + (size_t)c * n, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, V, d->T.data()));
+    NormalizeKernel<<<1, 1024, 0, s>>>(n, V, V, d->Hd.data());
+    PGXCheckLaunch("denselu NormalizeKernel (GMRES start)");
+    PGXCallCUDA(cudaMemcpyAsync(beta, d->Hd.data(), sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PGXCallCUDA(cudaMemcpyAsync(d->Hd.data(), y.data(), j * sizeof(double), cudaMemcpyHostToDevice, s));
-  PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j, &one, V, n, d->Hd.data(), 1, &zero, dx, 1));
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* y lives on this stack frame */
-  *iters = j;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *hcol)
+  {
+    const double one = 1.0, zero = 0.0, mone = -1.0;
+    double      *V = d->V.data(), *w = d->W.data(), *H = d->Hd.data(), *Ht = d->Ht.data();
+    const int    j1 = (int)j + 1;
+    PetscFunctionBegin;
+    PGXCallCUBLAS(cublasDgemv(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, V + (size_t)j * n, 1, &zero, w, 1));
+    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, w, d->T.data()));
+    /* CGS2, the coefficients kept on the device: H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, H, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, H, 1, &one, w, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, Ht, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, Ht, 1, &one, w, 1));
+    AddKernel<<<PGXCUDAGridSize(j1, 64), 64, 0, s>>>(j1, Ht, H);
+    PGXCheckLaunch("denselu AddKernel (CGS2)");
+    NormalizeKernel<<<1, 1024, 0, s>>>(n, w, V + (size_t)j1 * n, H + j1);
+    PGXCheckLaunch("denselu NormalizeKernel (Arnoldi)");
+    PGXCallCUDA(cudaMemcpyAsync(hcol, H, (j1 + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* the one synchronization of an Arnoldi step */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresUpdate(PetscInt c, PetscInt j, const PetscReal *y)
+  {
+    const double one = 1.0;
+    PetscFunctionBegin;
+    if (!j) PetscFunctionReturn(PETSC_SUCCESS);
+    PGXCallCUDA(cudaMemcpyAsync(d->Ht.data(), y, j * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, (int)j, &one, d->V.data(), n, d->Ht.data(), 1, &one, d->X.data() + (size_t)c * n, 1));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* y is the driver's host array */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
 
-PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, RefineResult *res)
 {
-  cublasHandle_t h;
-  cudaStream_t   s;
-  const int      n = (int)d->n, k = (int)nrhs;
-  const size_t   sz = (size_t)n * k;
+  cudaStream_t s;
+  const int    n = (int)d->n, k = (int)nrhs;
+  const size_t sz = (size_t)n * k;
 
   PetscFunctionBegin;
-  *fellback   = PETSC_FALSE;
-  *refine_its = 0;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr = res->ratio = 0;
+  res->stop             = "FP64 factors";
   if (!n || !k) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PGXCUDAGetCUBLAS(&h));
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(d->X.resize(sz));
   PetscCall(d->T.resize(sz));
-  const unsigned int g = PGXCUDAGridSize((PetscInt)sz, 256);
   if (d->lowvalid && !d->dblvalid) {
-    double   rn = 0, rprev = 0, xn = 0;
-    int      slow = 0, it;
-    bool     ok = false, gmres = false;
-    PetscInt inner = 0;
+    CudaOps ops;
     PetscCall(d->R.resize(sz));
     PetscCall(d->C.resize(sz));
     PetscCall(d->C2.resize(sz));
-    PetscCall(d->D.resize(n));
-    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-    PGXCallCUDA(cudaMemsetAsync(d->X.data(), 0, sz * sizeof(double), s));
-    PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rprev)); /* ||b|| */
-    for (it = 0; it < DENSELU_MAXREFINE; it++) {
-      const double mone = -1.0, one = 1.0;
-      if (!gmres) { /* plain refinement step with the FP32 factors */
-        PetscCall(LaunchCopyD2F(n, k, d->R.data(), n, d->C.data(), n, s));
-        PetscCall(SolveFactors<float>(d, d->LUs.data(), transpose, k, d->C.data(), d->C2.data()));
-        CopyKernel<float, double><<<g, 256, 0, s>>>(n, k, d->C.data(), n, d->X.data(), n, 1);
-        PGXCheckLaunch("denselu CopyKernel (x += c)");
-      } else { /* GMRES-IR step, column by column */
-        for (int c = 0; c < k; c++) {
-          PetscInt its;
-          PetscCall(GmresCorrection(d, transpose, d->R.data() + (size_t)c * n, d->D.data(), &its));
-          PGXCallCUBLAS(cublasDaxpy(h, n, &one, d->D.data(), 1, d->X.data() + (size_t)c * n, 1));
-          inner += its;
-        }
-      }
-      /* r = b - op(A) x */
-      PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-      PGXCallCUBLAS(cublasDgemm(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &mone, d->A.data(), n, d->X.data(), n, &one, d->R.data(), n));
-      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rn));
-      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->X.data(), 1, &xn));
-      if (!std::isfinite(rn) || !std::isfinite(xn)) break;
-      if (rn <= std::sqrt((double)n) * PETSC_MACHINE_EPSILON * d->anormF * xn) {
-        ok = true;
-        it++;
-        break;
-      }
-      if (rn > 0.5 * rprev) {
-        if (!gmres) { /* plain refinement too slow: GMRES-IR from here on, preconditioned by the promoted factors */
-          gmres = true;
-          PetscCall(d->LUp.resize((size_t)n * n));
-          CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
-          PGXCheckLaunch("denselu CopyKernel (promote factors)");
-        } else if (++slow >= 2) break; /* stagnation: stop within a few steps */
-      } else slow = 0;
-      rprev = rn;
-    }
-    if (gmres) PetscCall(PetscInfo(NULL, "denselu cuda: GMRES-IR used, %" PetscInt_FMT " GMRES iterations in all\n", inner));
-    *refine_its = it;
-    if (ok) {
+    ops.d   = d;
+    ops.tr  = transpose;
+    ops.n   = n;
+    ops.k   = k;
+    ops.B   = d_b;
+    ops.ldb = (int)ldb;
+    ops.s   = s;
+    PetscCall(PGXCUDAGetCUBLAS(&ops.h));
+    PetscCall(Refine(ops, d->ropt, res));
+    if (res->converged) {
       PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscInt zc;
     PetscCall(FactorDouble(d, &zc));
     PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
-    *fellback = PETSC_TRUE;
+    res->fellback = PETSC_TRUE;
   }
   /* FP64 factors */
   PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
@@ -673,20 +826,22 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, RefineResult *res)
 {
   cudaStream_t                   s;
   pgx::cuda::DeviceArray<double> db;
   const size_t                   n = (size_t)d->n;
 
   PetscFunctionBegin;
-  *fellback   = PETSC_FALSE;
-  *refine_its = 0;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr = res->ratio = 0;
+  res->stop             = "FP64 factors";
   if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(db.resize(n * nrhs));
   PGXCallCUDA(cudaMemcpy2DAsync(db.data(), n * sizeof(double), b, ldb * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyHostToDevice, s));
-  PetscCall(Solve(d, transpose, nrhs, db.data(), (PetscInt)n, fellback, refine_its));
+  PetscCall(Solve(d, transpose, nrhs, db.data(), (PetscInt)n, res));
   PGXCallCUDA(cudaMemcpy2DAsync(b, ldb * sizeof(double), db.data(), n * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(PETSC_SUCCESS);
