@@ -2,6 +2,8 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
 /* Checks, on random and ill-conditioned (cond 1e6) matrices of sizes around the fused/blocked switch
    (nsmall = 128: n = 100, 127, 128, 129, 257, 700) and block sizes 32 and 64:
    - the same with look-ahead (n = 129, 257, 700 and the singular matrix);
+   - leaf widths 5, 8, 12, 16, 32, the cooperative and the one-block leaf kernels (GetLeafInfo says which ran),
+     block sizes 8, 48, 64, 256, 1024, n up to 1500 (cooperative leaves of several blocks);
    - outputs poisoned first (NaN factors, -1 pivots) so unwritten entries show;
    - pivots equal the reference's (0-based, dgetrf's minus one);
    - factors agree to 1e-12 relative to max |LU| (random) - round-off of a different operation order;
@@ -25,7 +27,7 @@ namespace cu  = pgx::kernels::denselu::cuda;
 namespace dl  = pgx::kernels::denselu;
 static int nfail = 0;
 
-static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double cond, PetscBool lookahead = PETSC_FALSE)
+static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double cond, PetscBool lookahead = PETSC_FALSE, PetscInt leafw = 0, PetscBool coop = PETSC_TRUE, PetscInt nsmall = 128)
 {
   std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
   std::vector<PetscInt> pr(n), pc(n, -1);
@@ -40,8 +42,9 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
   PetscCall(ref::Factor(n, lr.data(), n, nb, pr.data(), &zr));
   PetscCall(cu::Create(&d));
   PetscCall(cu::SetBlockSize(d, nb));
-  PetscCall(cu::SetSmallSize(d, 128));
+  PetscCall(cu::SetSmallSize(d, nsmall));
   PetscCall(cu::SetLookAhead(d, lookahead));
+  PetscCall(cu::SetLeaf(d, leafw, coop));
   PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
   CHECK(finite && zc == zr, "%s n %d: cuda zerocol %d finite %d, reference zerocol %d", kind, (int)n, (int)zc, (int)finite, (int)zr);
   PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
@@ -49,8 +52,13 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
   double   dm = 0, m = 0;
   for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
   for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
-  CHECK(np == 0, "%s n %d nb %d: %d pivots differ from the reference", kind, (int)n, (int)nb, (int)np);
-  if (!std::strcmp(kind, "random")) CHECK(dm <= 1e-12 * m, "%s n %d nb %d: max |LU_cuda - LU_ref| = %g (max %g)", kind, (int)n, (int)nb, dm, m);
+  CHECK(np == 0, "%s n %d nb %d leaf %d coop %d look-ahead %d: %d pivots differ from the reference", kind, (int)n, (int)nb, (int)leafw, (int)coop, (int)lookahead, (int)np);
+  if (!std::strcmp(kind, "random")) CHECK(dm <= 1e-12 * m, "%s n %d nb %d leaf %d coop %d look-ahead %d: max |LU_cuda - LU_ref| = %g (max %g)", kind, (int)n, (int)nb, (int)leafw, (int)coop, (int)lookahead, dm, m);
+  {
+    PetscInt w, nc, nbl;
+    PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
+    if (n > nsmall) CHECK(w == (leafw ? leafw : 32) && (coop ? nc > 0 && nbl == 0 : nc == 0 && nbl > 0), "%s n %d leaf %d coop %d: leaf width %d, %d cooperative leaves, %d one-block leaves", kind, (int)n, (int)leafw, (int)coop, (int)w, (int)nc, (int)nbl);
+  }
   if (zr < 0)
     for (int t = 0; t < 2; t++) {
       const PetscInt      nrhs = 3;
@@ -111,6 +119,18 @@ int main(int argc, char **argv)
   for (PetscInt n : {129, 257, 700}) /* look-ahead: the same operations in another order: the same checks */
     for (PetscInt nb : {32, 64}) PetscCall(Compare("random", n, nb, 0, PETSC_TRUE));
   PetscCall(Compare("singular", 257, 32, 0, PETSC_TRUE));
+  /* leaf widths 8, 16, 32 (leaves of 4..32 columns: the W = 8, 16, 32 cooperative kernels), the one-block leaf,
+     block sizes 48 (not a power of two), 256 and 1024, several cooperative blocks (m > 256 rows) */
+  for (PetscInt leaf : {8, 16, 32})
+    for (PetscInt nb : {48, 256}) PetscCall(Compare("random", 700, nb, 0, PETSC_FALSE, leaf));
+  PetscCall(Compare("random", 700, 64, 0, PETSC_FALSE, 32, PETSC_FALSE));
+  PetscCall(Compare("random", 700, 64, 0, PETSC_TRUE, 16, PETSC_FALSE));
+  PetscCall(Compare("random", 1500, 256, 0, PETSC_TRUE, 32));
+  PetscCall(Compare("random", 1100, 1024, 0, PETSC_FALSE, 12));
+  PetscCall(Compare("random", 33, 8, 0, PETSC_FALSE, 5, PETSC_TRUE, 16)); /* blocked below the fused default */
+  PetscCall(Compare("zerolead", 300, 64, 0, PETSC_TRUE, 8));
+  PetscCall(Compare("singular", 300, 64, 0, PETSC_FALSE, 16));
+  PetscCall(Compare("singular", 300, 64, 0, PETSC_FALSE, 16, PETSC_FALSE));
   PetscCall(Compare("illcond", 257, 32, 1e6));
   PetscCall(Compare("zerolead", 129, 32, 0));
   PetscCall(Compare("singular", 257, 32, 0));

@@ -8,12 +8,15 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
    stop on stagnation, on a non-finite residual and at the step limit, frozen converged columns.
    Mixed precision on the host (emulated tf32/half/bf16): accepted solutions have backward error <= 1/sqrt(n)
    (issue 14's units; the driver's test), fallbacks happen within 4 steps and give FP64 LU's backward error (< 1);
-   RoundToBits is exact on hand-checked values. */
+   RoundToBits is exact on hand-checked values.
+   Swap plan (denselu_swapplan.h, the cuda LaswpKernel's gather): equal to the sequential interchanges on seeded
+   pivot sequences with repeated rows below the block, rows inside it, no interchange, and kb 1..1024. */
 #include <petscsys.h>
 #include <vector>
 #include <cmath>
 #include <cstring>
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
+#include "../../src/mat/impls/denselu/denselu_swapplan.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
 
@@ -259,6 +262,53 @@ static PetscErrorCode MixedHostAll(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The gather of the plan against the sequential interchanges k1..k2-1 on the row indices 0..n-1 */
+static PetscErrorCode SwapPlan(PetscInt n, PetscInt k1, PetscInt kb, int mode)
+{
+  namespace dl = pgx::kernels::denselu;
+  std::vector<int> ipiv(n), seq(n), plan(n), slot(kb), top(kb), low(kb);
+  PetscInt         bad = 0, moved = 0;
+
+  PetscFunctionBegin;
+  DenseLUSeed(900 + n + 7 * kb + mode);
+  for (PetscInt k = 0; k < n; k++) {
+    const double u = 0.5 * (DenseLURand() + 1); /* [0,1) */
+    PetscInt     p = k;
+    if (mode == 0) p = k + (PetscInt)(u * (n - k));                                        /* anywhere below */
+    else if (mode == 1) p = PetscMax(k, n - 1 - (PetscInt)(u * 3));                         /* a few rows, repeated */
+    else if (mode == 2) p = PetscMin(n - 1, k + (PetscInt)(u * 4));                         /* mostly inside the block */
+    ipiv[k] = (int)PetscMin(p, n - 1);
+  }
+  for (PetscInt i = 0; i < n; i++) seq[i] = plan[i] = (int)i;
+  for (PetscInt k = k1; k < k1 + kb; k++) std::swap(seq[k], seq[ipiv[k]]);
+  dl::SwapPlanSlots((int)kb, ipiv.data() + k1, slot.data(), 0, 1);
+  dl::SwapPlanSequential((int)k1, (int)kb, ipiv.data() + k1, slot.data(), top.data(), low.data());
+  std::vector<int> old = plan;
+  for (PetscInt e = 0; e < 2 * kb; e++) {
+    int dst, src;
+    if (dl::SwapPlanEntry((int)k1, (int)kb, ipiv.data() + k1, slot.data(), top.data(), low.data(), (int)e, &dst, &src)) plan[dst] = old[src], moved++;
+  }
+  for (PetscInt i = 0; i < n; i++) bad += plan[i] != seq[i];
+  CHECK(bad == 0, "swap plan n %d k1 %d kb %d mode %d: %d rows differ from the sequential interchanges", (int)n, (int)k1, (int)kb, mode, (int)bad);
+  CHECK(moved <= 2 * kb, "swap plan: %d moves", (int)moved);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SwapPlans(void)
+{
+  PetscFunctionBegin;
+  for (int mode = 0; mode < 4; mode++) {
+    PetscCall(SwapPlan(10, 0, 10, mode));
+    PetscCall(SwapPlan(100, 0, 1, mode));
+    PetscCall(SwapPlan(100, 37, 16, mode));
+    PetscCall(SwapPlan(300, 64, 64, mode));
+    PetscCall(SwapPlan(700, 256, 256, mode));
+    PetscCall(SwapPlan(3000, 1024, 1024, mode));
+    PetscCall(SwapPlan(129, 128, 1, mode));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -274,6 +324,7 @@ int main(int argc, char **argv)
   PetscCall(WilkinsonGrowth(40));
   PetscCall(CompareLapack("singular", 100, 32));
   PetscCall(CompareLapack("singular", 31, 4));
+  PetscCall(SwapPlans());
   PetscCall(DriverRules());
   PetscCall(Rounding());
   PetscCall(MixedHostAll());

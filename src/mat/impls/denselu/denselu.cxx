@@ -21,6 +21,8 @@ typedef struct {
   PetscInt        nb;        /* block size of the last factorization */
   PetscInt        nsmall;    /* -mat_pgx_lu_small: largest n of the cuda fused path (-1: default) */
   PetscBool       lookahead; /* -mat_pgx_lu_lookahead: cuda blocked path with look-ahead on a second stream */
+  PetscInt        leafw;     /* -mat_pgx_lu_leaf: cuda panel recursion's leaf width (0: default 32) */
+  PetscBool       coop;      /* -mat_pgx_lu_coop: cuda leaves by the cooperative register kernel when it fits */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
@@ -100,6 +102,13 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
+    PetscInt w, nc, nbl;
+    PetscCall(kern::cuda::GetLeafInfo(lu->d, &w, &nc, &nbl));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "panel leaves: width %" PetscInt_FMT ", %" PetscInt_FMT " by the cooperative kernel, %" PetscInt_FMT " by one thread block%s\n", w, nc, nbl, lu->lookahead ? "; look-ahead" : ""));
+  }
+#endif
   if (lu->zerocol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last factorization failed: zero pivot in column %" PetscInt_FMT "\n", lu->zerocol));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -336,10 +345,13 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)lu->devreq, (PetscEnum *)&lu->devreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_block", "Block size of the blocked LU (0: the backend's default: host 32, cuda measured)", "MatGetFactor", lu->nbreq, &lu->nbreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf", "Leaf width of the cuda panel recursion, 1..32 (0: default 32)", "MatGetFactor", lu->leafw, &lu->leafw, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_coop", "Factor the cuda panel leaves with the cooperative register kernel when its blocks fit (else one thread block)", "MatGetFactor", lu->coop, &lu->coop, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
+  PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
 #if !PGX_DENSELU_HAVE_CUDA
   if (lu->device == PGX_DEVICE_CUDA) {
@@ -357,6 +369,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
+    PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
 #endif
   }
   lu->zerocol                = -1;
@@ -376,6 +389,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
 . -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
+. -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
+. -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
+  when its blocks fit on the device, else by one thread block (default true)
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
   the low precision, as the specification of the cuda one; auto: tf32 from n = 4096 on the cuda backend, double
@@ -417,6 +433,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->devreq                 = PGX_DEVICE_AUTO;
   lu->device                 = PGX_DEVICE_HOST;
   lu->nsmall                 = -1;
+  lu->coop                   = PETSC_TRUE;
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";

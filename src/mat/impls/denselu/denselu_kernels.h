@@ -107,7 +107,7 @@ struct Data;
 
 PetscErrorCode Create(Data **);
 PetscErrorCode Destroy(Data **);
-/* Block size of the blocked path (0: the backend's default) and the largest n factored by the fused
+/* Block size of the blocked path (0: the backend's default; at most 1024) and the largest n factored by the fused
    small-matrix path (-1: the backend's default) */
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
@@ -115,6 +115,11 @@ PetscErrorCode SetPrecision(Data *, Precision);
 /* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
    stream (same operations, so the same factors) */
 PetscErrorCode SetLookAhead(Data *, PetscBool);
+/* Panel recursion: leaves of at most leafw columns (1..32; 0: 32), factored by the cooperative register kernel
+   when coop and its blocks fit on the device, else by one thread block in global memory */
+PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);
+/* The leaf width, and how many leaves of the last factorization each kernel factored */
+PetscErrorCode GetLeafInfo(const Data *, PetscInt *leafw, PetscInt *ncoop, PetscInt *nblock);
 /* Upload A (host, column-major, lda) and factor it on the device. zerocol as in the reference (FP64
    factorization). finite = PETSC_FALSE when A holds a NaN/Inf (then nothing is factored).
    used: the precision actually in use after the call (mixed runs test their factors on a refinement solve

@@ -1,12 +1,15 @@
 /* cuda backend of the dense LU (see denselu_kernels.h for the mathematics and the contract).
 
    Factorization, blocked right-looking, column-major with leading dimension n on the device:
-     panel      recursive (PanelRecursive: halves, trsm + gemm between them) down to leaves of <= 32 columns
-                factored by PanelKernel: one thread block factors the m x kb leaf in global memory, column
-                by column; the pivot search is a warp-shuffle argmax (first index on ties, as idamax) then a
-                reduction over the block's warps; swap, scaling by the pivot and the rank-1 update follow, as
-                in the reference's FactorPanel (same pivots up to round-off near ties)
-     swaps      SwapKernel: the panel's interchanges on the columns left and right of it, one thread a column
+     panel      recursive (PanelRecursive: halves, interchanges, trsm + gemm between them) down to leaves of at
+                most leafw (-mat_pgx_lu_leaf, 32) columns, factored by LeafCoopKernel: the m x kb leaf in
+                registers across G co-resident blocks (a cooperative launch), one grid synchronization per
+                column (every block posts its pivot candidate and that row; all pick the same pivot; swap,
+                scaling and rank-1 update on their own rows). When G blocks cannot be resident (or
+                -mat_pgx_lu_coop 0) PanelKernel: one thread block in global memory. Both: pivot = first largest
+                |a_ij| (idamax), the reference FactorPanel's operations (same pivots up to round-off near ties)
+     swaps      LaswpKernel: a block's interchanges as one gather on the <= 2 kb rows they touch
+                (denselu_swapplan.h), columns in parallel; left and right of a panel in one launch
      U row      cublas<t>trsm (left, lower, unit)
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
@@ -24,12 +27,17 @@
    and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*,
    PGXCheckLaunch). */
 #include <pgx/private/pgxcuda.h>
+#include <cooperative_groups.h>
 #include "../denselu_kernels.h"
+#include "../denselu_swapplan.h"
 #include <vector>
 #include <cmath>
 #include <climits>
 
 #define DENSELU_THREADS 512
+#define DENSELU_LEAF_THREADS 256  /* threads of a cooperative leaf block */
+#define DENSELU_LEAF_GMAX    2048 /* cooperative leaf: most blocks (its candidate buffers are sized for it) */
+#define DENSELU_NBMAX        1024 /* largest block size (LaswpKernel's shared memory) */
 
 namespace pgx
 {
@@ -59,6 +67,11 @@ struct Data {
   pgx::cuda::DeviceArray<double> norms;       /* refinement: ||R_c||_inf, ||X_c||_inf (2 k), ||A||_inf's row sums (n) */
   std::vector<int>              hpiv;         /* host copy of the pivots */
   bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
+  int                           leafw     = 32;    /* panel recursion stops at leaves of at most this many columns (8, 16, 32) */
+  bool                          coop      = true;  /* leaves by the cooperative register kernel when it fits */
+  int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
+  pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
+  pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
@@ -115,29 +128,171 @@ __global__ void PanelKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, i
     }
     for (int i = j + 1 + threadIdx.x; i < m; i += blockDim.x) cj[i] = cj[i] / d;
     __syncthreads();
-    const long long rows = m - j - 1, cols = kb - j - 1;
-    for (long long t = threadIdx.x; t < rows * cols; t += blockDim.x) {
-      const int i = j + 1 + (int)(t % rows), c = j + 1 + (int)(t / rows);
-      p[i + (size_t)c * lda] -= cj[i] * p[j + (size_t)c * lda];
+    for (int c = j + 1 + warp; c < kb; c += nwarp) { /* a warp a column: coalesced rows */
+      T      *pc = p + (size_t)c * lda;
+      const T u  = pc[j];
+      for (int i = j + 1 + lane; i < m; i += 32) pc[i] -= cj[i] * u;
     }
     __syncthreads();
   }
 }
 
-/* interchanges k1..k2-1 on ncol columns, one thread a column */
+/* The interchanges k1..k2-1 (ipiv, absolute rows) on ncol columns of a (leading dimension lda), as the gather of
+   denselu_swapplan.h: every block builds the plan in shared memory (slots in parallel, the O(kb) sequential part
+   on thread 0), then moves C columns (reads first, then writes: the rows of a column may be sources and
+   destinations). Logical column q is column q of a for q < skip0, else column q + skipn (one launch for the
+   columns left and right of a panel). Shared memory: T vals[2 kb C] then int piv, slot, top, low [kb]. */
 template <class T>
-__global__ void SwapKernel(int ncol, T *a, int lda, int k1, int k2, const int *ipiv)
+__global__ void LaswpKernel(int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, int C)
 {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= ncol) return;
-  T *ac = a + (size_t)c * lda;
-  for (int k = k1; k < k2; k++) {
-    const int p = ipiv[k];
-    if (p != k) {
-      T t   = ac[k];
-      ac[k] = ac[p];
-      ac[p] = t;
+  extern __shared__ __align__(16) unsigned char lsm[];
+  const int kb = k2 - k1, ne = 2 * kb;
+  T        *vals = (T *)lsm;
+  int      *piv = (int *)(vals + (size_t)ne * C), *slot = piv + kb, *top = slot + kb, *low = top + kb;
+  for (int t = threadIdx.x; t < kb; t += blockDim.x) piv[t] = ipiv[k1 + t];
+  __syncthreads();
+  SwapPlanSlots(kb, piv, slot, threadIdx.x, blockDim.x);
+  __syncthreads();
+  if (threadIdx.x == 0) SwapPlanSequential(k1, kb, piv, slot, top, low);
+  __syncthreads();
+  const int q0 = blockIdx.x * C, nq = min(C, ncol - q0);
+  for (int t = threadIdx.x; t < ne * nq; t += blockDim.x) {
+    const int e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+    int       dst, src;
+    if (SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src)) vals[t] = a[src + (size_t)c * lda];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < ne * nq; t += blockDim.x) {
+    const int e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+    int       dst, src;
+    if (SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src)) a[dst + (size_t)c * lda] = vals[t];
+  }
+}
+
+/* Cooperative leaf: LU with partial pivoting of the m x kb leaf p (kb <= W, leading dimension lda; row0 = its
+   first row in the matrix), the same operations as PanelKernel, with the leaf in registers: block b owns rows
+   b*R*NT + r*NT + threadIdx.x (r < R) and thread t keeps their W entries in v[r][]. One grid synchronization per
+   column: each block posts its candidate (largest |a_ij|, first index on ties, and that row's W entries) and the
+   owner of row j posts row j; after grid.sync every block picks the same pivot row among the G candidates and does
+   the swap, the scaling and the rank-1 update of its own rows. The posts alternate between two buffers (column
+   parity), so a fast block never overwrites a buffer that a slow one still reads. Cross-block data is read with
+   __ldcg (L2, not a stale L1 line). */
+template <class T, int W, int R>
+__global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag, T *cval, int *cidx)
+{
+  namespace cg = cooperative_groups;
+  constexpr int NT = DENSELU_LEAF_THREADS, NW = NT / 32;
+  __shared__ T   sval[NW], prow[W], rj[W];
+  __shared__ int sidx[NW], spiv, swin;
+  cg::grid_group grid = cg::this_grid();
+  const int      G = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int      base = blockIdx.x * NT * R + threadIdx.x;
+  T              v[R][W];
+
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+#pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
+  }
+#pragma unroll
+  for (int j = 0; j < W; j++) {
+    if (j >= kb || j >= m) break; /* uniform */
+    const int par = j & 1;
+    T        *cv = cval + (size_t)par * G * (W + 1), *rowj = cval + (size_t)2 * G * (W + 1) + par * W;
+    int      *ci = cidx + par * G;
+    /* this block's candidate */
+    T   best = (T)-1;
+    int bi   = INT_MAX;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
     }
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < NW ? sval[lane] : (T)-1;
+      bi   = lane < NW ? sidx[lane] : INT_MAX;
+      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+      if (lane == 0) {
+        spiv = bi;
+        __stcg(ci + blockIdx.x, bi);
+        __stcg(cv + (size_t)blockIdx.x * (W + 1) + W, best);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == spiv)
+#pragma unroll
+        for (int c = 0; c < W; c++) __stcg(cv + (size_t)blockIdx.x * (W + 1) + c, v[r][c]);
+      if (i == j)
+#pragma unroll
+        for (int c = 0; c < W; c++) __stcg(rowj + c, v[r][c]);
+    }
+    grid.sync();
+    /* the pivot: the best of the G candidates (every block computes the same) */
+    if (warp == 0) {
+      best   = (T)-1;
+      bi     = INT_MAX;
+      int bw = 0;
+      for (int g = lane; g < G; g += 32) {
+        const T   gv = __ldcg(cv + (size_t)g * (W + 1) + W);
+        const int gi = __ldcg(ci + g);
+        if (gv > best || (gv == best && gi < bi)) best = gv, bi = gi, bw = g;
+      }
+      for (int off = 16; off > 0; off >>= 1) {
+        const T   ob = __shfl_down_sync(0xffffffffu, best, off);
+        const int oi = __shfl_down_sync(0xffffffffu, bi, off), ow = __shfl_down_sync(0xffffffffu, bw, off);
+        if (ob > best || (ob == best && oi < bi)) best = ob, bi = oi, bw = ow;
+      }
+      if (lane == 0) spiv = bi, swin = bw;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < W; c += NT) {
+      prow[c] = __ldcg(cv + (size_t)swin * (W + 1) + c);
+      rj[c]   = __ldcg(rowj + c);
+    }
+    __syncthreads();
+    const int pr = spiv;
+    if (blockIdx.x == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
+    const T d = prow[j];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == j) {
+#pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = prow[c];
+      } else if (i == pr) {
+#pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = rj[c];
+      }
+    }
+    if (d == (T)0) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
+      continue; /* uniform: every thread read the same d */
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i > j && i < m) {
+        const T l = v[r][j] / d;
+        v[r][j]   = l;
+#pragma unroll
+        for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i < m)
+#pragma unroll
+      for (int c = 0; c < W; c++)
+        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
   }
 }
 
@@ -299,11 +454,79 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* The interchanges k1..k2-1 on ncol logical columns of a (see LaswpKernel: q < skip0 -> column q, else q + skipn) */
+template <class T>
+static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, const char *what)
+{
+  const int kb = k2 - k1;
+
+  PetscFunctionBegin;
+  if (ncol <= 0 || kb <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(kb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: %d interchanges in one block; at most %d", kb, DENSELU_NBMAX);
+  const int    C    = PetscMax(1, 2048 / kb); /* columns per thread block: 2 kb C values in shared memory */
+  const size_t smem = (size_t)2 * kb * C * sizeof(T) + (size_t)4 * kb * sizeof(int);
+  LaswpKernel<T><<<PGXCUDAGridSize(ncol, (unsigned)C), 256, smem, s>>>(ncol, skip0, skipn, a, lda, k1, k2, ipiv, C);
+  PGXCheckLaunch(what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cooperative leaf LeafCoopKernel<T, W, R> when its G = ceil(m / (NT R)) blocks can all be resident (and the
+   device has cooperative launches); *done says whether it ran */
+template <class T, int W, int R>
+static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, bool *done)
+{
+  static int maxblocks = -1; /* per instantiation (PGX uses one device per process) */
+  const int  G         = (m + DENSELU_LEAF_THREADS * R - 1) / (DENSELU_LEAF_THREADS * R);
+
+  PetscFunctionBegin;
+  *done = false;
+  if (maxblocks < 0) {
+    const cudaDeviceProp *prop;
+    int                   b = 0;
+    PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, LeafCoopKernel<T, W, R>, DENSELU_LEAF_THREADS, 0));
+    maxblocks = prop->cooperativeLaunch ? b * prop->multiProcessorCount : 0;
+  }
+  if (G > maxblocks || G > DENSELU_LEAF_GMAX) PetscFunctionReturn(PETSC_SUCCESS);
+  T    *cv   = (T *)d->cval.data();
+  int  *ci   = d->cidx.data(), *flag = d->flag.data();
+  void *args[] = {(void *)&m, (void *)&kb, (void *)&p, (void *)&lda, (void *)&ipiv, (void *)&row0, (void *)&flag, (void *)&cv, (void *)&ci};
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)LeafCoopKernel<T, W, R>, dim3(G), dim3(DENSELU_LEAF_THREADS), args, 0, s));
+  *done = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb, one
+   row per thread, else two or four) when enabled and it fits, else PanelKernel (one block, in global memory) */
+template <class T>
+static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0)
+{
+  bool done = false;
+
+  PetscFunctionBegin;
+  if (d->coop && kb <= 8) {
+    PetscCall(LaunchLeafCoop<T, 8, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 8, 4>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  } else if (d->coop && kb <= 16) {
+    PetscCall(LaunchLeafCoop<T, 16, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 16, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  } else if (d->coop && kb <= 32) {
+    PetscCall(LaunchLeafCoop<T, 32, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 32, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  }
+  if (done) d->ncoop++;
+  else {
+    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(m, kb, p, lda, ipiv, row0, d->flag.data());
+    PGXCheckLaunch("denselu PanelKernel (leaf)");
+    d->nblockleaf++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Recursive panel: columns [k, k+kb) of the n x n matrix a (leading dimension n), rows k..n-1. Left half
    recursively, its interchanges on the right half, U12 by trsm, A22 -= L21 U12 by gemm, right half
-   recursively, its interchanges on the left half; leaves of at most DENSELU_LEAF columns go to PanelKernel.
+   recursively, its interchanges on the left half; leaves of at most d->leafw columns go to FactorLeaf.
    Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS. */
-#define DENSELU_LEAF 32
 template <class T>
 static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec)
 {
@@ -312,21 +535,18 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  if (kb <= DENSELU_LEAF) {
-    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, d->flag.data());
-    PGXCheckLaunch("denselu PanelKernel");
+  if (kb <= d->leafw) {
+    PetscCall(FactorLeaf<T>(d, s, n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PGXCUDAGetCUBLAS(&h));
   const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
   PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
-  SwapKernel<T><<<PGXCUDAGridSize(r, 128), 128, 0, s>>>(r, a + (size_t)k1 * n, n, k, k1, d->ipiv.data());
-  PGXCheckLaunch("denselu SwapKernel (panel, right half)");
+  PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
   PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
   PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
-  SwapKernel<T><<<PGXCUDAGridSize(l, 128), 128, 0, s>>>(l, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data());
-  PGXCheckLaunch("denselu SwapKernel (panel, left half)");
+  PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -352,8 +572,13 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   d->path = "blocked";
-  d->nb   = d->nbreq > 0 ? d->nbreq : 128;
+  d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
   const int nb = (int)d->nb;
+  d->ncoop = d->nblockleaf = 0;
+  if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
+    PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
+    PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
+  }
   if (d->lookahead) {
     d->path = "blocked look-ahead";
     PetscCall(FactorLookAhead<T>(d, a, prec, nb));
@@ -362,13 +587,9 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
-    if (k > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (left)");
-    }
+    /* the panel's interchanges on the columns left and right of it, one launch */
+    PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
     if (mt > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(mt, 128), 128, 0, s>>>(mt, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (right)");
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
     }
@@ -407,21 +628,16 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
-    if (k > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (left)");
-    }
-    if (nb2 > 0) { /* the next panel's columns, on s */
-      SwapKernel<T><<<PGXCUDAGridSize(nb2, 128), 128, 0, s>>>(nb2, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (next panel)");
+    /* the columns left of the panel and the next panel's, on s */
+    PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
+    if (nb2 > 0) {
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
     }
     /* the rest of the trailing update, on s2 */
     PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
     if (mr > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(mr, 128), 128, 0, d->s2>>>(mr, a + (size_t)k3 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (look-ahead rest)");
+      PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
       PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
       PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
     }
@@ -506,6 +722,7 @@ PetscErrorCode Destroy(Data **d)
 PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 {
   PetscFunctionBegin;
+  PetscCheck(nb >= 0 && nb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: block size %" PetscInt_FMT " must be in 1..%d (0: default)", nb, DENSELU_NBMAX);
   d->nbreq = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -514,6 +731,24 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
   d->nsmall = nsmall < 0 ? 128 : nsmall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLeaf(Data *d, PetscInt leafw, PetscBool coop)
+{
+  PetscFunctionBegin;
+  PetscCheck(leafw >= 0 && leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf width %" PetscInt_FMT " must be in 1..32 (0: default 32)", leafw);
+  d->leafw = leafw > 0 ? (int)leafw : 32;
+  d->coop  = coop ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetLeafInfo(const Data *d, PetscInt *leafw, PetscInt *ncoop, PetscInt *nblock)
+{
+  PetscFunctionBegin;
+  if (leafw) *leafw = d->leafw;
+  if (ncoop) *ncoop = d->ncoop;
+  if (nblock) *nblock = d->nblockleaf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
