@@ -131,7 +131,7 @@ static PetscErrorCode MatGetInfo_PGXDenseLU(Mat F, MatInfoType flag, MatInfo *in
 }
 
 /* PetscInfo of a mixed-precision solve */
-static PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::RefineResult *res)
+static inline PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::RefineResult *res)
 {
   Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
 
