@@ -1,20 +1,29 @@
-static const char help[] = "Dense LU benchmark (issue 14, item 6): PGX's dense LU (cuda backend; double and each mixed precision)\n"
-                           "against cusolverDnDgetrf+getrs, cuSOLVER's refinement solvers (DXgesv = TF32, DHgesv, DBgesv) called\n"
-                           "directly, and PETSc's LAPACK LU (dgetrf+dgetrs on the host), on a well-conditioned matrix (random in [-1,1)\n"
-                           "plus n on the diagonal) and a harder one (plain random).\n"
+static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda backend; double and each mixed precision) against\n"
+                           "cusolverDnDgetrf+getrs, cuSOLVER's refinement solvers (DXgesv = TF32, DHgesv, DBgesv) called directly,\n"
+                           "and PETSc's LAPACK LU (dgetrf+dgetrs on the host), on a well-conditioned matrix (diagdom: random in\n"
+                           "[-1,1) plus n on the diagonal) and a harder one (random).\n"
                            "Columns: n, matrix, solver, factor ms, GFLOP/s (2/3 n^3 over the factor time), solve ms (one right-hand\n"
-                           "side; mixed: with refinement), backward error ||Ax-b||_inf/(||A||_inf ||x||_inf n eps), ratio of cuSOLVER\n"
-                           "getrf+getrs time to this solver's factor+solve time (> 1: faster than cuSOLVER), refinement steps, notes.\n"
-                           "Options: -sizes 256,512,...,32768  -lapack_nmax <8192> (PETSc's LAPACK only up to this n)  -reps <3>\n"
-                           "  -matrices diagdom,random  -o <file>\n";
-/* Every timed factorization starts from A on the host (PGX's glue path: the H2D copy of A is inside the factor
-   time for PGX and for cuSOLVER alike); medians of -reps runs after two warm-ups (cudaEvents on PGX's stream). */
+                           "side; mixed: the refinement, and the FP64 factorization too when it falls back), backward error\n"
+                           "||Ax-b||_inf/(||A||_inf ||x||_inf n eps), f/getrf = cuSOLVER getrf time / this factor time, tot/cus =\n"
+                           "cuSOLVER getrf+getrs time / this factor+solve time (> 1: faster than cuSOLVER), refinement steps, notes.\n"
+                           "PGX double is run for every configuration of the sweep (-blocks x -leaves x -lookahead x -coop); the mixed\n"
+                           "precisions with -mixed_block and the first value of the other lists.\n"
+                           "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
+                           "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
+                           "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
+                           "  remaining sizes once exceeded)  -o <file>\n";
+/* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
+   FactorDeviceInput, which also copies A into its factor array and checks A for NaN/Inf; cuSOLVER: the copy into
+   its work array), so neither time includes a host-to-device copy. Medians of -reps runs after two warm-ups
+   (cudaEvents on PGX's stream, host synchronizations inside the calls included). Backward errors are computed on
+   the device (dgemv with the original A). */
 #include <pgx/private/pgxcuda.h>
 #include <petscblaslapack.h>
 #include <petsctime.h>
 #include <vector>
 #include <string>
 #include <cmath>
+#include <ctime>
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
 #include "../../tests/denselu/denselu_matrices.h"
 #include "../common/pgxbench.h"
@@ -27,28 +36,59 @@ typedef cusolverStatus_t (*IRBuffer)(cusolverDnHandle_t, cusolver_int_t, cusolve
 
 static FILE *out = NULL;
 
-static PetscErrorCode Row(PetscInt n, const char *mat, const char *solver, double fms, double sms, double be, double ref_ms, PetscInt its, const char *note)
+/* What one (n, matrix) group shares: A on the host and the device, b, ||A||_inf, cuSOLVER's times */
+struct Problem {
+  PetscInt            n;
+  const char         *mat;
+  std::vector<double> a, b;
+  double              anorm = 0, cus_f = 0, cus_total = 0;
+  double             *dA0 = nullptr, *dr = nullptr;
+};
+
+static PetscErrorCode Row(const Problem &P, const char *solver, double fms, double sms, double be, PetscInt its, const std::string &note)
 {
-  const double gf = fms > 0 ? 2.0 / 3.0 * (double)n * n * n / (fms * 1e6) : 0;
+  const double n = (double)P.n, gf = fms > 0 ? 2.0 / 3.0 * n * n * n / (fms * 1e6) : 0;
   PetscFunctionBegin;
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "%6d  %-8s  %-16s  %10.3f  %9.1f  %9.3f  %10.2f  %6.2f  %4d  %s\n", (int)n, mat, solver, fms, gf, sms, be, ref_ms > 0 ? ref_ms / (fms + sms) : 0.0, (int)its, note));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "%6d  %-8s  %-16s  %10.3f  %9.1f  %9.3f  %9.3g  %7.2f  %7.2f  %4d  %s\n", (int)P.n, P.mat, solver, fms, gf, sms, be, fms > 0 ? P.cus_f / fms : 0.0, fms + sms > 0 ? P.cus_total / (fms + sms) : 0.0, (int)its, note.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BenchOne(PetscInt n, const char *mat, PetscInt reps, PetscInt lapack_nmax)
+/* ||b - A x||_inf / (||A||_inf ||x||_inf n eps) with the device copy of A; x on the host */
+static PetscErrorCode BackwardError(Problem &P, const std::vector<double> &x, double *be)
 {
-  std::vector<double> a((size_t)n * n), b(n), x(n);
-  cusolverDnHandle_t  sh;
+  const int           n = (int)P.n;
+  const double        mone = -1.0, one = 1.0;
+  cublasHandle_t      h;
   cudaStream_t        s;
-  double             *dA, *dB, *dX, *dWork;
-  int                *dPiv, *dInfo, lwork = 0;
-  double              fms, sms, cus_total = 0;
-  const size_t        nn = (size_t)n * n;
+  std::vector<double> r(n);
+  pgx::cuda::DeviceArray<double> dx;
+  double              rmax = 0, xmax = 0;
 
   PetscFunctionBegin;
-  DenseLUSeed(777 + n);
-  PetscCall(DenseLUMatrix(mat, n, 0, a.data()));
-  for (auto &v : b) v = DenseLURand();
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(dx.upload(x.data(), n));
+  PGXCallCUDA(cudaMemcpyAsync(P.dr, P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
+  PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, n, &mone, P.dA0, n, dx.data(), 1, &one, P.dr, 1));
+  PGXCallCUDA(cudaMemcpyAsync(r.data(), P.dr, n * sizeof(double), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < n; i++) rmax = PetscMax(rmax, std::fabs(r[i])), xmax = PetscMax(xmax, std::fabs(x[i]));
+  *be = (P.anorm > 0 && xmax > 0) ? rmax / (P.anorm * xmax * n * PETSC_MACHINE_EPSILON) : (rmax > 0 ? INFINITY : 0);
+  if (!std::isfinite(*be)) *be = INFINITY;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
+{
+  const int          n  = (int)P.n;
+  const size_t       nn = (size_t)n * n;
+  cusolverDnHandle_t sh;
+  cudaStream_t       s;
+  double            *dA, *dB, *dX, *dWork, fms, sms, be;
+  int               *dPiv, *dInfo, lwork = 0, info = 0;
+  std::vector<double> x(n);
+
+  PetscFunctionBegin;
   PetscCall(PGXCUDAGetCUSOLVER(&sh));
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMalloc((void **)&dA, nn * sizeof(double)));
@@ -56,30 +96,34 @@ static PetscErrorCode BenchOne(PetscInt n, const char *mat, PetscInt reps, Petsc
   PGXCallCUDA(cudaMalloc((void **)&dX, n * sizeof(double)));
   PGXCallCUDA(cudaMalloc((void **)&dPiv, n * sizeof(int)));
   PGXCallCUDA(cudaMalloc((void **)&dInfo, sizeof(int)));
-
-  /* cuSOLVER getrf + getrs (the reference of the ratio column) */
-  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(sh, (int)n, (int)n, dA, (int)n, &lwork));
+  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(sh, n, n, dA, n, &lwork));
   PGXCallCUDA(cudaMalloc((void **)&dWork, (size_t)PetscMax(lwork, 1) * sizeof(double)));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
-    PGXCallCUDA(cudaMemcpyAsync(dA, a.data(), nn * sizeof(double), cudaMemcpyHostToDevice, s));
-    PGXCallCUSOLVER(cusolverDnDgetrf(sh, (int)n, (int)n, dA, (int)n, dWork, dPiv, dInfo));
+    PGXCallCUDA(cudaMemcpyAsync(dA, P.dA0, nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    PGXCallCUSOLVER(cusolverDnDgetrf(sh, n, n, dA, n, dWork, dPiv, dInfo));
     PetscFunctionReturn(PETSC_SUCCESS);
   }, &fms));
-  PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
+  PetscCall(PGXBenchMedianPrep(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
-    PGXCallCUDA(cudaMemcpyAsync(dB, b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
-    PGXCallCUSOLVER(cusolverDnDgetrs(sh, CUBLAS_OP_N, (int)n, 1, dA, (int)n, dPiv, dB, (int)n, dInfo));
-    PGXCallCUDA(cudaMemcpyAsync(x.data(), dB, n * sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaMemcpyAsync(dB, P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PGXCallCUSOLVER(cusolverDnDgetrs(sh, CUBLAS_OP_N, n, 1, dA, n, dPiv, dB, n, dInfo));
     PetscFunctionReturn(PETSC_SUCCESS);
   }, &sms));
+  PGXCallCUDA(cudaMemcpyAsync(x.data(), dB, n * sizeof(double), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(&info, dInfo, sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
-  cus_total = fms + sms;
-  PetscCall(Row(n, mat, "cusolver getrf", fms, sms, DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N'), cus_total, 0, ""));
+  P.cus_f     = fms;
+  P.cus_total = fms + sms;
+  PetscCall(BackwardError(P, x, &be));
+  PetscCall(Row(P, "cusolver getrf", fms, sms, be, 0, info ? "info " + std::to_string(info) : ""));
   PGXCallCUDA(cudaFree(dWork));
 
-  /* cuSOLVER's refinement solvers (factor and solve in one call: reported in the factor column) */
-  {
+  /* cuSOLVER's refinement solvers: factor and solve in one call (reported in the factor column) */
+  if (irs) {
     const char *names[] = {"cusolver DXgesv", "cusolver DHgesv", "cusolver DBgesv"};
     IRSolver    f[]     = {cusolverDnDXgesv, cusolverDnDHgesv, cusolverDnDBgesv};
     IRBuffer    fb[]    = {cusolverDnDXgesv_bufferSize, cusolverDnDHgesv_bufferSize, cusolverDnDBgesv_bufferSize};
@@ -87,18 +131,22 @@ static PetscErrorCode BenchOne(PetscInt n, const char *mat, PetscInt reps, Petsc
       size_t bytes = 0;
       void  *dW;
       int    iter  = 0;
-      PGXCallCUSOLVER(fb[q](sh, (int)n, 1, dA, (int)n, dPiv, dB, (int)n, dX, (int)n, NULL, &bytes));
+      PGXCallCUSOLVER(fb[q](sh, n, 1, dA, n, dPiv, dB, n, dX, n, NULL, &bytes));
       PGXCallCUDA(cudaMalloc(&dW, PetscMax(bytes, (size_t)1)));
-      PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
+      PetscCall(PGXBenchMedianPrep(reps, [&]() -> PetscErrorCode {
         PetscFunctionBegin;
-        PGXCallCUDA(cudaMemcpyAsync(dA, a.data(), nn * sizeof(double), cudaMemcpyHostToDevice, s));
-        PGXCallCUDA(cudaMemcpyAsync(dB, b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
-        PGXCallCUSOLVER(f[q](sh, (int)n, 1, dA, (int)n, dPiv, dB, (int)n, dX, (int)n, dW, bytes, &iter, dInfo));
-        PGXCallCUDA(cudaMemcpyAsync(x.data(), dX, n * sizeof(double), cudaMemcpyDeviceToHost, s));
+        PGXCallCUDA(cudaMemcpyAsync(dB, P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }, [&]() -> PetscErrorCode {
+        PetscFunctionBegin;
+        PGXCallCUDA(cudaMemcpyAsync(dA, P.dA0, nn * sizeof(double), cudaMemcpyDeviceToDevice, s));
+        PGXCallCUSOLVER(f[q](sh, n, 1, dA, n, dPiv, dB, n, dX, n, dW, bytes, &iter, dInfo));
         PetscFunctionReturn(PETSC_SUCCESS);
       }, &fms));
+      PGXCallCUDA(cudaMemcpyAsync(x.data(), dX, n * sizeof(double), cudaMemcpyDeviceToHost, s));
       PGXCallCUDA(cudaStreamSynchronize(s));
-      PetscCall(Row(n, mat, names[q], fms, 0, DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N'), cus_total, iter, iter < 0 ? "fell back to FP64" : ""));
+      PetscCall(BackwardError(P, x, &be));
+      PetscCall(Row(P, names[q], fms, 0, be, iter, iter < 0 ? "fell back to FP64" : ""));
       PGXCallCUDA(cudaFree(dW));
     }
   }
@@ -107,96 +155,198 @@ static PetscErrorCode BenchOne(PetscInt n, const char *mat, PetscInt reps, Petsc
   PGXCallCUDA(cudaFree(dX));
   PGXCallCUDA(cudaFree(dPiv));
   PGXCallCUDA(cudaFree(dInfo));
-
-  /* PGX, each precision */
-  {
-    const dl::Precision precs[] = {dl::PRECISION_DOUBLE, dl::PRECISION_TF32, dl::PRECISION_HALF, dl::PRECISION_BF16};
-    const char         *names[] = {"pgx double", "pgx tf32", "pgx half", "pgx bf16"};
-    for (int q = 0; q < 4; q++) {
-      cu::Data *d;
-      PetscInt  zc, its = 0, its_last = 0, fb_any = 0;
-      PetscBool finite, fb;
-      PetscCall(cu::Create(&d));
-      PetscCall(cu::SetPrecision(d, precs[q]));
-      PetscCall(cu::SetSmallSize(d, -1));
-      PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
-        PetscFunctionBegin;
-        PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }, &fms));
-      /* each solve after a fresh factorization would time the fallback too; time the solve of the last factor */
-      PetscCall(PGXBenchMedianPrep(reps, [&]() -> PetscErrorCode {
-        PetscFunctionBegin;
-        PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
-        x = b;
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }, [&]() -> PetscErrorCode {
-        PetscFunctionBegin;
-        PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &fb, &its));
-        its_last = its;
-        fb_any |= fb;
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }, &sms));
-      const char *path;
-      PetscInt    nb;
-      PetscCall(cu::GetInfo(d, &path, &nb, NULL));
-      std::string note = std::string(path) + " nb " + std::to_string((long long)nb) + (fb_any ? ", fell back to FP64" : "");
-      PetscCall(Row(n, mat, names[q], fms, sms, DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N'), cus_total, its_last, note.c_str()));
-      PetscCall(cu::Destroy(&d));
-    }
-  }
-
-  /* PETSc's LAPACK LU on the host */
-  if (n <= lapack_nmax) {
-    std::vector<double>       lu = a;
-    std::vector<PetscBLASInt> piv(n);
-    PetscBLASInt              bn, info, one = 1;
-    PetscLogDouble            t0, t1, t2;
-    PetscCall(PetscBLASIntCast(n, &bn));
-    x = b;
-    PetscCall(PetscTime(&t0));
-    LAPACKgetrf_(&bn, &bn, lu.data(), &bn, piv.data(), &info);
-    PetscCall(PetscTime(&t1));
-    LAPACKgetrs_("N", &bn, &one, lu.data(), &bn, piv.data(), x.data(), &bn, &info);
-    PetscCall(PetscTime(&t2));
-    PetscCall(Row(n, mat, "petsc lapack", (t1 - t0) * 1e3, (t2 - t1) * 1e3, DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N'), cus_total, 0, "host"));
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+struct Config {
+  PetscInt  nb, leaf, small;
+  PetscBool lookahead, coop;
+};
+
+static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
+{
+  const int                      n = (int)P.n;
+  cu::Data                      *d;
+  PetscInt                       zc = -1, its = 0, w, nc, nbl;
+  PetscBool                      finite = PETSC_TRUE;
+  dl::RefineResult               rr;
+  double                         fms, sms, be;
+  std::vector<double>            x(n);
+  pgx::cuda::DeviceArray<double> db;
+  cudaStream_t                   s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(db.resize(n));
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::SetBlockSize(d, cf.nb));
+  PetscCall(cu::SetSmallSize(d, cf.small));
+  PetscCall(cu::SetLookAhead(d, cf.lookahead));
+  PetscCall(cu::SetLeaf(d, cf.leaf, cf.coop));
+  PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, &fms));
+  /* mixed: a solve after a fresh factorization each time (a fallback replaces the low-precision factors) */
+  PetscCall(PGXBenchMedianPrep(reps, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    if (prec != dl::PRECISION_DOUBLE) PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
+    PGXCallCUDA(cudaMemcpyAsync(db.data(), P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(cu::Solve(d, PETSC_FALSE, 1, db.data(), n, &rr));
+    its = rr.steps;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, &sms));
+  PGXCallCUDA(cudaMemcpyAsync(x.data(), db.data(), n * sizeof(double), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(BackwardError(P, x, &be));
+  const char *path;
+  PetscInt    nb;
+  PetscCall(cu::GetInfo(d, &path, &nb, NULL));
+  PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
+  std::string note = std::string(path) + " nb " + std::to_string((long long)nb);
+  if (std::string(path) != "fused") note += " leaf " + std::to_string((long long)w) + " (" + std::to_string((long long)nc) + " coop, " + std::to_string((long long)nbl) + " 1-block)";
+  if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
+  if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
+  PetscCall(Row(P, name, fms, sms, be, its, note));
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BenchLapack(Problem &P)
+{
+  const PetscInt            n = P.n;
+  std::vector<double>       lu = P.a, x = P.b;
+  std::vector<PetscBLASInt> piv(n);
+  PetscBLASInt              bn, info, one = 1;
+  PetscLogDouble            t0, t1, t2;
+  double                    be;
+
+  PetscFunctionBegin;
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscTime(&t0));
+  LAPACKgetrf_(&bn, &bn, lu.data(), &bn, piv.data(), &info);
+  PetscCall(PetscTime(&t1));
+  LAPACKgetrs_("N", &bn, &one, lu.data(), &bn, piv.data(), x.data(), &bn, &info);
+  PetscCall(PetscTime(&t2));
+  PetscCall(BackwardError(P, x, &be));
+  PetscCall(Row(P, "petsc lapack", (t1 - t0) * 1e3, (t2 - t1) * 1e3, be, 0, "host"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* comma-separated words of a string option */
+static std::vector<std::string> Split(const char *list)
+{
+  std::vector<std::string> w;
+  std::string              m(list);
+  size_t                   p = 0;
+  while (p <= m.size()) {
+    size_t q = m.find(',', p);
+    std::string one = m.substr(p, q == std::string::npos ? std::string::npos : q - p);
+    if (!one.empty()) w.push_back(one);
+    if (q == std::string::npos) break;
+    p = q + 1;
+  }
+  return w;
 }
 
 int main(int argc, char **argv)
 {
-  PetscInt  sizes[16] = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768}, nsizes = 8, reps = 3, lapack_nmax = 8192;
-  char      mats[128] = "diagdom,random", fname[PETSC_MAX_PATH_LEN] = "";
-  PetscBool flg;
+  PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
+  PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
+  PetscReal time_limit = 0;
+  char      mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
+  PetscBool flg, irs = PETSC_TRUE;
+  PetscLogDouble tstart, tnow;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_denselu options", NULL);
   PetscCall(PetscOptionsIntArray("-sizes", "matrix orders", NULL, sizes, &nsizes, NULL));
   PetscCall(PetscOptionsInt("-reps", "timed repetitions (median)", NULL, reps, &reps, NULL));
-  PetscCall(PetscOptionsInt("-lapack_nmax", "largest n for PETSc's LAPACK LU", NULL, lapack_nmax, &lapack_nmax, NULL));
+  PetscCall(PetscOptionsIntArray("-blocks", "PGX double: block sizes to sweep (0: PGX's default)", NULL, blocks, &nblocks, NULL));
+  PetscCall(PetscOptionsIntArray("-leaves", "PGX double: leaf widths to sweep (1..32)", NULL, leaves, &nleaves, NULL));
+  PetscCall(PetscOptionsIntArray("-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", NULL, las, &nlas, NULL));
+  PetscCall(PetscOptionsIntArray("-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", NULL, coops, &ncoops, NULL));
+  PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
+  PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
+  PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
+  PetscCall(PetscOptionsBool("-irs", "cuSOLVER's DXgesv, DHgesv, DBgesv rows", NULL, irs, &irs, NULL));
+  PetscCall(PetscOptionsInt("-lapack_nmax", "largest n for PETSc's LAPACK LU on the host (0: none)", NULL, lapack_nmax, &lapack_nmax, NULL));
   PetscCall(PetscOptionsString("-matrices", "diagdom (well-conditioned), random (harder)", NULL, mats, mats, sizeof(mats), NULL));
+  PetscCall(PetscOptionsReal("-time_limit", "seconds: sizes not started by then are skipped (0: no limit)", NULL, time_limit, &time_limit, NULL));
   PetscCall(PetscOptionsString("-o", "also write the table to this file", NULL, fname, fname, sizeof(fname), &flg));
   PetscOptionsEnd();
+  PetscCall(PetscTime(&tstart));
   out = PETSC_STDOUT;
   if (fname[0]) PetscCall(PetscFOpen(PETSC_COMM_SELF, fname, "w", &out));
   {
-    char name[256];
+    char        name[256], date[64];
+    std::string cmd;
+    time_t      t = time(NULL);
     PetscCall(PGXDeviceGetName(name, sizeof(name)));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "# bench_denselu on %s\n", name));
+    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    for (int i = 0; i < argc; i++) cmd += std::string(i ? " " : "") + argv[i];
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "# bench_denselu on %s\n# date: %s\n# command: %s\n", name, date, cmd.c_str()));
   }
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#    n  matrix    solver             factor ms   GFLOP/s   solve ms   backward  vs cus  its  notes\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#    n  matrix    solver             factor ms    GFLOP/s   solve ms   backward  f/getrf  tot/cus   its  notes\n"));
+  const std::vector<std::string> matlist = Split(mats), preclist = Split(precs);
   for (PetscInt i = 0; i < nsizes; i++) {
-    std::string m(mats);
-    size_t      p = 0;
-    while (p <= m.size()) {
-      size_t      q   = m.find(',', p);
-      std::string one = m.substr(p, q == std::string::npos ? std::string::npos : q - p);
-      if (!one.empty()) PetscCall(BenchOne(sizes[i], one.c_str(), reps, lapack_nmax));
-      if (q == std::string::npos) break;
-      p = q + 1;
+    PetscCall(PetscTime(&tnow));
+    if (time_limit > 0 && tnow - tstart > time_limit) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "# time limit %g s reached: sizes from %d on skipped\n", (double)time_limit, (int)sizes[i]));
+      break;
+    }
+    for (const std::string &mat : matlist) {
+      Problem      P;
+      cudaStream_t s;
+      const size_t nn = (size_t)sizes[i] * sizes[i];
+      P.n   = sizes[i];
+      P.mat = mat.c_str();
+      P.a.resize(nn);
+      P.b.resize(P.n);
+      DenseLUSeed(777 + P.n);
+      PetscCall(DenseLUMatrix(P.mat, P.n, 0, P.a.data()));
+      for (auto &v : P.b) v = DenseLURand();
+      {
+        std::vector<double> rs(P.n, 0.0);
+        for (PetscInt j = 0; j < P.n; j++)
+          for (PetscInt r = 0; r < P.n; r++) rs[r] += std::fabs(P.a[r + (size_t)j * P.n]);
+        for (double v : rs) P.anorm = PetscMax(P.anorm, v);
+      }
+      PetscCall(PGXCUDAGetStream(&s));
+      PGXCallCUDA(cudaMalloc((void **)&P.dA0, nn * sizeof(double)));
+      PGXCallCUDA(cudaMalloc((void **)&P.dr, P.n * sizeof(double)));
+      PGXCallCUDA(cudaMemcpyAsync(P.dA0, P.a.data(), nn * sizeof(double), cudaMemcpyHostToDevice, s));
+      PGXCallCUDA(cudaStreamSynchronize(s));
+      PetscCall(BenchCusolver(P, reps, irs));
+      for (const std::string &pr : preclist) {
+        dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
+        PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
+        const std::string name = "pgx " + pr;
+        if (prec == dl::PRECISION_DOUBLE) {
+          for (PetscInt ib = 0; ib < nblocks; ib++)
+            for (PetscInt il = 0; il < nleaves; il++)
+              for (PetscInt ia = 0; ia < nlas; ia++)
+                for (PetscInt ic = 0; ic < ncoops; ic++) {
+                  const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE};
+                  PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+                }
+        } else {
+          const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE};
+          PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+        }
+      }
+      if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));
+      PGXCallCUDA(cudaFree(P.dA0));
+      PGXCallCUDA(cudaFree(P.dr));
     }
   }
+  PetscCall(PetscTime(&tnow));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "# total %.1f s\n", (double)(tnow - tstart)));
   if (fname[0]) PetscCall(PetscFClose(PETSC_COMM_SELF, out));
   PetscCall(PetscFinalize());
   return 0;

@@ -3,12 +3,20 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
    interchanges; on random matrices of awkward
    sizes and several block sizes the pivots equal dgetrf's (ipiv + 1) and the factors agree to 1e-12
    (relative to max |LU|; except on the cond 1e8 matrix, where only the pivots are compared); solves (1 and 3 right-hand sides, A and A^T) have backward error < 10 and match
-   dgetrs to 1e-12; an exactly zero pivot is reported in dgetrf's column (info - 1). */
+   dgetrs to 1e-12; an exactly zero pivot is reported in dgetrf's column (info - 1).
+   Refinement driver (denselu_refine.h) with scripted residuals: the acceptance test, the switch to GMRES-IR, the
+   stop on stagnation, on a non-finite residual and at the step limit, frozen converged columns.
+   Mixed precision on the host (emulated tf32/half/bf16): accepted solutions have backward error <= 1/sqrt(n)
+   (issue 14's units; the driver's test), fallbacks happen within 4 steps and give FP64 LU's backward error (< 1);
+   RoundToBits is exact on hand-checked values.
+   Swap plan (denselu_swapplan.h, the cuda LaswpKernel's gather): equal to the sequential interchanges on seeded
+   pivot sequences with repeated rows below the block, rows inside it, no interchange, and kb 1..1024. */
 #include <petscsys.h>
 #include <vector>
 #include <cmath>
 #include <cstring>
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
+#include "../../src/mat/impls/denselu/denselu_swapplan.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
 
@@ -107,6 +115,200 @@ static PetscErrorCode WilkinsonGrowth(PetscInt n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Scripted residual norms: rs[step][c] (step 0: ||b||); xn = 1, ||A|| = 1, n = 4 (tol = 2 eps) */
+struct MockOps {
+  std::vector<std::vector<PetscReal>> rs;
+  PetscInt                            step = 0, nplain = 0, ngmres = 0, k = 1;
+  std::vector<PetscInt>               plain_active; /* active mask of the last Plain, as a bit set */
+  PetscInt  N() const { return 4; }
+  PetscInt  K() const { return k; }
+  PetscReal ANorm() const { return 1.0; }
+  PetscErrorCode Start(PetscReal *rn, PetscReal *xn)
+  {
+    for (PetscInt c = 0; c < k; c++) rn[c] = rs[0][c], xn[c] = 1.0;
+    step = 0;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode Plain(const PetscBool *active)
+  {
+    PetscInt bits = 0;
+    for (PetscInt c = 0; c < k; c++) bits |= active[c] ? 1 << c : 0;
+    plain_active.push_back(bits);
+    nplain++;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode Residual(PetscReal *rn, PetscReal *xn)
+  {
+    step++;
+    for (PetscInt c = 0; c < k; c++) rn[c] = rs[PetscMin(step, (PetscInt)rs.size() - 1)][c], xn[c] = 1.0;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode GmresPrepare(void) { return PETSC_SUCCESS; }
+  PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
+  {
+    ngmres++;
+    *beta = 0; /* no correction: the script decides the residuals */
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode GmresArnoldi(PetscInt, PetscReal *) { return PETSC_SUCCESS; }
+  PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
+};
+
+static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1)
+{
+  namespace dl = pgx::kernels::denselu;
+  MockOps           ops;
+  dl::RefineOptions o = dl::RefineOptionsDefault();
+  dl::RefineResult  r;
+
+  PetscFunctionBegin;
+  ops.rs = rs;
+  ops.k  = k;
+  o.gmres = gmres;
+  PetscCall(dl::Refine(ops, o, &r));
+  CHECK(r.steps == steps && r.gmres_steps == gsteps && r.converged == conv && !std::strcmp(r.stop, stop), "driver %s: %d steps (%d GMRES-IR), converged %d, stop %s; expected %d (%d), %d, %s", what, (int)r.steps, (int)r.gmres_steps, (int)r.converged, r.stop, (int)steps, (int)gsteps, (int)conv, stop);
+  if (last_plain_mask >= 0) CHECK(!ops.plain_active.empty() && ops.plain_active.back() == last_plain_mask, "driver %s: last plain step on columns %d, expected %d", what, ops.plain_active.empty() ? -1 : (int)ops.plain_active.back(), (int)last_plain_mask);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DriverRules(void)
+{
+  const PetscReal e = PETSC_MACHINE_EPSILON, nan = NAN;
+  PetscFunctionBegin;
+  /* plain steps each reducing > 10x until ||r|| <= 2 eps: converged, no GMRES-IR */
+  PetscCall(Driver("plain", {{1}, {1e-3}, {1e-7}, {1e-11}, {1.5 * e}}, 1, PETSC_TRUE, 4, 0, PETSC_TRUE, "converged"));
+  /* the acceptance test is sqrt(n) eps ||A|| ||x|| = 2 eps: 2.5 eps is not accepted, then stagnation */
+  PetscCall(Driver("threshold", {{1}, {1e-3}, {1e-9}, {2.5 * e}, {2.4 * e}}, 1, PETSC_FALSE, 4, 0, PETSC_FALSE, "stagnated"));
+  /* a plain step reducing only 2x switches to GMRES-IR, which converges */
+  PetscCall(Driver("to gmres", {{1}, {1e-3}, {5e-4}, {1e-9}, {1e-17}}, 1, PETSC_TRUE, 4, 2, PETSC_TRUE, "converged"));
+  /* a GMRES-IR step reducing only 2x ends the refinement: fallback after 3 steps */
+  PetscCall(Driver("gmres stagnates", {{1}, {1e-3}, {5e-4}, {3e-4}}, 1, PETSC_TRUE, 3, 1, PETSC_FALSE, "stagnated"));
+  /* without GMRES-IR the slow plain step ends it */
+  PetscCall(Driver("no gmres", {{1}, {1e-3}, {5e-4}}, 1, PETSC_FALSE, 2, 0, PETSC_FALSE, "stagnated"));
+  /* growth stops at once */
+  PetscCall(Driver("growth", {{1}, {10}}, 1, PETSC_FALSE, 1, 0, PETSC_FALSE, "stagnated"));
+  PetscCall(Driver("nan", {{1}, {1e-3}, {nan}}, 1, PETSC_TRUE, 2, 0, PETSC_FALSE, "not finite"));
+  /* 12x per step from 1e10 does not reach 2 eps in 20 steps */
+  {
+    std::vector<std::vector<PetscReal>> rs = {{1e10}};
+    for (int i = 1; i <= 22; i++) rs.push_back({rs.back()[0] / 12});
+    PetscCall(Driver("step limit", rs, 1, PETSC_FALSE, 20, 0, PETSC_FALSE, "step limit"));
+  }
+  /* b = 0: converged at once, no step */
+  PetscCall(Driver("zero rhs", {{0}}, 1, PETSC_TRUE, 0, 0, PETSC_TRUE, "converged"));
+  /* two columns: column 0 converges at step 1 and is frozen (later plain steps on column 1 only, mask 2); its
+     residual may then stay put without counting as stagnation */
+  PetscCall(Driver("frozen column", {{1, 1}, {1e-17, 1e-3}, {1e-17, 1e-7}, {1e-17, 1e-17}}, 2, PETSC_TRUE, 3, 0, PETSC_TRUE, "converged", 2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Rounding(void)
+{
+  PetscFunctionBegin;
+  CHECK(ref::RoundToBits(1.0f + 1.0f / 4096, 11) == 1.0f, "RoundToBits(1 + 2^-12, 11) = %.9g", (double)ref::RoundToBits(1.0f + 1.0f / 4096, 11));
+  CHECK(ref::RoundToBits(1.0f + 3.0f / 4096, 11) == 1.0f + 1.0f / 1024, "RoundToBits(1 + 3 2^-12, 11) = %.9g", (double)ref::RoundToBits(1.0f + 3.0f / 4096, 11));
+  CHECK(ref::RoundToBits(1.0f + 1.0f / 2048, 11) == 1.0f, "ties to even: RoundToBits(1 + 2^-11, 11) = %.9g", (double)ref::RoundToBits(1.0f + 1.0f / 2048, 11));
+  CHECK(ref::RoundToBits(-1.0f - 3.0f / 2048, 11) == -1.0f - 4.0f / 2048, "ties to even: RoundToBits(-(1 + 3 2^-11), 11) = %.9g", (double)ref::RoundToBits(-1.0f - 3.0f / 2048, 11));
+  CHECK(ref::RoundToBits(255.9f, 8) == 256.0f, "RoundToBits(255.9, 8) = %.9g", (double)ref::RoundToBits(255.9f, 8));
+  CHECK(ref::PrecisionBits(pgx::kernels::denselu::PRECISION_BF16) == 8 && ref::PrecisionBits(pgx::kernels::denselu::PRECISION_TF32) == 11, "PrecisionBits");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* expect_fallback: 1 must (within 4 steps), 0 must not, -1 either */
+static PetscErrorCode MixedHost(pgx::kernels::denselu::Precision prec, const char *name, const char *kind, PetscInt n, double cond, int expect_fallback, PetscInt nrhs, PetscBool transpose)
+{
+  namespace dl = pgx::kernels::denselu;
+  std::vector<double> a(n * n), b(n * nrhs), x;
+  PetscInt            zc;
+  dl::RefineResult    rr;
+  ref::Mixed          mx;
+
+  PetscFunctionBegin;
+  DenseLUSeed(5000 + n);
+  PetscCall(DenseLUMatrix(kind, n, cond, a.data()));
+  for (auto &v : b) v = DenseLURand();
+  for (PetscInt i = 0; i < n; i++) b[i + (nrhs - 1) * n] = nrhs > 1 ? 0.0 : b[i + (nrhs - 1) * n]; /* several: the last b is 0 */
+  x = b;
+  PetscCall(ref::MixedFactor(&mx, n, a.data(), n, prec, 16, &zc));
+  CHECK(zc == -1 && mx.used == prec, "%s %s: zerocol %d, precision in use %d", name, kind, (int)zc, (int)mx.used);
+  PetscCall(ref::MixedSolve(&mx, transpose, nrhs, x.data(), n, NULL, &rr));
+  double be = 0;
+  for (PetscInt c = 0; c < nrhs; c++) be = PetscMax(be, DenseLUBackwardError(n, a.data(), x.data() + c * n, b.data() + c * n, transpose ? 'T' : 'N'));
+  CHECK(be < 1, "%s %s cond %g n %d: backward error %g after %d steps (fallback %d, %s)", name, kind, cond, (int)n, be, (int)rr.steps, (int)rr.fellback, rr.stop);
+  CHECK(rr.converged || rr.fellback, "%s %s: neither converged nor fell back", name, kind);
+  if (rr.converged) CHECK(be <= 1.0 / std::sqrt((double)n) && rr.berr <= 1.0 / std::sqrt((double)n), "%s %s: accepted with backward error %g (driver %g) > 1/sqrt(n)", name, kind, be, rr.berr);
+  if (expect_fallback >= 0) CHECK((int)rr.fellback == expect_fallback, "%s %s cond %g: fallback %d, expected %d (%d steps, %s)", name, kind, cond, (int)rr.fellback, expect_fallback, (int)rr.steps, rr.stop);
+  if (rr.fellback) CHECK(rr.steps <= 4 && mx.used == dl::PRECISION_DOUBLE, "%s %s: fallback after %d steps (expected <= 4), precision in use %d", name, kind, (int)rr.steps, (int)mx.used);
+  if (nrhs > 1 && !rr.fellback) {
+    double m = 0;
+    for (PetscInt i = 0; i < n; i++) m = PetscMax(m, std::fabs(x[i + (nrhs - 1) * n]));
+    CHECK(m == 0, "%s %s: b = 0 gives |x| = %g", name, kind, m);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "host %s %s cond %g n %d nrhs %d%s: %d steps (%d GMRES-IR, %d GMRES its), %s, %s\n", name, kind, cond, (int)n, (int)nrhs, transpose ? " transpose" : "", (int)rr.steps, (int)rr.gmres_steps, (int)rr.gmres_its, rr.stop, rr.fellback ? "fell back to FP64" : "no fallback"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MixedHostAll(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  PetscFunctionBegin;
+  PetscCall(MixedHost(dl::PRECISION_TF32, "tf32", "diagdom", 200, 0, 0, 1, PETSC_FALSE));
+  PetscCall(MixedHost(dl::PRECISION_BF16, "bf16", "diagdom", 200, 0, 0, 3, PETSC_TRUE));
+  PetscCall(MixedHost(dl::PRECISION_HALF, "half", "random", 150, 0, -1, 2, PETSC_FALSE));
+  PetscCall(MixedHost(dl::PRECISION_BF16, "bf16", "random", 150, 0, -1, 1, PETSC_TRUE));
+  PetscCall(MixedHost(dl::PRECISION_TF32, "tf32", "cluster", 150, 1e6, 0, 1, PETSC_FALSE));
+  PetscCall(MixedHost(dl::PRECISION_TF32, "tf32", "illcond", 120, 1e14, 1, 1, PETSC_FALSE));
+  PetscCall(MixedHost(dl::PRECISION_BF16, "bf16", "illcond", 120, 1e10, 1, 2, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The gather of the plan against the sequential interchanges k1..k2-1 on the row indices 0..n-1 */
+static PetscErrorCode SwapPlan(PetscInt n, PetscInt k1, PetscInt kb, int mode)
+{
+  namespace dl = pgx::kernels::denselu;
+  std::vector<int> ipiv(n), seq(n), plan(n), slot(kb), top(kb), low(kb);
+  PetscInt         bad = 0, moved = 0;
+
+  PetscFunctionBegin;
+  DenseLUSeed(900 + n + 7 * kb + mode);
+  for (PetscInt k = 0; k < n; k++) {
+    const double u = 0.5 * (DenseLURand() + 1); /* [0,1) */
+    PetscInt     p = k;
+    if (mode == 0) p = k + (PetscInt)(u * (n - k));                                        /* anywhere below */
+    else if (mode == 1) p = PetscMax(k, n - 1 - (PetscInt)(u * 3));                         /* a few rows, repeated */
+    else if (mode == 2) p = PetscMin(n - 1, k + (PetscInt)(u * 4));                         /* mostly inside the block */
+    ipiv[k] = (int)PetscMin(p, n - 1);
+  }
+  for (PetscInt i = 0; i < n; i++) seq[i] = plan[i] = (int)i;
+  for (PetscInt k = k1; k < k1 + kb; k++) std::swap(seq[k], seq[ipiv[k]]);
+  dl::SwapPlanSlots((int)kb, ipiv.data() + k1, slot.data(), 0, 1);
+  dl::SwapPlanSequential((int)k1, (int)kb, ipiv.data() + k1, slot.data(), top.data(), low.data());
+  std::vector<int> old = plan;
+  for (PetscInt e = 0; e < 2 * kb; e++) {
+    int dst, src;
+    if (dl::SwapPlanEntry((int)k1, (int)kb, ipiv.data() + k1, slot.data(), top.data(), low.data(), (int)e, &dst, &src)) plan[dst] = old[src], moved++;
+  }
+  for (PetscInt i = 0; i < n; i++) bad += plan[i] != seq[i];
+  CHECK(bad == 0, "swap plan n %d k1 %d kb %d mode %d: %d rows differ from the sequential interchanges", (int)n, (int)k1, (int)kb, mode, (int)bad);
+  CHECK(moved <= 2 * kb, "swap plan: %d moves", (int)moved);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SwapPlans(void)
+{
+  PetscFunctionBegin;
+  for (int mode = 0; mode < 4; mode++) {
+    PetscCall(SwapPlan(10, 0, 10, mode));
+    PetscCall(SwapPlan(100, 0, 1, mode));
+    PetscCall(SwapPlan(100, 37, 16, mode));
+    PetscCall(SwapPlan(300, 64, 64, mode));
+    PetscCall(SwapPlan(700, 256, 256, mode));
+    PetscCall(SwapPlan(3000, 1024, 1024, mode));
+    PetscCall(SwapPlan(129, 128, 1, mode));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -122,6 +324,10 @@ int main(int argc, char **argv)
   PetscCall(WilkinsonGrowth(40));
   PetscCall(CompareLapack("singular", 100, 32));
   PetscCall(CompareLapack("singular", 31, 4));
+  PetscCall(SwapPlans());
+  PetscCall(DriverRules());
+  PetscCall(Rounding());
+  PetscCall(MixedHostAll());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

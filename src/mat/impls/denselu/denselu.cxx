@@ -21,11 +21,16 @@ typedef struct {
   PetscInt        nb;        /* block size of the last factorization */
   PetscInt        nsmall;    /* -mat_pgx_lu_small: largest n of the cuda fused path (-1: default) */
   PetscBool       lookahead; /* -mat_pgx_lu_lookahead: cuda blocked path with look-ahead on a second stream */
+  PetscInt        leafw;     /* -mat_pgx_lu_leaf: cuda panel recursion's leaf width (0: default 32) */
+  PetscBool       coop;      /* -mat_pgx_lu_coop: cuda leaves by the cooperative register kernel when it fits */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
   PetscInt        n;         /* order of the matrix */
   PetscScalar    *lu;        /* host backend: the factors, n x n, leading dimension n */
+#if !defined(PETSC_USE_COMPLEX)
+  kern::reference::Mixed *mixed; /* host backend, mixed precision: the emulated low-precision factors (else NULL) */
+#endif
   PetscInt       *ipiv;      /* host backend: 0-based pivots (LAPACK's convention minus one) */
   PetscInt        zerocol;   /* first column with a zero pivot in the last factorization, -1 if none */
   PetscInt        nfactor;   /* numeric factorizations done */
@@ -37,6 +42,16 @@ typedef struct {
   kern::cuda::Data *d;       /* cuda backend: device factors and workspaces */
 #endif
 } Mat_PGXDenseLU;
+
+/* Whether the host backend factors in (emulated) low precision: real scalars and tf32, half or bf16 requested */
+static inline PetscBool PGXDenseLUHostMixed(const Mat_PGXDenseLU *lu)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return PETSC_FALSE;
+#else
+  return lu->precreq != kern::PRECISION_DOUBLE && lu->precreq != kern::PRECISION_AUTO ? PETSC_TRUE : PETSC_FALSE;
+#endif
+}
 
 static PetscErrorCode MatFactorGetSolverType_pgx(Mat A, MatSolverType *type)
 {
@@ -52,6 +67,10 @@ static PetscErrorCode MatPGXDenseLUReset(Mat F)
   PetscFunctionBegin;
   PetscCall(PetscFree(lu->lu));
   PetscCall(PetscFree(lu->ipiv));
+#if !defined(PETSC_USE_COMPLEX)
+  delete lu->mixed;
+  lu->mixed = NULL;
+#endif
 #if PGX_DENSELU_HAVE_CUDA
   if (lu->d) PetscCall(kern::cuda::Destroy(&lu->d));
 #endif
@@ -79,9 +98,17 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "backend: %s, n %" PetscInt_FMT ", %s path, block size %" PetscInt_FMT "\n", PGXDeviceName(lu->nfactor ? lu->device : lu->devreq), lu->n, lu->path, lu->nb));
   if (lu->precreq == kern::PRECISION_DOUBLE || lu->precreq == lu->precused) PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s\n", PGXDenseLUPrecisions[lu->precused]));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->device == PGX_DEVICE_HOST ? "; the host backend factors in double" : ""));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->nfallback ? "; fell back to FP64" : (lu->device == PGX_DEVICE_HOST && !PGXDenseLUHostMixed(lu) && lu->precreq != kern::PRECISION_AUTO ? "; the host backend factors complex matrices in double" : "")));
+  if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
+    PetscInt w, nc, nbl;
+    PetscCall(kern::cuda::GetLeafInfo(lu->d, &w, &nc, &nbl));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "panel leaves: width %" PetscInt_FMT ", %" PetscInt_FMT " by the cooperative kernel, %" PetscInt_FMT " by one thread block%s\n", w, nc, nbl, lu->lookahead ? "; look-ahead" : ""));
+  }
+#endif
   if (lu->zerocol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last factorization failed: zero pivot in column %" PetscInt_FMT "\n", lu->zerocol));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -103,6 +130,21 @@ static PetscErrorCode MatGetInfo_PGXDenseLU(Mat F, MatInfoType flag, MatInfo *in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PetscInfo of a mixed-precision solve */
+static inline PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::RefineResult *res)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+
+  PetscFunctionBegin;
+  if (res->steps) PetscCall(PetscInfo(F, "mixed-precision solve: %" PetscInt_FMT " refinement steps (%" PetscInt_FMT " GMRES-IR, %" PetscInt_FMT " GMRES iterations), %s, backward error %g (n eps units), last reduction %g\n", res->steps, res->gmres_steps, res->gmres_its, res->stop, (double)res->berr, (double)res->ratio));
+  if (res->fellback) {
+    lu->nfallback++;
+    lu->precused = kern::PRECISION_DOUBLE;
+    PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stagnated (%s after %" PetscInt_FMT " steps); fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq], res->stop, res->steps));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x <- A^-1 x or A^-T x for nrhs columns of a host array with leading dimension ldx */
 static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscInt nrhs, PetscScalar *x, PetscInt ldx)
 {
@@ -113,24 +155,26 @@ static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscI
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(PGX_DenseLUSolve, F, 0, 0, 0));
   if (lu->device == PGX_DEVICE_HOST) {
-    PetscCall(kern::reference::Solve(lu->n, lu->lu, lu->n, lu->ipiv, transpose, nrhs, x, ldx));
-    PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs));
+#if !defined(PETSC_USE_COMPLEX)
+    if (lu->mixed) {
+      kern::RefineResult res;
+      PetscCall(kern::reference::MixedSolve(lu->mixed, transpose, nrhs, x, ldx, NULL, &res));
+      PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
+      PetscCall(MatPGXDenseLUReportRefine(F, &res));
+    } else
+#endif
+    {
+      PetscCall(kern::reference::Solve(lu->n, lu->lu, lu->n, lu->ipiv, transpose, nrhs, x, ldx));
+      PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs));
+    }
   } else {
 #if PGX_DENSELU_HAVE_CUDA
-    PetscBool fellback = PETSC_FALSE;
-    PetscInt  its      = 0;
+    kern::RefineResult res;
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(kern::cuda::SolveHost(lu->d, transpose, nrhs, x, ldx, &fellback, &its));
+    PetscCall(kern::cuda::SolveHost(lu->d, transpose, nrhs, x, ldx, &res));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs * (its + 1)));
-    if (its) PetscCall(PetscInfo(F, "mixed-precision solve: %" PetscInt_FMT " refinement steps\n", its));
-    if (fellback) {
-      const char *path;
-      PetscInt    nb;
-      lu->nfallback++;
-      PetscCall(kern::cuda::GetInfo(lu->d, &path, &nb, &lu->precused));
-      PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stagnated; fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq]));
-    }
+    PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
+    PetscCall(MatPGXDenseLUReportRefine(F, &res));
 #endif
   }
   PetscCall(PetscLogEventEnd(PGX_DenseLUSolve, F, 0, 0, 0));
@@ -225,8 +269,28 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
   }
   PetscCall(PetscLogEventBegin(PGX_DenseLUFactor, F, A, 0, 0));
-  if (lu->device == PGX_DEVICE_HOST) {
+  if (lu->device == PGX_DEVICE_HOST && PGXDenseLUHostMixed(lu)) {
+#if !defined(PETSC_USE_COMPLEX)
     lu->nb = lu->nbreq > 0 ? lu->nbreq : 32;
+    {
+      if (!lu->mixed) lu->mixed = new kern::reference::Mixed;
+      PetscCall(kern::reference::MixedFactor(lu->mixed, n, aa, lda, lu->precreq, lu->nb, &lu->zerocol));
+      PetscCall(MatDenseRestoreArrayRead(A, &aa));
+      PetscCall(PetscLogFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
+      lu->precused = lu->mixed->used;
+      lu->path     = "unblocked (emulated low precision)";
+      if (lu->precused == kern::PRECISION_DOUBLE) {
+        lu->path = "blocked";
+        PetscCall(PetscInfo(F, "zero pivot in the %s factorization; factored in FP64\n", PGXDenseLUPrecisions[lu->precreq]));
+      }
+    }
+#endif
+  } else if (lu->device == PGX_DEVICE_HOST) {
+    lu->nb = lu->nbreq > 0 ? lu->nbreq : 32;
+#if !defined(PETSC_USE_COMPLEX)
+    delete lu->mixed;
+    lu->mixed = NULL;
+#endif
     for (PetscInt j = 0; j < n; j++) PetscCall(PetscArraycpy(lu->lu + j * n, aa + j * lda, n));
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
     PetscCall(kern::reference::Factor(n, lu->lu, n, lu->nb, lu->ipiv, &lu->zerocol));
@@ -281,10 +345,13 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)lu->devreq, (PetscEnum *)&lu->devreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_block", "Block size of the blocked LU (0: the backend's default: host 32, cuda measured)", "MatGetFactor", lu->nbreq, &lu->nbreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf", "Leaf width of the cuda panel recursion, 1..32 (0: default 32)", "MatGetFactor", lu->leafw, &lu->leafw, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_coop", "Factor the cuda panel leaves with the cooperative register kernel when its blocks fit (else one thread block)", "MatGetFactor", lu->coop, &lu->coop, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (cuda backend)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
+  PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
 #if !PGX_DENSELU_HAVE_CUDA
   if (lu->device == PGX_DEVICE_CUDA) {
@@ -302,6 +369,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
+    PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
 #endif
   }
   lu->zerocol                = -1;
@@ -321,15 +389,22 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
 . -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
+. -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
+. -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
+  when its blocks fit on the device, else by one thread block (default true)
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
-  refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend
-  always factors in double)
+  refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
+  the low precision, as the specification of the cuda one; auto: tf32 from n = 4096 on the cuda backend, double
+  on the host)
 
   Notes:
   The pivots are LAPACK dgetrf's (partial pivoting, first largest entry). An exactly singular matrix gives
   PETSc's zero-pivot failure (`MatFactorGetError()` returns `MAT_FACTOR_NUMERIC_ZEROPIVOT`, the column is
   named in -info and in the error under -ksp_error_if_not_converged); a NaN or Inf entry is an error.
   The user's matrix is not modified. Log events PGXDenseLUFactor and PGXDenseLUSolve.
+  A mixed-precision solve is accepted when every column has ||b - A x||_inf <= sqrt(n) eps ||A||_inf ||x||_inf
+  (LAPACK dsgesv's test: the backward error of FP64 LU); a step that does not reduce the residual tenfold
+  switches plain refinement to GMRES-IR, and ends GMRES-IR in the FP64 fallback (-info says so and why).
 
   Level: beginner
 
@@ -358,6 +433,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->devreq                 = PGX_DEVICE_AUTO;
   lu->device                 = PGX_DEVICE_HOST;
   lu->nsmall                 = -1;
+  lu->coop                   = PETSC_TRUE;
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";

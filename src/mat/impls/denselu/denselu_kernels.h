@@ -22,6 +22,12 @@
      NoTranspose: A X = B      ->  apply the interchanges k = 0..n-1 to B, L Y = B, U X = Y;
      Transpose:   A^T X = B    ->  U^T Y = B, L^T Z = Y, apply the interchanges k = n-1..0 to Z.
 
+   Mixed precision (-mat_pgx_lu_precision tf32/half/bf16): A is factored in low precision (FP32 storage, products
+   in tf32/half/bf16 on the tensor cores of the cuda backend; the reference emulates them by rounding every stored
+   result of an FP32 factorization to 11 (tf32, half) or 8 (bf16) significant bits) and each solve is refined in
+   FP64 by the driver of denselu_refine.h (its header states the acceptance test and the stagnation rule); when the
+   refinement does not converge the backend factors A in FP64, solves with it and keeps those factors.
+
    Storage contract: column-major as PETSc's MATSEQDENSE, entry (i,j) at a[i + j*lda], lda >= max(1,n);
    the glue factors a private copy (the user's matrix is never touched). Entries must be finite: the glue
    checks A for NaN/Inf before calling Factor. Real double scalars only (as PGX).
@@ -29,6 +35,8 @@
    same factorization on the device (same pivots up to round-off near ties). Neither knows PETSc objects. */
 #pragma once
 #include <pgx/private/pgxcompat.h>
+#include "denselu_refine.h"
+#include <vector>
 
 namespace pgx
 {
@@ -61,6 +69,35 @@ PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt
 PetscErrorCode Solve(PetscInt n, const PetscScalar *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb);
 /* Whether all n x n entries are finite; the first offending (row, col) otherwise */
 PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, PetscBool *finite, PetscInt *row, PetscInt *col);
+/* Significant bits of the products of a precision (tf32, half: 11; bf16: 8; double, auto: 53) */
+int PrecisionBits(Precision);
+/* x rounded to nearest (ties to even) with 'bits' significant bits (bits >= 24: x) */
+float RoundToBits(float x, int bits);
+/* ||A||_inf (largest row sum of |a_ij|) */
+PetscReal NormInf(PetscInt n, const PetscScalar *a, PetscInt lda);
+
+#if !defined(PETSC_USE_COMPLEX)
+/* Mixed precision on the host, the specification of the cuda backend's: low-precision factors (emulated, see
+   above), refinement by denselu_refine.h's driver, fallback to FP64 (reference Factor with block size nb) */
+struct Mixed {
+  PetscInt              n    = 0, nb = 32;
+  Precision             prec = PRECISION_TF32; /* requested */
+  Precision             used = PRECISION_DOUBLE; /* in use: prec, or DOUBLE after a fallback */
+  PetscReal             anorm = 0;             /* ||A||_inf */
+  std::vector<double>   A;                     /* A in FP64 (residuals, fallback) */
+  std::vector<float>    LUs;                   /* low-precision factors */
+  std::vector<double>   LUp;                   /* LUs promoted to FP64 (GMRES-IR's preconditioner) */
+  std::vector<double>   LU;                    /* FP64 factors (after a fallback) */
+  std::vector<PetscInt> ipiv;                  /* pivots of the factors in use */
+};
+/* Factor a (n x n, lda) in the precision prec (not DOUBLE/AUTO); zerocol of the low-precision factorization:
+   a zero pivot there makes it factor in FP64 at once (zerocol then of the FP64 factorization) */
+PetscErrorCode MixedFactor(Mixed *, PetscInt n, const PetscScalar *a, PetscInt lda, Precision prec, PetscInt nb, PetscInt *zerocol);
+/* B (n x nrhs, ldb) <- op(A)^-1 B: refined with the low-precision factors (opt: the driver's parameters, NULL:
+   defaults), or with the FP64 factors once a fallback happened (res->fellback is set by the solve that falls back;
+   later solves use FP64 directly, res->steps = 0). A zero pivot of the fallback factorization is an error. */
+PetscErrorCode MixedSolve(Mixed *, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, const RefineOptions *opt, RefineResult *res);
+#endif
 } // namespace reference
 
 namespace cuda
@@ -70,7 +107,7 @@ struct Data;
 
 PetscErrorCode Create(Data **);
 PetscErrorCode Destroy(Data **);
-/* Block size of the blocked path (0: the backend's default) and the largest n factored by the fused
+/* Block size of the blocked path (0: the backend's default; at most 1024) and the largest n factored by the fused
    small-matrix path (-1: the backend's default) */
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
@@ -78,18 +115,27 @@ PetscErrorCode SetPrecision(Data *, Precision);
 /* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
    stream (same operations, so the same factors) */
 PetscErrorCode SetLookAhead(Data *, PetscBool);
+/* Panel recursion: leaves of at most leafw columns (1..32; 0: 32), factored by the cooperative register kernel
+   when coop and its blocks fit on the device, else by one thread block in global memory */
+PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);
+/* The leaf width, and how many leaves of the last factorization each kernel factored */
+PetscErrorCode GetLeafInfo(const Data *, PetscInt *leafw, PetscInt *ncoop, PetscInt *nblock);
 /* Upload A (host, column-major, lda) and factor it on the device. zerocol as in the reference (FP64
    factorization). finite = PETSC_FALSE when A holds a NaN/Inf (then nothing is factored).
    used: the precision actually in use after the call (mixed runs test their factors on a refinement solve
    of the first right-hand side and may fall back to DOUBLE: see Solve). */
 PetscErrorCode Factor(Data *, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
+/* The same from A already on the device (d_a, leading dimension lda): no host-to-device copy */
+PetscErrorCode FactorDeviceInput(Data *, PetscInt n, const PetscScalar *d_a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
+/* Parameters of the mixed-precision refinement (default: RefineOptionsDefault()) */
+PetscErrorCode SetRefineOptions(Data *, const RefineOptions *);
 /* Device arrays: B (n x nrhs, leading dimension ldb) overwritten by A^-1 B or A^-T B. With a mixed
-   precision factorization each column is refined in FP64 (residual with the FP64 A kept on the device);
-   when the refinement stagnates the backend factors A in FP64 and solves again (info message through
-   the returned fellback flag, which the glue reports with PetscInfo). */
-PetscErrorCode Solve(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its);
+   precision factorization the solve is refined in FP64 by denselu_refine.h's driver (residuals with the FP64 A
+   kept on the device); when that does not converge the backend factors A in FP64 and solves again
+   (res->fellback, which the glue reports with PetscInfo); the FP64 factors are kept for the later solves. */
+PetscErrorCode Solve(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, RefineResult *res);
 /* Host arrays (the glue's path for host Vecs): staged through a device buffer */
-PetscErrorCode SolveHost(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its);
+PetscErrorCode SolveHost(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, RefineResult *res);
 /* What the last Factor did: the path ("fused" or "blocked"), the block size used, the precision in use */
 PetscErrorCode GetInfo(const Data *, const char **path, PetscInt *nb, Precision *used);
 /* The factors and pivots to the host (tests): lu (n x n, leading dimension n), ipiv (0-based) */

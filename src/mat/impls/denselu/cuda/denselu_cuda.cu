@@ -1,12 +1,15 @@
 /* cuda backend of the dense LU (see denselu_kernels.h for the mathematics and the contract).
 
    Factorization, blocked right-looking, column-major with leading dimension n on the device:
-     panel      recursive (PanelRecursive: halves, trsm + gemm between them) down to leaves of <= 32 columns
-                factored by PanelKernel: one thread block factors the m x kb leaf in global memory, column
-                by column; the pivot search is a warp-shuffle argmax (first index on ties, as idamax) then a
-                reduction over the block's warps; swap, scaling by the pivot and the rank-1 update follow, as
-                in the reference's FactorPanel (same pivots up to round-off near ties)
-     swaps      SwapKernel: the panel's interchanges on the columns left and right of it, one thread a column
+     panel      recursive (PanelRecursive: halves, interchanges, trsm + gemm between them) down to leaves of at
+                most leafw (-mat_pgx_lu_leaf, 32) columns, factored by LeafCoopKernel: the m x kb leaf in
+                registers across G co-resident blocks (a cooperative launch), one grid synchronization per
+                column (every block posts its pivot candidate and that row; all pick the same pivot; swap,
+                scaling and rank-1 update on their own rows). When G blocks cannot be resident (or
+                -mat_pgx_lu_coop 0) PanelKernel: one thread block in global memory. Both: pivot = first largest
+                |a_ij| (idamax), the reference FactorPanel's operations (same pivots up to round-off near ties)
+     swaps      LaswpKernel: a block's interchanges as one gather on the <= 2 kb rows they touch
+                (denselu_swapplan.h), columns in parallel; left and right of a panel in one launch
      U row      cublas<t>trsm (left, lower, unit)
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
@@ -16,22 +19,25 @@
 
    Solves on the device: the pivots become a permutation perm (P b)[i] = b[perm[i]] at factor time; a
    gather (transpose: scatter) kernel applies it; two cublas<t>trsm do the triangular solves.
-   Mixed precision: x = 0, r = b; repeat c = (LU)^-1 r in FP32 storage, x += c, r = b - A x in FP64 (A kept
-   on the device in FP64), until ||r||_F <= sqrt(n) eps ||A||_F ||x||_F. When a step does not halve ||r||
-   the corrections come from GMRES-IR instead: GMRES in FP64 on M^-1 A d = M^-1 r, M = the low-precision
-   LU (promoted to FP64), CGS2 orthogonalization, Givens rotations on the host. When that does not halve
-   ||r|| twice, or the residual is not finite, or after DENSELU_MAXREFINE steps, the backend factors A in
-   FP64 and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*, PGXCheckLaunch). */
+   Mixed precision: the refinement driver of denselu_refine.h (acceptance ||r_c||_inf <= sqrt(n) eps ||A||_inf
+   ||x_c||_inf, stagnation rule, GMRES-IR, fallback) with CudaOps: plain steps solve with the FP32 factors, the
+   residual is a dgemm with the FP64 A kept on the device, GMRES-IR runs in FP64 with the factors promoted to FP64;
+   its CGS2 coefficients and norms stay on the device (one device-to-host copy and one synchronization per Arnoldi
+   step, for the Givens rotations on the host). When the driver does not converge the backend factors A in FP64
+   and solves again; the FP64 factors are then kept for the later solves. Every call is checked (PGXCall*,
+   PGXCheckLaunch). */
 #include <pgx/private/pgxcuda.h>
+#include <cooperative_groups.h>
 #include "../denselu_kernels.h"
+#include "../denselu_swapplan.h"
 #include <vector>
 #include <cmath>
 #include <climits>
 
-#define DENSELU_THREADS   512
-#define DENSELU_MAXREFINE 30
-#define DENSELU_GMRES_M   40   /* GMRES-IR: largest Krylov dimension of one correction */
-#define DENSELU_GMRES_TOL 1e-8 /* GMRES-IR: relative residual of one correction */
+#define DENSELU_THREADS 512
+#define DENSELU_LEAF_THREADS 256  /* threads of a cooperative leaf block */
+#define DENSELU_LEAF_GMAX    2048 /* cooperative leaf: most blocks (its candidate buffers are sized for it) */
+#define DENSELU_NBMAX        1024 /* largest block size (LaswpKernel's shared memory) */
 
 namespace pgx
 {
@@ -45,8 +51,9 @@ struct Data {
   PetscInt                      nbreq = 0, nsmall = -1, n = 0, nb = 0;
   Precision                     prec = PRECISION_DOUBLE, used = PRECISION_DOUBLE;
   const char                   *path = "none";
-  bool                          dblvalid = false, lowvalid = false;
-  double                        anormF   = 0; /* ||A||_F */
+  bool                          dblvalid = false, lowvalid = false, lupvalid = false; /* lupvalid: LUp holds the current LUs */
+  double                        anorm    = 0; /* ||A||_inf (mixed precision) */
+  RefineOptions                 ropt     = RefineOptionsDefault();
   pgx::cuda::DeviceArray<double> A;           /* A in FP64, leading dimension n (kept for residuals and fallback) */
   pgx::cuda::DeviceArray<double> LU;          /* FP64 factors */
   pgx::cuda::DeviceArray<float>  LUs;         /* low-precision factors (FP32 storage) */
@@ -56,9 +63,15 @@ struct Data {
   pgx::cuda::DeviceArray<double> X, R, T;     /* solve workspaces (n x nrhs) */
   pgx::cuda::DeviceArray<float>  C, C2;
   pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
-  pgx::cuda::DeviceArray<double> V, W, D, Hd; /* GMRES-IR: Krylov basis n x (m+1), work vectors, Hessenberg column */
+  pgx::cuda::DeviceArray<double> V, W, Hd, Ht; /* GMRES-IR: Krylov basis n x (m+1), work vector, Hessenberg column (m+2), CGS2 pass 2 / y */
+  pgx::cuda::DeviceArray<double> norms;       /* refinement: ||R_c||_inf, ||X_c||_inf (2 k), ||A||_inf's row sums (n) */
   std::vector<int>              hpiv;         /* host copy of the pivots */
   bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
+  int                           leafw     = 32;    /* panel recursion stops at leaves of at most this many columns (8, 16, 32) */
+  bool                          coop      = true;  /* leaves by the cooperative register kernel when it fits */
+  int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
+  pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
+  pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
@@ -115,29 +128,171 @@ __global__ void PanelKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, i
     }
     for (int i = j + 1 + threadIdx.x; i < m; i += blockDim.x) cj[i] = cj[i] / d;
     __syncthreads();
-    const long long rows = m - j - 1, cols = kb - j - 1;
-    for (long long t = threadIdx.x; t < rows * cols; t += blockDim.x) {
-      const int i = j + 1 + (int)(t % rows), c = j + 1 + (int)(t / rows);
-      p[i + (size_t)c * lda] -= cj[i] * p[j + (size_t)c * lda];
+    for (int c = j + 1 + warp; c < kb; c += nwarp) { /* a warp a column: coalesced rows */
+      T      *pc = p + (size_t)c * lda;
+      const T u  = pc[j];
+      for (int i = j + 1 + lane; i < m; i += 32) pc[i] -= cj[i] * u;
     }
     __syncthreads();
   }
 }
 
-/* interchanges k1..k2-1 on ncol columns, one thread a column */
+/* The interchanges k1..k2-1 (ipiv, absolute rows) on ncol columns of a (leading dimension lda), as the gather of
+   denselu_swapplan.h: every block builds the plan in shared memory (slots in parallel, the O(kb) sequential part
+   on thread 0), then moves C columns (reads first, then writes: the rows of a column may be sources and
+   destinations). Logical column q is column q of a for q < skip0, else column q + skipn (one launch for the
+   columns left and right of a panel). Shared memory: T vals[2 kb C] then int piv, slot, top, low [kb]. */
 template <class T>
-__global__ void SwapKernel(int ncol, T *a, int lda, int k1, int k2, const int *ipiv)
+__global__ void LaswpKernel(int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, int C)
 {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= ncol) return;
-  T *ac = a + (size_t)c * lda;
-  for (int k = k1; k < k2; k++) {
-    const int p = ipiv[k];
-    if (p != k) {
-      T t   = ac[k];
-      ac[k] = ac[p];
-      ac[p] = t;
+  extern __shared__ __align__(16) unsigned char lsm[];
+  const int kb = k2 - k1, ne = 2 * kb;
+  T        *vals = (T *)lsm;
+  int      *piv = (int *)(vals + (size_t)ne * C), *slot = piv + kb, *top = slot + kb, *low = top + kb;
+  for (int t = threadIdx.x; t < kb; t += blockDim.x) piv[t] = ipiv[k1 + t];
+  __syncthreads();
+  SwapPlanSlots(kb, piv, slot, threadIdx.x, blockDim.x);
+  __syncthreads();
+  if (threadIdx.x == 0) SwapPlanSequential(k1, kb, piv, slot, top, low);
+  __syncthreads();
+  const int q0 = blockIdx.x * C, nq = min(C, ncol - q0);
+  for (int t = threadIdx.x; t < ne * nq; t += blockDim.x) {
+    const int e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+    int       dst, src;
+    if (SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src)) vals[t] = a[src + (size_t)c * lda];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < ne * nq; t += blockDim.x) {
+    const int e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+    int       dst, src;
+    if (SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src)) a[dst + (size_t)c * lda] = vals[t];
+  }
+}
+
+/* Cooperative leaf: LU with partial pivoting of the m x kb leaf p (kb <= W, leading dimension lda; row0 = its
+   first row in the matrix), the same operations as PanelKernel, with the leaf in registers: block b owns rows
+   b*R*NT + r*NT + threadIdx.x (r < R) and thread t keeps their W entries in v[r][]. One grid synchronization per
+   column: each block posts its candidate (largest |a_ij|, first index on ties, and that row's W entries) and the
+   owner of row j posts row j; after grid.sync every block picks the same pivot row among the G candidates and does
+   the swap, the scaling and the rank-1 update of its own rows. The posts alternate between two buffers (column
+   parity), so a fast block never overwrites a buffer that a slow one still reads. Cross-block data is read with
+   __ldcg (L2, not a stale L1 line). */
+template <class T, int W, int R>
+__global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag, T *cval, int *cidx)
+{
+  namespace cg = cooperative_groups;
+  constexpr int NT = DENSELU_LEAF_THREADS, NW = NT / 32;
+  __shared__ T   sval[NW], prow[W], rj[W];
+  __shared__ int sidx[NW], spiv, swin;
+  cg::grid_group grid = cg::this_grid();
+  const int      G = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int      base = blockIdx.x * NT * R + threadIdx.x;
+  T              v[R][W];
+
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+#pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
+  }
+#pragma unroll
+  for (int j = 0; j < W; j++) {
+    if (j >= kb || j >= m) break; /* uniform */
+    const int par = j & 1;
+    T        *cv = cval + (size_t)par * G * (W + 1), *rowj = cval + (size_t)2 * G * (W + 1) + par * W;
+    int      *ci = cidx + par * G;
+    /* this block's candidate */
+    T   best = (T)-1;
+    int bi   = INT_MAX;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
     }
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < NW ? sval[lane] : (T)-1;
+      bi   = lane < NW ? sidx[lane] : INT_MAX;
+      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+      if (lane == 0) {
+        spiv = bi;
+        __stcg(ci + blockIdx.x, bi);
+        __stcg(cv + (size_t)blockIdx.x * (W + 1) + W, best);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == spiv)
+#pragma unroll
+        for (int c = 0; c < W; c++) __stcg(cv + (size_t)blockIdx.x * (W + 1) + c, v[r][c]);
+      if (i == j)
+#pragma unroll
+        for (int c = 0; c < W; c++) __stcg(rowj + c, v[r][c]);
+    }
+    grid.sync();
+    /* the pivot: the best of the G candidates (every block computes the same) */
+    if (warp == 0) {
+      best   = (T)-1;
+      bi     = INT_MAX;
+      int bw = 0;
+      for (int g = lane; g < G; g += 32) {
+        const T   gv = __ldcg(cv + (size_t)g * (W + 1) + W);
+        const int gi = __ldcg(ci + g);
+        if (gv > best || (gv == best && gi < bi)) best = gv, bi = gi, bw = g;
+      }
+      for (int off = 16; off > 0; off >>= 1) {
+        const T   ob = __shfl_down_sync(0xffffffffu, best, off);
+        const int oi = __shfl_down_sync(0xffffffffu, bi, off), ow = __shfl_down_sync(0xffffffffu, bw, off);
+        if (ob > best || (ob == best && oi < bi)) best = ob, bi = oi, bw = ow;
+      }
+      if (lane == 0) spiv = bi, swin = bw;
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < W; c += NT) {
+      prow[c] = __ldcg(cv + (size_t)swin * (W + 1) + c);
+      rj[c]   = __ldcg(rowj + c);
+    }
+    __syncthreads();
+    const int pr = spiv;
+    if (blockIdx.x == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
+    const T d = prow[j];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == j) {
+#pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = prow[c];
+      } else if (i == pr) {
+#pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = rj[c];
+      }
+    }
+    if (d == (T)0) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
+      continue; /* uniform: every thread read the same d */
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i > j && i < m) {
+        const T l = v[r][j] / d;
+        v[r][j]   = l;
+#pragma unroll
+        for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i < m)
+#pragma unroll
+      for (int c = 0; c < W; c++)
+        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
   }
 }
 
@@ -168,6 +323,101 @@ __global__ void FiniteKernel(int n, const double *a, int *flag)
   const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (long long)n * n) return;
   if (!isfinite(a[t])) atomicExch(flag + 1, 1);
+}
+
+/* out[i] = sum_j |a_ij| (thread per row; consecutive threads read consecutive rows) */
+__global__ void RowAbsSumKernel(int n, const double *a, double *out)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double s = 0;
+  for (int j = 0; j < n; j++) s += fabs(a[i + (size_t)j * n]);
+  out[i] = s;
+}
+
+/* block-wide reductions (blockDim.x a multiple of 32, at most 1024) */
+__device__ inline double BlockMax(double v, double *sh)
+{
+  for (int off = 16; off > 0; off >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, off));
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) v = fmax(v, __shfl_down_sync(0xffffffffu, v, off));
+  }
+  return v; /* valid in thread 0 */
+}
+__device__ inline double BlockSum(double v, double *sh)
+{
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  }
+  return v; /* valid in thread 0 */
+}
+
+/* out[0] = max_i x[i] (one block); NaN propagates (fmax would drop it) */
+__global__ void MaxKernel(int n, const double *x, double *out)
+{
+  __shared__ double sh[32];
+  __shared__ int    nan;
+  double            v = 0;
+  if (threadIdx.x == 0) nan = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    if (isnan(x[i])) nan = 1;
+    v = fmax(v, x[i]);
+  }
+  v = BlockMax(v, sh);
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = nan ? x[0] * NAN : v;
+}
+
+/* out[c] = ||R(:,c)||_inf (blockIdx.y 0) and out[k + c] = ||X(:,c)||_inf (blockIdx.y 1), block c; NaN propagates */
+__global__ void ColumnInfNormsKernel(int n, int k, const double *r, const double *x, double *out)
+{
+  __shared__ double sh[32];
+  __shared__ int    nan;
+  const int         c = blockIdx.x;
+  const double     *v = (blockIdx.y ? x : r) + (size_t)c * n;
+  double            m = 0;
+  if (threadIdx.x == 0) nan = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double a = fabs(v[i]);
+    if (isnan(a)) nan = 1;
+    m = fmax(m, a);
+  }
+  m = BlockMax(m, sh);
+  __syncthreads();
+  if (threadIdx.x == 0) out[c + blockIdx.y * k] = nan ? (double)NAN : m;
+}
+
+/* One block: nrm = ||w||_2 into *hn; v = w / nrm (v = 0 when nrm is 0 or not finite); v may be w */
+__global__ void NormalizeKernel(int n, const double *w, double *v, double *hn)
+{
+  __shared__ double sh[32];
+  __shared__ double snrm;
+  double            s = 0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s += w[i] * w[i];
+  s = BlockSum(s, sh);
+  if (threadIdx.x == 0) {
+    snrm  = sqrt(s);
+    hn[0] = snrm;
+  }
+  __syncthreads();
+  const double nrm = snrm, inv = (nrm > 0 && isfinite(nrm)) ? 1.0 / nrm : 0.0;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) v[i] = w[i] * inv;
+}
+
+/* y[i] += x[i], i < m */
+__global__ void AddKernel(int m, const double *x, double *y)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < m) y[i] += x[i];
 }
 
 /* ------------------------------------------------------------------ host helpers */
@@ -204,11 +454,79 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* The interchanges k1..k2-1 on ncol logical columns of a (see LaswpKernel: q < skip0 -> column q, else q + skipn) */
+template <class T>
+static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, const char *what)
+{
+  const int kb = k2 - k1;
+
+  PetscFunctionBegin;
+  if (ncol <= 0 || kb <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(kb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: %d interchanges in one block; at most %d", kb, DENSELU_NBMAX);
+  const int    C    = PetscMax(1, 2048 / kb); /* columns per thread block: 2 kb C values in shared memory */
+  const size_t smem = (size_t)2 * kb * C * sizeof(T) + (size_t)4 * kb * sizeof(int);
+  LaswpKernel<T><<<PGXCUDAGridSize(ncol, (unsigned)C), 256, smem, s>>>(ncol, skip0, skipn, a, lda, k1, k2, ipiv, C);
+  PGXCheckLaunch(what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cooperative leaf LeafCoopKernel<T, W, R> when its G = ceil(m / (NT R)) blocks can all be resident (and the
+   device has cooperative launches); *done says whether it ran */
+template <class T, int W, int R>
+static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, bool *done)
+{
+  static int maxblocks = -1; /* per instantiation (PGX uses one device per process) */
+  const int  G         = (m + DENSELU_LEAF_THREADS * R - 1) / (DENSELU_LEAF_THREADS * R);
+
+  PetscFunctionBegin;
+  *done = false;
+  if (maxblocks < 0) {
+    const cudaDeviceProp *prop;
+    int                   b = 0;
+    PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, LeafCoopKernel<T, W, R>, DENSELU_LEAF_THREADS, 0));
+    maxblocks = prop->cooperativeLaunch ? b * prop->multiProcessorCount : 0;
+  }
+  if (G > maxblocks || G > DENSELU_LEAF_GMAX) PetscFunctionReturn(PETSC_SUCCESS);
+  T    *cv   = (T *)d->cval.data();
+  int  *ci   = d->cidx.data(), *flag = d->flag.data();
+  void *args[] = {(void *)&m, (void *)&kb, (void *)&p, (void *)&lda, (void *)&ipiv, (void *)&row0, (void *)&flag, (void *)&cv, (void *)&ci};
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)LeafCoopKernel<T, W, R>, dim3(G), dim3(DENSELU_LEAF_THREADS), args, 0, s));
+  *done = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb, one
+   row per thread, else two or four) when enabled and it fits, else PanelKernel (one block, in global memory) */
+template <class T>
+static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0)
+{
+  bool done = false;
+
+  PetscFunctionBegin;
+  if (d->coop && kb <= 8) {
+    PetscCall(LaunchLeafCoop<T, 8, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 8, 4>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  } else if (d->coop && kb <= 16) {
+    PetscCall(LaunchLeafCoop<T, 16, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 16, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  } else if (d->coop && kb <= 32) {
+    PetscCall(LaunchLeafCoop<T, 32, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
+    if (!done) PetscCall(LaunchLeafCoop<T, 32, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
+  }
+  if (done) d->ncoop++;
+  else {
+    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(m, kb, p, lda, ipiv, row0, d->flag.data());
+    PGXCheckLaunch("denselu PanelKernel (leaf)");
+    d->nblockleaf++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Recursive panel: columns [k, k+kb) of the n x n matrix a (leading dimension n), rows k..n-1. Left half
    recursively, its interchanges on the right half, U12 by trsm, A22 -= L21 U12 by gemm, right half
-   recursively, its interchanges on the left half; leaves of at most DENSELU_LEAF columns go to PanelKernel.
+   recursively, its interchanges on the left half; leaves of at most d->leafw columns go to FactorLeaf.
    Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS. */
-#define DENSELU_LEAF 32
 template <class T>
 static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec)
 {
@@ -217,21 +535,18 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  if (kb <= DENSELU_LEAF) {
-    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, d->flag.data());
-    PGXCheckLaunch("denselu PanelKernel");
+  if (kb <= d->leafw) {
+    PetscCall(FactorLeaf<T>(d, s, n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PGXCUDAGetCUBLAS(&h));
   const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
   PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
-  SwapKernel<T><<<PGXCUDAGridSize(r, 128), 128, 0, s>>>(r, a + (size_t)k1 * n, n, k, k1, d->ipiv.data());
-  PGXCheckLaunch("denselu SwapKernel (panel, right half)");
+  PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
   PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
   PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
-  SwapKernel<T><<<PGXCUDAGridSize(l, 128), 128, 0, s>>>(l, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data());
-  PGXCheckLaunch("denselu SwapKernel (panel, left half)");
+  PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,8 +572,13 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   d->path = "blocked";
-  d->nb   = d->nbreq > 0 ? d->nbreq : 128;
+  d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
   const int nb = (int)d->nb;
+  d->ncoop = d->nblockleaf = 0;
+  if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
+    PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
+    PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
+  }
   if (d->lookahead) {
     d->path = "blocked look-ahead";
     PetscCall(FactorLookAhead<T>(d, a, prec, nb));
@@ -267,13 +587,9 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
-    if (k > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (left)");
-    }
+    /* the panel's interchanges on the columns left and right of it, one launch */
+    PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
     if (mt > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(mt, 128), 128, 0, s>>>(mt, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (right)");
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
     }
@@ -312,21 +628,16 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
-    if (k > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(k, 128), 128, 0, s>>>(k, a, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (left)");
-    }
-    if (nb2 > 0) { /* the next panel's columns, on s */
-      SwapKernel<T><<<PGXCUDAGridSize(nb2, 128), 128, 0, s>>>(nb2, a + (size_t)k2 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (next panel)");
+    /* the columns left of the panel and the next panel's, on s */
+    PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
+    if (nb2 > 0) {
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
     }
     /* the rest of the trailing update, on s2 */
     PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
     if (mr > 0) {
-      SwapKernel<T><<<PGXCUDAGridSize(mr, 128), 128, 0, d->s2>>>(mr, a + (size_t)k3 * n, n, k, k2, d->ipiv.data());
-      PGXCheckLaunch("denselu SwapKernel (look-ahead rest)");
+      PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
       PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
       PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
     }
@@ -411,6 +722,7 @@ PetscErrorCode Destroy(Data **d)
 PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 {
   PetscFunctionBegin;
+  PetscCheck(nb >= 0 && nb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: block size %" PetscInt_FMT " must be in 1..%d (0: default)", nb, DENSELU_NBMAX);
   d->nbreq = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -419,6 +731,24 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
   d->nsmall = nsmall < 0 ? 128 : nsmall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLeaf(Data *d, PetscInt leafw, PetscBool coop)
+{
+  PetscFunctionBegin;
+  PetscCheck(leafw >= 0 && leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf width %" PetscInt_FMT " must be in 1..32 (0: default 32)", leafw);
+  d->leafw = leafw > 0 ? (int)leafw : 32;
+  d->coop  = coop ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetLeafInfo(const Data *d, PetscInt *leafw, PetscInt *ncoop, PetscInt *nblock)
+{
+  PetscFunctionBegin;
+  if (leafw) *leafw = d->leafw;
+  if (ncoop) *ncoop = d->ncoop;
+  if (nblock) *nblock = d->nblockleaf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -436,28 +766,19 @@ PetscErrorCode SetPrecision(Data *d, Precision p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+/* Factor with A on the device in d->A (leading dimension n): finiteness, ||A||_inf (mixed), the factorization */
+static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite)
 {
-  cudaStream_t   s;
-  cublasHandle_t h;
-  int            hflag[2];
-  Precision      prec = d->prec;
+  cudaStream_t s;
+  int          hflag[2];
+  Precision    prec = d->prec;
+  const int    n    = (int)d->n;
 
   PetscFunctionBegin;
-  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
-  if (d->nsmall < 0) d->nsmall = 128;
   PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  d->n        = n;
-  d->dblvalid = d->lowvalid = false;
-  *zerocol                  = -1;
-  *finite                   = PETSC_TRUE;
-  PetscCall(d->A.resize((size_t)n * n));
-  PetscCall(d->ipiv.resize(n));
-  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyHostToDevice, s));
   PetscCall(ResetFlag(d));
   if (n) {
-    FiniteKernel<<<PGXCUDAGridSize(n * n, 256), 256, 0, s>>>((int)n, d->A.data(), d->flag.data());
+    FiniteKernel<<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, d->A.data(), d->flag.data());
     PGXCheckLaunch("denselu FiniteKernel");
   }
   PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
@@ -466,15 +787,23 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
     *finite = PETSC_FALSE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (n) PGXCallCUBLAS(cublasDnrm2_64(h, (int64_t)n * n, d->A.data(), 1, &d->anormF)); /* n^2 may exceed INT_MAX */
   if (prec == PRECISION_AUTO) prec = n >= 4096 ? PRECISION_TF32 : PRECISION_DOUBLE; /* to be measured */
   if (prec == PRECISION_DOUBLE) {
     PetscCall(FactorDouble(d, zerocol));
   } else {
+    d->anorm = 0;
+    if (n) { /* ||A||_inf for the refinement's acceptance test */
+      PetscCall(d->norms.resize((size_t)n + 1));
+      RowAbsSumKernel<<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, d->A.data(), d->norms.data());
+      PGXCheckLaunch("denselu RowAbsSumKernel");
+      MaxKernel<<<1, 1024, 0, s>>>(n, d->norms.data(), d->norms.data() + n);
+      PGXCheckLaunch("denselu MaxKernel");
+      PGXCallCUDA(cudaMemcpyAsync(&d->anorm, d->norms.data() + n, sizeof(double), cudaMemcpyDeviceToHost, s));
+    }
     PetscCall(d->LUs.resize((size_t)n * n));
-    PetscCall(LaunchCopyD2F((int)n, (int)n, d->A.data(), (int)n, d->LUs.data(), (int)n, s));
+    PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, d->LUs.data(), n, s));
     PetscCall(FactorDevice<float>(d, d->LUs.data(), prec));
-    PetscCall(FinishFactor(d, zerocol));
+    PetscCall(FinishFactor(d, zerocol)); /* synchronizes: d->anorm is on the host */
     d->lowvalid = true;
     d->used     = prec;
     if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
@@ -482,6 +811,52 @@ PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, P
       PetscCall(FactorDouble(d, zerocol));
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FactorBegin(Data *d, PetscInt n, PetscInt *zerocol, PetscBool *finite)
+{
+  PetscFunctionBegin;
+  PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
+  if (d->nsmall < 0) d->nsmall = 128;
+  d->n        = n;
+  d->dblvalid = d->lowvalid = d->lupvalid = false;
+  *zerocol                  = -1;
+  *finite                   = PETSC_TRUE;
+  PetscCall(d->A.resize((size_t)n * n));
+  PetscCall(d->ipiv.resize(n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Factor(Data *d, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(FactorBegin(d, n, zerocol, finite));
+  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyHostToDevice, s));
+  PetscCall(FactorLoaded(d, zerocol, finite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FactorDeviceInput(Data *d, PetscInt n, const PetscScalar *d_a, PetscInt lda, PetscInt *zerocol, PetscBool *finite)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(FactorBegin(d, n, zerocol, finite));
+  if (n) PGXCallCUDA(cudaMemcpy2DAsync(d->A.data(), n * sizeof(double), d_a, lda * sizeof(double), n * sizeof(double), n, cudaMemcpyDeviceToDevice, s));
+  PetscCall(FactorLoaded(d, zerocol, finite));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetRefineOptions(Data *d, const RefineOptions *o)
+{
+  PetscFunctionBegin;
+  d->ropt = o ? *o : RefineOptionsDefault();
+  PetscCheck(d->ropt.gmres_m >= 1 && d->ropt.maxsteps >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: GMRES-IR dimension %" PetscInt_FMT " and refinement steps %" PetscInt_FMT " must be >= 1 and >= 0", d->ropt.gmres_m, d->ropt.maxsteps);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -516,155 +891,168 @@ static PetscErrorCode SolveFactors(Data *d, const T *lu, PetscBool transpose, in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dx = GMRES correction for op(A) dx = r (r, dx: device vectors of n), preconditioned on the left with the
-   promoted low-precision factors; at most DENSELU_GMRES_M iterations */
-static PetscErrorCode GmresCorrection(Data *d, PetscBool transpose, const double *r, double *dx, PetscInt *iters)
-{
-  cublasHandle_t      h;
-  cudaStream_t        s;
-  const int           n = (int)d->n, m = DENSELU_GMRES_M;
-  const double        one = 1.0, zero = 0.0, mone = -1.0;
-  double              beta, hn;
-  std::vector<double> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), hh(m + 1), y(m);
-  int                 j;
+/* The refinement driver's operations (denselu_refine.h) on the device: B = d_b (n x k, ldb), X, R (n x k, ld n) */
+struct CudaOps {
+  Data                *d;
+  PetscBool            tr;
+  int                  n, k;
+  const double        *B;
+  int                  ldb;
+  cublasHandle_t       h;
+  cudaStream_t         s;
+  std::vector<double>  hn; /* host copy of the norms (2 k) */
 
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(d->V.resize((size_t)n * (m + 1)));
-  PetscCall(d->W.resize(n));
-  PetscCall(d->Hd.resize(m + 1));
-  double *V = d->V.data(), *w = d->W.data();
-  PGXCallCUDA(cudaMemcpyAsync(V, r, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-  PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, V, d->T.data()));
-  PGXCallCUBLAS(cublasDnrm2(h, n, V, 1, &beta));
-  *iters = 0;
-  if (beta == 0 || !std::isfinite(beta)) {
-    PGXCallCUDA(cudaMemsetAsync(dx, 0, n * sizeof(double), s));
+  PetscInt  N() const { return n; }
+  PetscInt  K() const { return k; }
+  PetscReal ANorm() const { return d->anorm; }
+  PetscErrorCode Norms(PetscReal *rn, PetscReal *xn)
+  {
+    PetscFunctionBegin;
+    ColumnInfNormsKernel<<<dim3(k, 2), 256, 0, s>>>(n, k, d->R.data(), d->X.data(), d->norms.data());
+    PGXCheckLaunch("denselu ColumnInfNormsKernel");
+    hn.resize(2 * k);
+    PGXCallCUDA(cudaMemcpyAsync(hn.data(), d->norms.data(), 2 * k * sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    for (int c = 0; c < k; c++) rn[c] = hn[c], xn[c] = hn[k + c];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscErrorCode Start(PetscReal *rn, PetscReal *xn)
   {
-    const double ib = 1.0 / beta;
-    PGXCallCUBLAS(cublasDscal(h, n, &ib, V, 1));
+    PetscFunctionBegin;
+    PetscCall(d->norms.resize(PetscMax((size_t)2 * k, (size_t)n + 1)));
+    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), B, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PGXCallCUDA(cudaMemsetAsync(d->X.data(), 0, (size_t)n * k * sizeof(double), s));
+    PetscCall(Norms(rn, xn));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  g[0] = beta;
-  for (j = 0; j < m;) {
-    double *vj = V + (size_t)j * n;
-    PGXCallCUBLAS(cublasDgemv(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, vj, 1, &zero, w, 1));
-    PetscCall(SolveFactors<double>(d, d->LUp.data(), transpose, 1, w, d->T.data()));
-    for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] = 0;
-    for (int pass = 0; pass < 2; pass++) { /* CGS2 */
-      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j + 1, &one, V, n, w, 1, &zero, d->Hd.data(), 1));
-      PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j + 1, &mone, V, n, d->Hd.data(), 1, &one, w, 1));
-      PGXCallCUDA(cudaMemcpyAsync(hh.data(), d->Hd.data(), (j + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
-      PGXCallCUDA(cudaStreamSynchronize(s));
-      for (int i = 0; i <= j; i++) H[i + (size_t)j * (m + 1)] += hh[i];
+  /* X(:, c0:c0+nc) += M^-1 R(:, c0:c0+nc) in FP32 */
+  PetscErrorCode PlainColumns(int c0, int nc)
+  {
+    const size_t off = (size_t)c0 * n;
+    PetscFunctionBegin;
+    PetscCall(LaunchCopyD2F(n, nc, d->R.data() + off, n, d->C.data() + off, n, s));
+    PetscCall(SolveFactors<float>(d, d->LUs.data(), tr, nc, d->C.data() + off, d->C2.data() + off));
+    CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * nc, 256), 256, 0, s>>>(n, nc, d->C.data() + off, n, d->X.data() + off, n, 1);
+    PGXCheckLaunch("denselu CopyKernel (x += c)");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Plain(const PetscBool *active)
+  {
+    int na = 0;
+    PetscFunctionBegin;
+    for (int c = 0; c < k; c++) na += active[c] ? 1 : 0;
+    if (na == k) PetscCall(PlainColumns(0, k));
+    else
+      for (int c = 0; c < k; c++)
+        if (active[c]) PetscCall(PlainColumns(c, 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Residual(PetscReal *rn, PetscReal *xn)
+  {
+    const double mone = -1.0, one = 1.0;
+    PetscFunctionBegin;
+    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), B, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PGXCallCUBLAS(cublasDgemm(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &mone, d->A.data(), n, d->X.data(), n, &one, d->R.data(), n));
+    PetscCall(Norms(rn, xn));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresPrepare(void)
+  {
+    PetscFunctionBegin;
+    if (!d->lupvalid) { /* once per factorization */
+      PetscCall(d->LUp.resize((size_t)n * n));
+      CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
+      PGXCheckLaunch("denselu CopyKernel (promote factors)");
+      d->lupvalid = true;
     }
-    PGXCallCUBLAS(cublasDnrm2(h, n, w, 1, &hn));
-    double *hc = &H[(size_t)j * (m + 1)];
-    for (int i = 0; i < j; i++) { /* earlier rotations */
-      const double t = cs[i] * hc[i] + sn[i] * hc[i + 1];
-      hc[i + 1]      = -sn[i] * hc[i] + cs[i] * hc[i + 1];
-      hc[i]          = t;
-    }
-    const double den = std::hypot(hc[j], hn);
-    cs[j]            = den == 0 ? 1.0 : hc[j] / den;
-    sn[j]            = den == 0 ? 0.0 : hn / den;
-    hc[j]            = den;
-    g[j + 1]         = -sn[j] * g[j];
-    g[j]             = cs[j] * g[j];
-    j++;
-    if (hn == 0 || !std::isfinite(hn) || std::fabs(g[j]) <= DENSELU_GMRES_TOL * beta) break;
-    const double ihn = 1.0 / hn;
-    PGXCallCUDA(cudaMemcpyAsync(V + (size_t)j * n, w, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-    PGXCallCUBLAS(cublasDscal(h, n, &ihn, V + (size_t)j * n, 1));
+    PetscCall(d->V.resize((size_t)n * (d->ropt.gmres_m + 1)));
+    PetscCall(d->W.resize(n));
+    PetscCall(d->Hd.resize(d->ropt.gmres_m + 2));
+    PetscCall(d->Ht.resize(d->ropt.gmres_m + 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (int i = j - 1; i >= 0; i--) { /* H(0:j,0:j) y = g */
-    double t = g[i];
-    for (int k = i + 1; k < j; k++) t -= H[i + (size_t)k * (m + 1)] * y[k];
-    y[i] = H[i + (size_t)i * (m + 1)] != 0 ? t / H[i + (size_t)i * (m + 1)] : 0.0;
+  PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
+  {
+    double *V = d->V.data();
+    PetscFunctionBegin;
+    PGXCallCUDA(cudaMemcpyAsync(V, d->R.data() + (size_t)c * n, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, V, d->T.data()));
+    NormalizeKernel<<<1, 1024, 0, s>>>(n, V, V, d->Hd.data());
+    PGXCheckLaunch("denselu NormalizeKernel (GMRES start)");
+    PGXCallCUDA(cudaMemcpyAsync(beta, d->Hd.data(), sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PGXCallCUDA(cudaMemcpyAsync(d->Hd.data(), y.data(), j * sizeof(double), cudaMemcpyHostToDevice, s));
-  PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j, &one, V, n, d->Hd.data(), 1, &zero, dx, 1));
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* y lives on this stack frame */
-  *iters = j;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *hcol)
+  {
+    const double one = 1.0, zero = 0.0, mone = -1.0;
+    double      *V = d->V.data(), *w = d->W.data(), *H = d->Hd.data(), *Ht = d->Ht.data();
+    const int    j1 = (int)j + 1;
+    PetscFunctionBegin;
+    PGXCallCUBLAS(cublasDgemv(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, V + (size_t)j * n, 1, &zero, w, 1));
+    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, w, d->T.data()));
+    /* CGS2, the coefficients kept on the device: H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, H, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, H, 1, &one, w, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, Ht, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, Ht, 1, &one, w, 1));
+    AddKernel<<<PGXCUDAGridSize(j1, 64), 64, 0, s>>>(j1, Ht, H);
+    PGXCheckLaunch("denselu AddKernel (CGS2)");
+    NormalizeKernel<<<1, 1024, 0, s>>>(n, w, V + (size_t)j1 * n, H + j1);
+    PGXCheckLaunch("denselu NormalizeKernel (Arnoldi)");
+    PGXCallCUDA(cudaMemcpyAsync(hcol, H, (j1 + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* the one synchronization of an Arnoldi step */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresUpdate(PetscInt c, PetscInt j, const PetscReal *y)
+  {
+    const double one = 1.0;
+    PetscFunctionBegin;
+    if (!j) PetscFunctionReturn(PETSC_SUCCESS);
+    PGXCallCUDA(cudaMemcpyAsync(d->Ht.data(), y, j * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, (int)j, &one, d->V.data(), n, d->Ht.data(), 1, &one, d->X.data() + (size_t)c * n, 1));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* y is the driver's host array */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
 
-PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, RefineResult *res)
 {
-  cublasHandle_t h;
-  cudaStream_t   s;
-  const int      n = (int)d->n, k = (int)nrhs;
-  const size_t   sz = (size_t)n * k;
+  cudaStream_t s;
+  const int    n = (int)d->n, k = (int)nrhs;
+  const size_t sz = (size_t)n * k;
 
   PetscFunctionBegin;
-  *fellback   = PETSC_FALSE;
-  *refine_its = 0;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr = res->ratio = 0;
+  res->stop             = "FP64 factors";
   if (!n || !k) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PGXCUDAGetCUBLAS(&h));
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(d->X.resize(sz));
   PetscCall(d->T.resize(sz));
-  const unsigned int g = PGXCUDAGridSize((PetscInt)sz, 256);
   if (d->lowvalid && !d->dblvalid) {
-    double   rn = 0, rprev = 0, xn = 0;
-    int      slow = 0, it;
-    bool     ok = false, gmres = false;
-    PetscInt inner = 0;
+    CudaOps ops;
     PetscCall(d->R.resize(sz));
     PetscCall(d->C.resize(sz));
     PetscCall(d->C2.resize(sz));
-    PetscCall(d->D.resize(n));
-    PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-    PGXCallCUDA(cudaMemsetAsync(d->X.data(), 0, sz * sizeof(double), s));
-    PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rprev)); /* ||b|| */
-    for (it = 0; it < DENSELU_MAXREFINE; it++) {
-      const double mone = -1.0, one = 1.0;
-      if (!gmres) { /* plain refinement step with the FP32 factors */
-        PetscCall(LaunchCopyD2F(n, k, d->R.data(), n, d->C.data(), n, s));
-        PetscCall(SolveFactors<float>(d, d->LUs.data(), transpose, k, d->C.data(), d->C2.data()));
-        CopyKernel<float, double><<<g, 256, 0, s>>>(n, k, d->C.data(), n, d->X.data(), n, 1);
-        PGXCheckLaunch("denselu CopyKernel (x += c)");
-      } else { /* GMRES-IR step, column by column */
-        for (int c = 0; c < k; c++) {
-          PetscInt its;
-          PetscCall(GmresCorrection(d, transpose, d->R.data() + (size_t)c * n, d->D.data(), &its));
-          PGXCallCUBLAS(cublasDaxpy(h, n, &one, d->D.data(), 1, d->X.data() + (size_t)c * n, 1));
-          inner += its;
-        }
-      }
-      /* r = b - op(A) x */
-      PGXCallCUDA(cudaMemcpy2DAsync(d->R.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-      PGXCallCUBLAS(cublasDgemm(h, transpose ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, k, n, &mone, d->A.data(), n, d->X.data(), n, &one, d->R.data(), n));
-      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->R.data(), 1, &rn));
-      PGXCallCUBLAS(cublasDnrm2(h, (int)sz, d->X.data(), 1, &xn));
-      if (!std::isfinite(rn) || !std::isfinite(xn)) break;
-      if (rn <= std::sqrt((double)n) * PETSC_MACHINE_EPSILON * d->anormF * xn) {
-        ok = true;
-        it++;
-        break;
-      }
-      if (rn > 0.5 * rprev) {
-        if (!gmres) { /* plain refinement too slow: GMRES-IR from here on, preconditioned by the promoted factors */
-          gmres = true;
-          PetscCall(d->LUp.resize((size_t)n * n));
-          CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
-          PGXCheckLaunch("denselu CopyKernel (promote factors)");
-        } else if (++slow >= 2) break; /* stagnation: stop within a few steps */
-      } else slow = 0;
-      rprev = rn;
-    }
-    if (gmres) PetscCall(PetscInfo(NULL, "denselu cuda: GMRES-IR used, %" PetscInt_FMT " GMRES iterations in all\n", inner));
-    *refine_its = it;
-    if (ok) {
+    ops.d   = d;
+    ops.tr  = transpose;
+    ops.n   = n;
+    ops.k   = k;
+    ops.B   = d_b;
+    ops.ldb = (int)ldb;
+    ops.s   = s;
+    PetscCall(PGXCUDAGetCUBLAS(&ops.h));
+    PetscCall(Refine(ops, d->ropt, res));
+    if (res->converged) {
       PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscInt zc;
     PetscCall(FactorDouble(d, &zc));
     PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
-    *fellback = PETSC_TRUE;
+    res->fellback = PETSC_TRUE;
   }
   /* FP64 factors */
   PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
@@ -673,20 +1061,22 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, PetscBool *fellback, PetscInt *refine_its)
+PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, RefineResult *res)
 {
   cudaStream_t                   s;
   pgx::cuda::DeviceArray<double> db;
   const size_t                   n = (size_t)d->n;
 
   PetscFunctionBegin;
-  *fellback   = PETSC_FALSE;
-  *refine_its = 0;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr = res->ratio = 0;
+  res->stop             = "FP64 factors";
   if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(db.resize(n * nrhs));
   PGXCallCUDA(cudaMemcpy2DAsync(db.data(), n * sizeof(double), b, ldb * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyHostToDevice, s));
-  PetscCall(Solve(d, transpose, nrhs, db.data(), (PetscInt)n, fellback, refine_its));
+  PetscCall(Solve(d, transpose, nrhs, db.data(), (PetscInt)n, res));
   PGXCallCUDA(cudaMemcpy2DAsync(b, ldb * sizeof(double), db.data(), n * sizeof(double), n * sizeof(double), nrhs, cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,6 +1,9 @@
 /* Reference backend of the dense LU (the specification; see denselu_kernels.h). Plain sequential C++. */
 #include "../denselu_kernels.h"
 #include <cmath>
+#include <cstring>
+#include <cstdint>
+#include <algorithm>
 
 namespace pgx
 {
@@ -47,28 +50,34 @@ PetscErrorCode FactorPanel(PetscInt m, PetscInt kb, PetscScalar *p, PetscInt lda
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt k1, PetscInt k2, const PetscInt *ipiv, PetscBool backward)
+template <class T>
+static PetscErrorCode ApplyPivotsT(PetscInt ncol, T *b, PetscInt ldb, PetscInt k1, PetscInt k2, const PetscInt *ipiv, PetscBool backward)
 {
   PetscFunctionBegin;
   for (PetscInt c = 0; c < ncol; c++) {
-    PetscScalar *bc = b + c * ldb;
+    T *bc = b + c * ldb;
     if (!backward) {
       for (PetscInt k = k1; k < k2; k++)
         if (ipiv[k] != k) {
-          const PetscScalar t = bc[k];
+          const T t = bc[k];
           bc[k]               = bc[ipiv[k]];
           bc[ipiv[k]]         = t;
         }
     } else {
       for (PetscInt k = k2 - 1; k >= k1; k--)
         if (ipiv[k] != k) {
-          const PetscScalar t = bc[k];
+          const T t = bc[k];
           bc[k]               = bc[ipiv[k]];
           bc[ipiv[k]]         = t;
         }
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt k1, PetscInt k2, const PetscInt *ipiv, PetscBool backward)
+{
+  return ApplyPivotsT<PetscScalar>(ncol, b, ldb, k1, k2, ipiv, backward);
 }
 
 PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol)
@@ -109,46 +118,52 @@ PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Solve(PetscInt n, const PetscScalar *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb)
+template <class T>
+static PetscErrorCode SolveT(PetscInt n, const T *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, T *b, PetscInt ldb)
 {
   PetscFunctionBegin;
   if (!transpose) {
-    PetscCall(ApplyPivots(nrhs, b, ldb, 0, n, ipiv, PETSC_FALSE));
+    PetscCall(ApplyPivotsT<T>(nrhs, b, ldb, 0, n, ipiv, PETSC_FALSE));
     for (PetscInt r = 0; r < nrhs; r++) {
-      PetscScalar *x = b + r * ldb;
+      T *x = b + r * ldb;
       for (PetscInt j = 0; j < n; j++) { /* L y = b, column oriented */
-        const PetscScalar  xj = x[j];
-        const PetscScalar *lj = lu + j * lda;
+        const T  xj = x[j];
+        const T *lj = lu + j * lda;
         if (xj != 0.0)
           for (PetscInt i = j + 1; i < n; i++) x[i] -= lj[i] * xj;
       }
       for (PetscInt j = n - 1; j >= 0; j--) { /* U x = y */
-        const PetscScalar *uj = lu + j * lda;
+        const T *uj = lu + j * lda;
         x[j] /= uj[j];
-        const PetscScalar xj = x[j];
+        const T xj = x[j];
         if (xj != 0.0)
           for (PetscInt i = 0; i < j; i++) x[i] -= uj[i] * xj;
       }
     }
   } else {
     for (PetscInt r = 0; r < nrhs; r++) {
-      PetscScalar *x = b + r * ldb;
+      T *x = b + r * ldb;
       for (PetscInt j = 0; j < n; j++) { /* U^T y = b: row j of U^T is column j of U */
-        const PetscScalar *uj = lu + j * lda;
-        PetscScalar        s  = x[j];
+        const T *uj = lu + j * lda;
+        T        s  = x[j];
         for (PetscInt i = 0; i < j; i++) s -= uj[i] * x[i];
         x[j] = s / uj[j];
       }
       for (PetscInt j = n - 1; j >= 0; j--) { /* L^T z = y */
-        const PetscScalar *lj = lu + j * lda;
-        PetscScalar        s  = x[j];
+        const T *lj = lu + j * lda;
+        T        s  = x[j];
         for (PetscInt i = j + 1; i < n; i++) s -= lj[i] * x[i];
         x[j] = s;
       }
     }
-    PetscCall(ApplyPivots(nrhs, b, ldb, 0, n, ipiv, PETSC_TRUE));
+    PetscCall(ApplyPivotsT<T>(nrhs, b, ldb, 0, n, ipiv, PETSC_TRUE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Solve(PetscInt n, const PetscScalar *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb)
+{
+  return SolveT<PetscScalar>(n, lu, lda, ipiv, transpose, nrhs, b, ldb);
 }
 
 PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, PetscBool *finite, PetscInt *row, PetscInt *col)
@@ -166,6 +181,244 @@ PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, Petsc
       }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+int PrecisionBits(Precision p)
+{
+  return p == PRECISION_TF32 || p == PRECISION_HALF ? 11 : (p == PRECISION_BF16 ? 8 : 53);
+}
+
+float RoundToBits(float x, int bits)
+{
+  if (bits >= 24 || !std::isfinite(x) || x == 0.0f) return x;
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  const int      drop = 24 - bits;
+  const uint32_t half = 1u << (drop - 1), mask = (1u << drop) - 1, lsb = (u >> drop) & 1u;
+  if ((u & mask) > half || ((u & mask) == half && lsb)) u += half; /* ties to even; a carry into the exponent is right */
+  u &= ~mask;
+  std::memcpy(&x, &u, sizeof(u));
+  return x;
+}
+
+PetscReal NormInf(PetscInt n, const PetscScalar *a, PetscInt lda)
+{
+  std::vector<PetscReal> rs(n, 0.0);
+  PetscReal              m = 0;
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) rs[i] += PetscAbsScalar(a[i + j * lda]);
+  for (PetscInt i = 0; i < n; i++) m = PetscMax(m, rs[i]);
+  return m;
+}
+
+#if !defined(PETSC_USE_COMPLEX)
+/* Unblocked right-looking LU in FP32 with every stored result rounded to 'bits' significant bits (the emulated
+   low-precision factorization; same pivot rule as FactorPanel) */
+static PetscErrorCode FactorLow(PetscInt n, float *a, PetscInt *ipiv, int bits, PetscInt *zerocol)
+{
+  PetscFunctionBegin;
+  *zerocol = -1;
+  for (PetscInt i = 0; i < n * n; i++) a[i] = RoundToBits(a[i], bits);
+  for (PetscInt j = 0; j < n; j++) {
+    float   *cj   = a + j * n;
+    PetscInt piv  = j;
+    float    vmax = std::fabs(cj[j]);
+    for (PetscInt i = j + 1; i < n; i++)
+      if (std::fabs(cj[i]) > vmax) vmax = std::fabs(cj[i]), piv = i;
+    ipiv[j] = piv;
+    if (piv != j)
+      for (PetscInt c = 0; c < n; c++) std::swap(a[j + c * n], a[piv + c * n]);
+    const float d = cj[j];
+    if (d == 0.0f) {
+      if (*zerocol < 0) *zerocol = j;
+      continue;
+    }
+    for (PetscInt i = j + 1; i < n; i++) cj[i] = RoundToBits(cj[i] / d, bits);
+    for (PetscInt c = j + 1; c < n; c++) {
+      float      *cc = a + c * n;
+      const float u  = cc[j];
+      if (u != 0.0f)
+        for (PetscInt i = j + 1; i < n; i++) cc[i] = RoundToBits(cc[i] - cj[i] * u, bits);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The refinement driver's operations on host arrays (see denselu_refine.h) */
+struct HostOps {
+  Mixed              *m;
+  PetscBool           tr;
+  PetscInt            n, k;
+  const double       *B; /* n x k, leading dimension n */
+  std::vector<double> X, R, V, w, t;
+  std::vector<float>  C;
+
+  PetscInt  N() const { return n; }
+  PetscInt  K() const { return k; }
+  PetscReal ANorm() const { return m->anorm; }
+  void      Norms(PetscReal *rn, PetscReal *xn) const
+  {
+    for (PetscInt c = 0; c < k; c++) {
+      rn[c] = xn[c] = 0;
+      for (PetscInt i = 0; i < n; i++) rn[c] = PetscMax(rn[c], std::fabs(R[i + c * n])), xn[c] = PetscMax(xn[c], std::fabs(X[i + c * n]));
+    }
+  }
+  PetscErrorCode Start(PetscReal *rn, PetscReal *xn)
+  {
+    PetscFunctionBegin;
+    X.assign((size_t)n * k, 0.0);
+    R.assign(B, B + (size_t)n * k);
+    C.resize(n);
+    Norms(rn, xn);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode Plain(const PetscBool *active)
+  {
+    PetscFunctionBegin;
+    for (PetscInt c = 0; c < k; c++) {
+      if (!active[c]) continue;
+      for (PetscInt i = 0; i < n; i++) C[i] = (float)R[i + c * n];
+      PetscCall(SolveT<float>(n, m->LUs.data(), n, m->ipiv.data(), tr, 1, C.data(), n));
+      for (PetscInt i = 0; i < n; i++) X[i + c * n] += (double)C[i];
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  void ApplyA(const double *x, double *y) const /* y = op(A) x */
+  {
+    for (PetscInt i = 0; i < n; i++) y[i] = 0;
+    if (!tr)
+      for (PetscInt j = 0; j < n; j++)
+        for (PetscInt i = 0; i < n; i++) y[i] += m->A[i + j * n] * x[j];
+    else
+      for (PetscInt j = 0; j < n; j++)
+        for (PetscInt i = 0; i < n; i++) y[j] += m->A[i + j * n] * x[i];
+  }
+  PetscErrorCode Residual(PetscReal *rn, PetscReal *xn)
+  {
+    PetscFunctionBegin;
+    t.resize(n);
+    for (PetscInt c = 0; c < k; c++) {
+      ApplyA(&X[c * n], t.data());
+      for (PetscInt i = 0; i < n; i++) R[i + c * n] = B[i + c * n] - t[i];
+    }
+    Norms(rn, xn);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresPrepare(void)
+  {
+    PetscFunctionBegin;
+    m->LUp.assign(m->LUs.begin(), m->LUs.end());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  static double Nrm2(PetscInt n, const double *v)
+  {
+    double s = 0;
+    for (PetscInt i = 0; i < n; i++) s += v[i] * v[i];
+    return std::sqrt(s);
+  }
+  PetscInt gm = 0; /* basis columns allocated */
+  PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
+  {
+    PetscFunctionBegin;
+    if ((PetscInt)V.size() < n) V.resize(n);
+    std::copy(&R[c * n], &R[c * n] + n, V.begin());
+    PetscCall(SolveT<double>(n, m->LUp.data(), n, m->ipiv.data(), tr, 1, V.data(), n));
+    *beta = Nrm2(n, V.data());
+    if (*beta > 0 && std::isfinite(*beta))
+      for (PetscInt i = 0; i < n; i++) V[i] /= *beta;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h)
+  {
+    PetscFunctionBegin;
+    if ((PetscInt)V.size() < (j + 2) * n) V.resize((size_t)(j + 2) * n);
+    w.resize(n);
+    ApplyA(&V[j * n], w.data());
+    PetscCall(SolveT<double>(n, m->LUp.data(), n, m->ipiv.data(), tr, 1, w.data(), n));
+    for (PetscInt i = 0; i <= j; i++) h[i] = 0;
+    for (int pass = 0; pass < 2; pass++) { /* CGS2: all the coefficients of a pass from the same w */
+      std::vector<double> hh(j + 1, 0.0);
+      for (PetscInt i = 0; i <= j; i++)
+        for (PetscInt r = 0; r < n; r++) hh[i] += V[r + i * n] * w[r];
+      for (PetscInt i = 0; i <= j; i++)
+        for (PetscInt r = 0; r < n; r++) w[r] -= V[r + i * n] * hh[i];
+      for (PetscInt i = 0; i <= j; i++) h[i] += hh[i];
+    }
+    h[j + 1] = Nrm2(n, w.data());
+    for (PetscInt r = 0; r < n; r++) V[r + (j + 1) * n] = h[j + 1] > 0 ? w[r] / h[j + 1] : 0.0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresUpdate(PetscInt c, PetscInt j, const PetscReal *y)
+  {
+    PetscFunctionBegin;
+    for (PetscInt i = 0; i < j; i++)
+      for (PetscInt r = 0; r < n; r++) X[r + c * n] += V[r + i * n] * y[i];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt lda, Precision prec, PetscInt nb, PetscInt *zerocol)
+{
+  PetscFunctionBegin;
+  PetscCheck(prec != PRECISION_DOUBLE && prec != PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "denselu reference MixedFactor: give a low precision (tf32, half, bf16)");
+  mx->n    = n;
+  mx->nb   = nb > 0 ? nb : 32;
+  mx->prec = prec;
+  mx->used = prec;
+  mx->A.resize((size_t)n * n);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) mx->A[i + j * n] = a[i + j * lda];
+  mx->anorm = NormInf(n, mx->A.data(), n);
+  mx->LUs.assign(mx->A.begin(), mx->A.end());
+  mx->ipiv.resize(n);
+  mx->LUp.clear();
+  mx->LU.clear();
+  PetscCall(FactorLow(n, mx->LUs.data(), mx->ipiv.data(), PrecisionBits(prec), zerocol));
+  if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: FP64 */
+    mx->LU = mx->A;
+    PetscCall(Factor(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), zerocol));
+    mx->used = PRECISION_DOUBLE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, const RefineOptions *opt, RefineResult *res)
+{
+  const PetscInt      n = mx->n;
+  const RefineOptions o = opt ? *opt : RefineOptionsDefault();
+  std::vector<double> B((size_t)n * nrhs);
+
+  PetscFunctionBegin;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr = res->ratio = 0;
+  res->stop             = "FP64 factors";
+  if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt c = 0; c < nrhs; c++)
+    for (PetscInt i = 0; i < n; i++) B[i + c * n] = b[i + c * ldb];
+  if (mx->used != PRECISION_DOUBLE) {
+    HostOps ops;
+    ops.m  = mx;
+    ops.tr = transpose;
+    ops.n  = n;
+    ops.k  = nrhs;
+    ops.B  = B.data();
+    PetscCall(Refine(ops, o, res));
+    if (res->converged) {
+      for (PetscInt c = 0; c < nrhs; c++)
+        for (PetscInt i = 0; i < n; i++) b[i + c * ldb] = ops.X[i + c * n];
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscInt zc;
+    mx->LU = mx->A;
+    PetscCall(Factor(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), &zc));
+    PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
+    mx->used      = PRECISION_DOUBLE;
+    res->fellback = PETSC_TRUE;
+  }
+  PetscCall(Solve(n, mx->LU.data(), n, mx->ipiv.data(), transpose, nrhs, b, ldb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 } // namespace reference
 } // namespace denselu
 } // namespace kernels

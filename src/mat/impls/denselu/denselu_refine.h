@@ -1,0 +1,189 @@
+/* denselu_refine.h: the mixed-precision refinement driver of the dense LU, one template shared by the reference
+   and the cuda backends (host code; the backend supplies the vector operations, on the host or on the device).
+
+   Mathematics. M ~ A is a low-precision LU (tf32/half/bf16 products, FP32 storage); A is kept in FP64. For the k
+   right-hand sides B of op(A) X = B (op: A or A^T), starting from X = 0, R = B:
+     plain step    X_c += M^-1 R_c                          (M^-1 applied in FP32)
+     GMRES-IR step X_c += d, d from at most m steps of GMRES on M^-1 op(A) d = M^-1 R_c, everything in FP64
+                   (M promoted to FP64), Arnoldi with CGS2, Givens rotations on the host
+     after each    R = B - op(A) X in FP64 and, per column, ||R_c||_inf and ||X_c||_inf.
+   Accept (LAPACK dsgesv's rule, with inf-norms):  ||R_c||_inf <= sqrt(n) eps ||A||_inf ||X_c||_inf  for every c,
+   i.e. the backward error ||r||_inf / (||A||_inf ||x||_inf n eps) of issue 14 is at most 1/sqrt(n): the FP64 level.
+   A converged column is frozen (not corrected again). Stagnation: ratio = the largest ||R_c||_new / ||R_c||_old
+   over the columns still unconverged. A plain step with ratio > plain_rho switches to GMRES-IR (when allowed); a
+   GMRES-IR step with ratio > gmres_rho, a non-finite residual, or maxsteps steps end the refinement unconverged,
+   and the backend then factors A in FP64 (the fallback). A failing run so costs at most a few steps.
+
+   The Ops class (all methods return PetscErrorCode; norms are host arrays of k):
+     PetscInt  N(), K();  PetscReal ANorm()  (||A||_inf)
+     Start(rn, xn)                  X = 0, R = B; rn = ||B_c||_inf, xn = 0
+     Plain(active)                  X_c += M^-1 R_c for the columns with active[c]
+     Residual(rn, xn)               R = B - op(A) X; the norms
+     GmresPrepare()                 once, before the first GMRES-IR step (promote M to FP64)
+     GmresStart(c, &beta)           V_0 = M^-1 R_c; beta = ||V_0||_2; V_0 /= beta when beta > 0 and finite
+     GmresArnoldi(j, h)             w = M^-1 op(A) V_j, CGS2 against V_0..V_j; h[0..j] the coefficients,
+                                    h[j+1] = ||w||_2; V_{j+1} = w / h[j+1] (h: j+2 values on the host)
+     GmresUpdate(c, j, y)           X_c += V(:, 0:j) y                                                      */
+#pragma once
+#include <petscsys.h>
+#include <cmath>
+#include <vector>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace denselu
+{
+/* Parameters of the refinement (defaults: see denselu_kernels.h's RefineOptionsDefault) */
+struct RefineOptions {
+  PetscInt  maxsteps;  /* refinement steps at most, plain and GMRES-IR together */
+  PetscReal plain_rho; /* a plain step must reduce the residual at least this much (ratio <=), else GMRES-IR */
+  PetscReal gmres_rho; /* a GMRES-IR step must reduce it at least this much, else the refinement stops */
+  PetscBool gmres;     /* allow GMRES-IR steps */
+  PetscInt  gmres_m;   /* Krylov dimension of one GMRES-IR correction (the Ops size their basis with it) */
+  PetscReal gmres_rtol; /* relative preconditioned residual of one GMRES-IR correction */
+};
+
+/* What a refinement did */
+struct RefineResult {
+  PetscInt    steps;      /* refinement steps done (plain + GMRES-IR) */
+  PetscInt    gmres_steps; /* of which GMRES-IR */
+  PetscInt    gmres_its;  /* GMRES iterations in all */
+  PetscBool   converged;  /* every column met the acceptance test */
+  PetscBool   fellback;   /* the backend factored A in FP64 and solved with it (set by the backends) */
+  PetscReal   berr;       /* largest ||r_c||_inf / (||A||_inf ||x_c||_inf n eps) at the end (issue 14's measure) */
+  PetscReal   ratio;      /* the last step's residual reduction (see above) */
+  const char *stop;       /* why the refinement ended: "converged", "stagnated", "not finite", "step limit" */
+};
+
+static inline RefineOptions RefineOptionsDefault(void)
+{
+  RefineOptions o;
+  o.maxsteps   = 20;
+  o.plain_rho  = 0.1;
+  o.gmres_rho  = 0.1;
+  o.gmres      = PETSC_TRUE;
+  o.gmres_m    = 40;
+  o.gmres_rtol = 1e-8;
+  return o;
+}
+
+/* One GMRES-IR correction of column c (at most o.gmres_m iterations); its = iterations done */
+template <class Ops>
+static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptions &o, PetscInt *its)
+{
+  const PetscInt         m = o.gmres_m;
+  PetscReal              beta = 0;
+  std::vector<PetscReal> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), h(m + 2), y(m);
+  PetscInt               j;
+
+  PetscFunctionBegin;
+  *its = 0;
+  PetscCall(ops.GmresStart(c, &beta));
+  if (beta == 0 || !std::isfinite(beta)) PetscFunctionReturn(PETSC_SUCCESS); /* no correction */
+  g[0] = beta;
+  for (j = 0; j < m;) {
+    PetscReal *hc = &H[(size_t)j * (m + 1)];
+    PetscCall(ops.GmresArnoldi(j, h.data()));
+    for (PetscInt i = 0; i <= j; i++) hc[i] = h[i];
+    const PetscReal hn = h[j + 1];
+    for (PetscInt i = 0; i < j; i++) { /* earlier rotations */
+      const PetscReal t = cs[i] * hc[i] + sn[i] * hc[i + 1];
+      hc[i + 1]         = -sn[i] * hc[i] + cs[i] * hc[i + 1];
+      hc[i]             = t;
+    }
+    const PetscReal den = std::hypot(hc[j], hn);
+    cs[j]               = den == 0 ? 1.0 : hc[j] / den;
+    sn[j]               = den == 0 ? 0.0 : hn / den;
+    hc[j]               = den;
+    g[j + 1]            = -sn[j] * g[j];
+    g[j]                = cs[j] * g[j];
+    j++;
+    if (hn == 0 || !std::isfinite(hn) || std::fabs(g[j]) <= o.gmres_rtol * beta) break;
+  }
+  for (PetscInt i = j - 1; i >= 0; i--) { /* H(0:j,0:j) y = g */
+    PetscReal t = g[i];
+    for (PetscInt k = i + 1; k < j; k++) t -= H[i + (size_t)k * (m + 1)] * y[k];
+    y[i] = H[i + (size_t)i * (m + 1)] != 0 ? t / H[i + (size_t)i * (m + 1)] : 0.0;
+  }
+  PetscCall(ops.GmresUpdate(c, j, y.data()));
+  *its = j;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The refinement: X (inside ops) is the solution when res->converged */
+template <class Ops>
+static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResult *res)
+{
+  const PetscInt         n = ops.N(), k = ops.K();
+  const PetscReal        anorm = ops.ANorm(), tol = std::sqrt((PetscReal)(n > 0 ? n : 1)) * PETSC_MACHINE_EPSILON;
+  std::vector<PetscReal> rn(k), xn(k), rnew(k);
+  std::vector<PetscBool> active(k);
+  PetscBool              gmres = PETSC_FALSE;
+  PetscInt               nactive = 0;
+
+  PetscFunctionBegin;
+  res->steps = res->gmres_steps = res->gmres_its = 0;
+  res->converged = res->fellback = PETSC_FALSE;
+  res->berr                      = 0;
+  res->ratio                     = 0;
+  res->stop                      = "step limit";
+  PetscCall(ops.Start(rn.data(), xn.data()));
+  for (PetscInt c = 0; c < k; c++) { /* b_c = 0: x_c = 0 is exact */
+    active[c] = rn[c] <= tol * anorm * xn[c] ? PETSC_FALSE : PETSC_TRUE;
+    nactive += active[c];
+  }
+  while (nactive > 0 && res->steps < o.maxsteps) {
+    if (!gmres) PetscCall(ops.Plain(active.data()));
+    else {
+      for (PetscInt c = 0; c < k; c++)
+        if (active[c]) {
+          PetscInt its;
+          PetscCall(RefineGmres(ops, c, o, &its));
+          res->gmres_its += its;
+        }
+      res->gmres_steps++;
+    }
+    res->steps++;
+    PetscCall(ops.Residual(rnew.data(), xn.data()));
+    PetscReal ratio  = 0;
+    PetscBool finite = PETSC_TRUE;
+    for (PetscInt c = 0; c < k; c++) {
+      if (!active[c]) continue;
+      if (!std::isfinite(rnew[c]) || !std::isfinite(xn[c])) finite = PETSC_FALSE;
+      else if (rnew[c] <= tol * anorm * xn[c]) {
+        active[c] = PETSC_FALSE;
+        nactive--;
+      } else ratio = PetscMax(ratio, rn[c] > 0 ? rnew[c] / rn[c] : (PetscReal)INFINITY);
+      rn[c] = rnew[c];
+    }
+    res->ratio = ratio;
+    if (!finite) {
+      res->stop = "not finite";
+      break;
+    }
+    if (!nactive) break;
+    if (ratio > (gmres ? o.gmres_rho : o.plain_rho)) {
+      if (!gmres && o.gmres) {
+        gmres = PETSC_TRUE;
+        PetscCall(ops.GmresPrepare());
+      } else {
+        res->stop = "stagnated";
+        break;
+      }
+    }
+  }
+  if (!nactive) {
+    res->converged = PETSC_TRUE;
+    res->stop      = "converged";
+  }
+  for (PetscInt c = 0; c < k; c++) {
+    const PetscReal den = anorm * xn[c] * (PetscReal)n * PETSC_MACHINE_EPSILON;
+    res->berr           = PetscMax(res->berr, den > 0 ? rn[c] / den : (rn[c] > 0 ? (PetscReal)INFINITY : 0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace denselu
+} // namespace kernels
+} // namespace pgx
