@@ -99,6 +99,7 @@ static PetscErrorCode MatDestroy_PGXLDLT(Mat F)
   PetscCall(LDLTFreeSymbolic(c));
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetSummary_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -709,6 +710,18 @@ static PetscErrorCode MatGetInfo_PGXLDLT(Mat F, MatInfoType flag, MatInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* For bench_ldlt: the ordering, method and backend the last factorization used (composed as "MatPGXLDLTGetSummary_C") */
+static PetscErrorCode MatPGXLDLTGetSummary_PGXLDLT(Mat F, const char **ordering, const char **method, const char **backend)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  if (ordering) *ordering = c->nsymbolic ? LDLTOrderings[c->used_ordering] : "none";
+  if (method) *method = c->nsymbolic ? LDLTMethods[c->used_method] : "none";
+  if (backend) *backend = PGXDeviceName(c->device);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
@@ -804,6 +817,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   PetscCall(PetscFree(B->solvertype));
   PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_PGXLDLT));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetSummary_C", MatPGXLDLTGetSummary_PGXLDLT));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
