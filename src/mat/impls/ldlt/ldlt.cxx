@@ -278,7 +278,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   c->maxsuper = 0;
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
-  PetscCall(PetscMalloc2(c->nnzL + 1, &c->lval, n + 1, &c->d));
+  PetscCall(PetscMalloc2(c->device == PGX_DEVICE_HOST ? c->nnzL + 1 : 1, &c->lval, n + 1, &c->d)); /* cuda: L stays on the device */
   c->used_method = c->method;
   if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
   if (c->used_method == LDLT_METHOD_SUPERNODAL && (c->device == PGX_DEVICE_CUDA || c->host_panels)) {
@@ -286,6 +286,21 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->nnzA, c->dest, c->plan));
     PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " levels of the supernodal tree, panels %" PetscInt64_FMT " entries, %zu segments, relmap %zu entries\n", c->plan->nslevels, c->plan->pofs[c->nsuper], c->plan->segsn.size(), c->plan->relmap.size()));
     if (c->device == PGX_DEVICE_HOST) PetscCall(PetscMalloc1(c->plan->pofs[c->nsuper] + 1, &c->panels));
+    {
+      PetscInt       nlarge = 0;
+      PetscLogDouble flarge = 0, fall = 0;
+      for (PetscInt s = 0; s < c->nsuper; s++) {
+        PetscInt       nc = c->snptr[s + 1] - c->snptr[s], nr = c->plan->nr[s], m = nc + nr;
+        PetscLogDouble fs = 1.5 * (PetscLogDouble)nr * (nr + 1) * nc;
+        for (PetscInt t = 0; t < nc; t++) fs += (m - t - 1) + 2.0 * (PetscLogDouble)(nc - t - 1) * (m - t);
+        fall += fs;
+        if (sym::SupernodalIsLarge(nc, nr, c->large_min)) {
+          nlarge++;
+          flarge += fs;
+        }
+      }
+      PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " of %" PetscInt_FMT " supernodes large (-mat_pgx_ldlt_large %" PetscInt_FMT "), %.1f%% of the %g flops\n", nlarge, c->nsuper, c->large_min, fall > 0 ? 100.0 * flarge / fall : 0.0, fall));
+    }
   }
 #if PGX_HAVE_CUDA
   if (c->device == PGX_DEVICE_CUDA) {
@@ -619,7 +634,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFa
     if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(K::cuda::FactorSupernodal((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
     else PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, c->lval, c->d)); /* host copy: inertia, badvalue */
+    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, NULL, c->d)); /* host copy of D: inertia, badvalue (L stays on the device) */
     if (ninfo.badcol >= 0) ninfo.badvalue = c->d[ninfo.badcol];
     if (c->used_method == LDLT_METHOD_SUPERNODAL) ninfo.flops = c->plan->flops;
     else {

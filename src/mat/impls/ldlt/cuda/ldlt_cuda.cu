@@ -524,7 +524,7 @@ __global__ void KPanelsToCSC(PetscInt n, const PetscInt *sup, const PetscInt *sn
 
 #if !defined(PETSC_USE_COMPLEX)
 /* One large supernode: blocked LDL^T of its panel, then its contribution to the ancestors */
-static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h)
+static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h, std::vector<cudaEvent_t> *ev)
 {
   const PetscScalar one = 1, mone = -1, zero = 0;
   PetscInt          f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
@@ -546,11 +546,21 @@ static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cu
     if (nr) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)nr, (int)nt, (int)kb, &mone, A + nc + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + nc + (size_t)r0 * m, (int)m));
   }
   if (!nr) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ev) {
+    ev->emplace_back();
+    PGXCallCUDA(cudaEventCreate(&ev->back()));
+    PGXCallCUDA(cudaEventRecord(ev->back(), st));
+  }
   KScaleRowsD<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nc, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, nc, nr, d->wbuf);
   PGXCheckLaunch("KScaleRowsD");
   PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nr, (int)nc, &one, A + nc, (int)m, d->wbuf, (int)nr, &zero, d->cbuf, (int)nr));
   KScatterLarge<<<(unsigned)nr, 128, 0, st>>>(s, d->cbuf, d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, d->panels);
   PGXCheckLaunch("KScatterLarge");
+  if (ev) {
+    ev->emplace_back();
+    PGXCallCUDA(cudaEventCreate(&ev->back()));
+    PGXCallCUDA(cudaEventRecord(ev->back(), st));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -579,13 +589,41 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
     KLoadPanels<<<PGXCUDAGridSize(d->nnzA, B), B, 0, st>>>(d->nnzA, d->aval, d->pdest, d->panels);
     PGXCheckLaunch("KLoadPanels");
   }
+  /* with -info: GPU times of the small supernodes, the large ones, and the contributions of the large ones */
+  PetscBool                timing = PETSC_FALSE;
+  std::vector<cudaEvent_t> lev, cev;
+  PetscCall(PetscInfoEnabled(MAT_CLASSID, &timing));
+  if (timing) {
+    lev.resize(2 * d->nslevels + 1);
+    for (auto &e : lev) PGXCallCUDA(cudaEventCreate(&e));
+  }
   for (PetscInt l = 0; l < d->nslevels; l++) {
     PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
+    if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l], st));
     if (ns) {
       KSmallLevel<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, rule->small, rule->repl, d->panels, d->flags);
       PGXCheckLaunch("KSmallLevel");
     }
-    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) PetscCall(FactorLarge(d, d->hlarge[i], rule, st, h));
+    if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l + 1], st));
+    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) PetscCall(FactorLarge(d, d->hlarge[i], rule, st, h, timing ? &cev : nullptr));
+  }
+  if (timing) {
+    float  ms, tsmall = 0, tlarge = 0, tcontrib = 0;
+    PGXCallCUDA(cudaEventRecord(lev[2 * d->nslevels], st));
+    PGXCallCUDA(cudaEventSynchronize(lev[2 * d->nslevels]));
+    for (PetscInt l = 0; l < d->nslevels; l++) {
+      PGXCallCUDA(cudaEventElapsedTime(&ms, lev[2 * l], lev[2 * l + 1]));
+      tsmall += ms;
+      PGXCallCUDA(cudaEventElapsedTime(&ms, lev[2 * l + 1], lev[2 * l + 2]));
+      tlarge += ms;
+    }
+    for (size_t i = 0; i + 1 < cev.size(); i += 2) {
+      PGXCallCUDA(cudaEventElapsedTime(&ms, cev[i], cev[i + 1]));
+      tcontrib += ms;
+    }
+    PetscCall(PetscInfo(NULL, "supernodal numeric on the GPU: %" PetscInt_FMT " levels, small supernodes %.4f s (%" PetscInt_FMT " of them), large ones %.4f s (%zu of them; their contribution blocks and scatter-adds %.4f s)\n", d->nslevels, (double)tsmall / 1e3, d->hsmallptr[d->nslevels], (double)tlarge / 1e3, d->hlarge.size(), (double)tcontrib / 1e3));
+    for (auto &e : lev) PGXCallCUDA(cudaEventDestroy(e));
+    for (auto &e : cev) PGXCallCUDA(cudaEventDestroy(e));
   }
   if (d->n) {
     KPanelsToCSC<<<(unsigned)d->n, 64, 0, st>>>(d->n, d->sup, d->snptr, d->nr, d->pofs, d->lcolptr, d->panels, d->lval, d->d);
