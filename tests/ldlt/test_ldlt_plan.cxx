@@ -7,7 +7,8 @@
      BLAS-3; block sizes 64 and 3) and mixed gives the L and D of reference::FactorSupernodal to 1e3 eps
      (relative to the largest entry), the same perturbed pivot count, and the same first zero pivot.
    Problems: 3D Poisson 9^3 in natural order (large fronts), a seeded random symmetric indefinite matrix of awkward
-   size with a random permutation (many small supernodes, perturbed pivots), the 4x4 example of the kernel test
+   size with a random permutation (many small supernodes, perturbed pivots; complex builds: complex symmetric,
+   and Hermitian with LDL^H), the 4x4 example of the kernel test
    with a zero first pivot. */
 #include <petscsys.h>
 #include "../../src/mat/impls/ldlt/ldlt_kernels.h"
@@ -70,7 +71,7 @@ static void Poisson(PetscInt g, Problem &P)
   for (PetscInt i = 0; i < P.n; i++) P.perm[i] = i;
 }
 
-static void RandomIndefinite(PetscInt n, Problem &P)
+static void RandomIndefinite(PetscInt n, PetscBool hermitian, Problem &P)
 {
   std::mt19937                                               gen(2024);
   std::uniform_real_distribution<>                           u(-1.0, 1.0);
@@ -82,14 +83,14 @@ static void RandomIndefinite(PetscInt n, Problem &P)
       if (j >= n || j == i) continue;
       PetscScalar v = u(gen);
 #if defined(PETSC_USE_COMPLEX)
-      v += PETSC_i * 0.25 * u(gen); /* complex symmetric */
+      v += PETSC_i * 0.25 * u(gen); /* complex symmetric, or Hermitian */
 #endif
       rows[i].push_back({j, v});
-      rows[j].push_back({i, v});
+      rows[j].push_back({i, hermitian ? PetscConj(v) : v});
     }
   }
   FromRows(rows, P);
-  P.name = "random indefinite 1037";
+  P.name = hermitian ? "random Hermitian indefinite 1037" : "random indefinite 1037";
   P.perm.resize(n);
   for (PetscInt i = 0; i < n; i++) P.perm[i] = i;
   std::shuffle(P.perm.begin(), P.perm.end(), gen);
@@ -215,11 +216,15 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   Poisson(9, A);
   PetscCall(RunProblem(A, rule));
-  RandomIndefinite(1037, A);
+  RandomIndefinite(1037, PETSC_FALSE, A);
   rule.small = rule.repl = 1e-10 * 12; /* ~ tol ||A||_inf: some pivots are perturbed */
   PetscCall(RunProblem(A, rule));
   rule.small = rule.repl = 0.5; /* many perturbed pivots */
   PetscCall(RunProblem(A, rule));
+  RandomIndefinite(1037, PETSC_TRUE, A); /* LDL^H (in a real build the same as LDL^T) */
+  rule.hermitian = PETSC_TRUE;
+  PetscCall(RunProblem(A, rule));
+  rule.hermitian = PETSC_FALSE;
   ZeroPivot(A);
   rule.small = rule.repl = 0;
   PetscCall(RunProblem(A, rule));
