@@ -346,11 +346,15 @@ static PetscErrorCode LDLTApplyFactor(const Mat_PGXLDLT *c, PetscBool conj, Pets
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  const PetscScalar *in = b;
   if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) */
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(b[i]);
-    PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, x, x, work));
+    in = x;
+  }
+  if (c->panels && c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::SolvePanels(c->plan, c->lcolptr, c->lrow, c->panels, c->perm, c->hermitian, nrhs, in, x, work)); /* -mat_pgx_ldlt_panels */
+  else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, in, x, work));
+  if (conj)
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(x[i]);
-  } else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, b, x, work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
