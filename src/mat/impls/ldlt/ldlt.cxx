@@ -211,7 +211,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
   PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis, amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more; with cuda also when half the flops are in supernodes of 16 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_large", "Supernodal method on the GPU: supernodes with nc >= this many columns or nr >= 8 times as many rows below use cuBLAS (trsm, syrkx, gemm), the others one thread block each", "MatCholeskyFactorNumeric", c->large_min, &c->large_min, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nb", "Supernodal method on the GPU: block size (1..64) of the blocked LDL^T of large diagonal blocks", "MatCholeskyFactorNumeric", c->nb, &c->nb, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_ldlt_panels", "Supernodal method on the host: run the GPU's panel algorithm (its schedule, maps and blocking) in plain C++ instead of the reference (for testing)", "MatCholeskyFactorNumeric", c->host_panels, &c->host_panels, NULL));
@@ -280,7 +280,22 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
   PetscCall(PetscMalloc2(c->device == PGX_DEVICE_HOST ? c->nnzL + 1 : 1, &c->lval, n + 1, &c->d)); /* cuda: L stays on the device */
   c->used_method = c->method;
-  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->used_method == LDLT_METHOD_AUTO) {
+    c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+    if (c->device == PGX_DEVICE_CUDA && c->used_method == LDLT_METHOD_COLUMN) {
+      /* on the GPU also when most flops are in supernodes of 16 columns or more (3D meshes: many one-column
+         supernodes, but the flops are in the dense separators, where the column method is 10-100 times slower) */
+      PetscLogDouble fall = 0, fwide = 0;
+      for (PetscInt s = 0; s < c->nsuper; s++) {
+        PetscInt       f = c->snptr[s], nc = c->snptr[s + 1] - f, nr = c->colcount[f] - (nc - 1), m = nc + nr;
+        PetscLogDouble fs = 1.5 * (PetscLogDouble)nr * (nr + 1) * nc;
+        for (PetscInt t = 0; t < nc; t++) fs += (m - t - 1) + 2.0 * (PetscLogDouble)(nc - t - 1) * (m - t);
+        fall += fs;
+        if (nc >= 16) fwide += fs;
+      }
+      if (fwide >= 0.5 * fall && fall > 0) c->used_method = LDLT_METHOD_SUPERNODAL;
+    }
+  }
   if (c->used_method == LDLT_METHOD_SUPERNODAL && (c->device == PGX_DEVICE_CUDA || c->host_panels)) {
     c->plan = new sym::SupernodalPlan();
     PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->nnzA, c->dest, c->plan));
@@ -699,7 +714,7 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
-    if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
+    if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each; solves on the panels\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
     if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
     else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
@@ -764,7 +779,7 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 
   Options Database Keys:
 + -mat_pgx_ordering <auto,metis,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set
-. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends)
+. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends; with cuda also when half the flops or more are in supernodes of 16 columns or more)
 . -mat_pgx_ldlt_large <64> - supernodal on the GPU: supernodes with at least this many columns (or 8 times as many rows below them) use cuBLAS, the others one thread block each, one launch per level of the supernodal tree
 . -mat_pgx_ldlt_nb <64> - supernodal on the GPU: block size of the blocked LDL^T of the large diagonal blocks
 . -mat_pgx_ldlt_panels - supernodal on the host: run the GPU's panel algorithm in plain C++ (testing)
