@@ -40,6 +40,7 @@ typedef struct {
   PetscInt       large_min;    /* -mat_pgx_ldlt_large: supernodes with nc >= large_min or nr >= 8 large_min use dense BLAS-3 (panel algorithm) */
   PetscInt       nb;           /* -mat_pgx_ldlt_nb: block size of their diagonal blocks */
   PetscBool      host_panels;  /* -mat_pgx_ldlt_panels: on the host, run the cuda backend's panel algorithm (reference twin) */
+  PetscReal      gpu_memory;   /* -mat_pgx_ldlt_gpu_memory: bytes the supernodal GPU factor may take (0: the free GPU memory) */
   PGXDeviceType  devreq, device;
   /* symbolic */
   PetscInt       n, nnzA;      /* size and stored entries of A (AIJ form) */
@@ -214,6 +215,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more; with cuda also when half the flops are in supernodes of 16 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_large", "Supernodal method on the GPU: supernodes with nc >= this many columns or nr >= 8 times as many rows below use cuBLAS (trsm, syrkx, gemm), the others one thread block each", "MatCholeskyFactorNumeric", c->large_min, &c->large_min, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nb", "Supernodal method on the GPU: block size (1..64) of the blocked LDL^T of large diagonal blocks", "MatCholeskyFactorNumeric", c->nb, &c->nb, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_ldlt_gpu_memory", "Supernodal method on the GPU: bytes its buffers may take (0: the free GPU memory); more is an error saying how many are needed", "MatCholeskyFactorSymbolic", c->gpu_memory, &c->gpu_memory, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_ldlt_panels", "Supernodal method on the host: run the GPU's panel algorithm (its schedule, maps and blocking) in plain C++ instead of the reference (for testing)", "MatCholeskyFactorNumeric", c->host_panels, &c->host_panels, NULL));
   PetscCall(PetscOptionsReal("-mat_pgx_pivot_tol", "Static pivoting: pivots with |d| <= tol*||A||_inf become sign(d)*tol*||A||_inf (0: no repair, zero pivots are errors)", "MatCholeskyFactorNumeric", c->pivot_tol, &c->pivot_tol, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_refine_steps", "Iterative refinement steps in MatSolve (-1: automatic when pivots were perturbed, until the componentwise backward error stops falling, at most 10; 0: none)", "MatSolve", c->refine_steps, &c->refine_steps, NULL));
@@ -223,6 +225,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
   PetscOptionsEnd();
   PetscCheck(c->large_min >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_large %" PetscInt_FMT " must be >= 0", c->large_min);
+  PetscCheck(c->gpu_memory >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_gpu_memory %g must be >= 0", (double)c->gpu_memory);
   PetscCheck(c->nb >= 1 && c->nb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nb %" PetscInt_FMT " must be in [1, 64]", c->nb);
   PetscCheck(c->pivot_tol >= 0 && c->pivot_tol < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_pivot_tol %g must be in [0, 1)", (double)c->pivot_tol);
 #if !defined(PETSC_USE_COMPLEX)
@@ -323,7 +326,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     PetscCall(K::cuda::Create(&d));
     c->cu = d;
     PetscCall(K::cuda::Analyze(d, n, c->perm, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, c->nnzA, c->dest));
-    if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb));
+    if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb, (size_t)c->gpu_memory));
   }
 #endif
   c->nsymbolic++;
@@ -783,6 +786,7 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 . -mat_pgx_ldlt_large <64> - supernodal on the GPU: supernodes with at least this many columns (or 8 times as many rows below them) use cuBLAS, the others one thread block each, one launch per level of the supernodal tree
 . -mat_pgx_ldlt_nb <64> - supernodal on the GPU: block size of the blocked LDL^T of the large diagonal blocks
 . -mat_pgx_ldlt_panels - supernodal on the host: run the GPU's panel algorithm in plain C++ (testing)
+. -mat_pgx_ldlt_gpu_memory <0> - supernodal on the GPU: bytes its buffers may take (0: the free GPU memory); an error says how many are needed
 . -mat_pgx_pivot_tol <1e-10> - static pivoting threshold relative to ||A||_inf; 0 turns repair off (zero pivot: MAT_FACTOR_NUMERIC_ZEROPIVOT)
 . -mat_pgx_refine_steps <-1> - refinement steps of MatSolve() (-1: automatic when pivots were perturbed, at most 10)
 . -mat_pgx_refine_gmres <100> - most GMRES iterations of the refinement (0: none)
@@ -836,6 +840,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   c->large_min      = 64;
   c->nb             = 64;
   c->host_panels    = PETSC_FALSE;
+  c->gpu_memory     = 0;
   c->last_berr      = -1;
   PetscCall(PGXGetDefaultDeviceType(&c->devreq));
   c->device                            = PGX_DEVICE_HOST;

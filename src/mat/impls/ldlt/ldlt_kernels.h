@@ -148,8 +148,9 @@ PetscErrorCode Analyze(Data *, PetscInt n, const PetscInt *perm, const PetscInt 
 PetscErrorCode FactorColumn(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
 /* Supernodal numeric phase (after Analyze): upload the plan, size every buffer (panels, contribution and work
    buffers for the supernodes with SupernodalIsLarge(nc, nr, large_min), diagonal blocks of nb <= 64 columns);
-   a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory */
-PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb);
+   a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory (or in
+   maxbytes, when maxbytes > 0: for testing that error) */
+PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb, size_t maxbytes);
 /* Load A's values and factor on the panels (level by level, batched small supernodes, cuBLAS for large ones),
    then write L and D in the CSC storage of the solves */
 PetscErrorCode FactorSupernodal(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);

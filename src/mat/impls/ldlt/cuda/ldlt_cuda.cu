@@ -436,7 +436,7 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
 }
 
 /* ---------------------------------------------------------------------------------------- supernodal method */
-PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, PetscInt large_min, PetscInt nb)
+PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, PetscInt large_min, PetscInt nb, size_t maxbytes)
 {
   size_t freeb, totalb, need, ncbuf = 0, nwbuf = 0, nseg = P->segsn.size();
 
@@ -471,6 +471,7 @@ PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, Pet
   }
   need = sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf) + sizeof(PetscInt64) * ((size_t)P->nnzA + P->nsuper + 1 + nseg) + sizeof(PetscInt) * ((size_t)3 * P->nsuper + 2 + P->n + 2 * nseg + P->relmap.size() + hsmall.size());
   PGXCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (maxbytes > 0) freeb = PetscMin(freeb, maxbytes);
   PetscCheck(need < freeb, PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSOLVERPGX: the supernodal factorization needs %zu bytes more of GPU memory (panels %zu, contribution buffer %zu, work %zu, maps %zu); %zu bytes are free. Use -mat_pgx_ldlt_method column or -pgx_device host", need, sizeof(PetscScalar) * (size_t)d->npanel, sizeof(PetscScalar) * ncbuf, sizeof(PetscScalar) * nwbuf, need - sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf), freeb);
   PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->snptr));
   PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->nr));
