@@ -1,13 +1,26 @@
 static char help[] = "Sparse LDL^T/Cholesky through PETSc: pgx against cholmod, mumps, umfpack (LU) and petsc.\n"
                      "  -solvers pgx,cholmod,mumps,umfpack,petsc   -poisson 64,100 (3D Poisson m^3)   -elasticity 30 (3 m (m+1)^2 unknowns)\n"
+                     "  pgx-column, pgx-supernodal: pgx with -mat_pgx_ldlt_method column or supernodal (both may run in one call)\n"
                      "  -matrices name,... (read from $PGX_MATRICES or ../shared/matrices; missing ones are skipped visibly)\n"
                      "  -reps <1> numeric factorizations timed (median)\n"
-                     "Columns: problem, n, nnz(A), solver, nnz(L) (MatGetInfo of the factor), symbolic, numeric, solve (s),\n"
-                     "GFLOP/s of the numeric phase (flops logged by the factorization / numeric time, when logged), backward error.\n";
+                     "Columns: problem, solver, n, nnz(A), nnz(L) (MatGetInfo of the factor), ordering (pgx: the one used; others:\n"
+                     "the package's own), symbolic, numeric, solve (s), GFLOP/s of the numeric phase (flops logged by the factorization\n"
+                     "/ numeric time, when logged), backward error. After each problem: the numeric-phase speedup of each pgx\n"
+                     "variant over each other solver that ran (time of the other / time of pgx).\n";
 #include <petscmat.h>
 #include <pgx.h>
 #include <pgx/gallery.h>
 #include "../../tests/ldlt/ldlt_problems.h"
+
+/* put back the -mat_pgx_ldlt_method of the command line after a pgx-<method> run */
+static PetscErrorCode RestoreMethod(const char *method, PetscBool hadsaved, const char *saved)
+{
+  PetscFunctionBegin;
+  if (!method[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (hadsaved) PetscCall(PetscOptionsSetValue(NULL, "-mat_pgx_ldlt_method", saved));
+  else PetscCall(PetscOptionsClearValue(NULL, "-mat_pgx_ldlt_method"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode RunPhases(Mat A, Mat F, PetscBool lu, const char *solver, IS rperm, IS cperm, MatFactorInfo *info, PetscInt reps, Vec x, Vec b, PetscLogDouble *ts, PetscLogDouble *tn, PetscLogDouble *tsol, PetscLogDouble *f0, PetscLogDouble *f1)
 {
@@ -33,8 +46,15 @@ static PetscErrorCode RunPhases(Mat A, Mat F, PetscBool lu, const char *solver, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
+/* numeric times of the solvers of the current problem, for the speedup lines */
+static char           done_name[16][32];
+static PetscLogDouble done_tn[16];
+static PetscInt       ndone;
+
+static PetscErrorCode RunOne(const char *name, Mat A, const char *solverspec)
 {
+  char           solver[64], method[32] = "", saved[64];
+  PetscBool      hadsaved = PETSC_FALSE;
   Mat            F;
   IS             rperm = NULL, cperm = NULL;
   MatFactorInfo  info;
@@ -47,6 +67,18 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
   MatFactorType  ftype;
 
   PetscFunctionBegin;
+  /* pgx-column / pgx-supernodal: pgx with that -mat_pgx_ldlt_method (the factor reads it in the symbolic phase) */
+  PetscCall(PetscStrncpy(solver, solverspec, sizeof(solver)));
+  {
+    char *dash;
+    PetscCall(PetscStrchr(solver, '-', &dash));
+    if (dash) {
+      *dash = 0;
+      PetscCall(PetscStrncpy(method, dash + 1, sizeof(method)));
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_pgx_ldlt_method", saved, sizeof(saved), &hadsaved));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_pgx_ldlt_method", method));
+    }
+  }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscStrcmp(solver, MATSOLVERUMFPACK, &lu));
   ftype = lu ? MAT_FACTOR_LU : MAT_FACTOR_CHOLESKY;
@@ -60,7 +92,8 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
     if (!avail) PetscCall(PetscInfo(A, "MatGetFactor(%s) failed with error %d\n", solver, (int)ierr));
   }
   if (!avail) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-8s not available in this PETSc\n", name, solver));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-14s not available in this PETSc\n", name, solverspec));
+    PetscCall(RestoreMethod(method, hadsaved, saved));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGetSize(A, &n, NULL));
@@ -78,7 +111,8 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
     PetscCall(PetscPopErrorHandler());
     if (!ierr) PetscCall(MatFactorGetError(F, &ferr));
     if (ierr || ferr) {
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-8s FAILED (%s %d)\n", name, solver, ierr ? "error" : "factor error", ierr ? (int)ierr : (int)ferr));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-14s FAILED (%s %d)\n", name, solverspec, ierr ? "error" : "factor error", ierr ? (int)ierr : (int)ferr));
+      PetscCall(RestoreMethod(method, hadsaved, saved));
       PetscCall(ISDestroy(&rperm));
       PetscCall(ISDestroy(&cperm));
       PetscCall(VecDestroy(&x));
@@ -95,7 +129,24 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
   PetscCall(VecNorm(x, NORM_INFINITY, &nx));
   PetscCall(VecNorm(b, NORM_INFINITY, &nb));
   PetscCall(MatGetInfo(F, MAT_LOCAL, &finfo));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-8s n %9" PetscInt_FMT " nnz(L) %12.4g symbolic %9.3f numeric %9.3f solve %8.4f GFLOP/s %7.2f berr %8.2e\n", name, solver, n, finfo.nz_used, ts, tn, tsol, f1 > f0 ? (f1 - f0) / tn / 1e9 : 0.0, nr / (na * nx + nb)));
+  {
+    MatInfo        ainfo;
+    const char    *ord = "own", *meth = NULL, *backend = NULL;
+    char           label[64];
+    PetscErrorCode (*summary)(Mat, const char **, const char **, const char **) = NULL;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatPGXLDLTGetSummary_C", &summary));
+    if (summary) PetscCall((*summary)(F, &ord, &meth, &backend));
+    else if (!strcmp(solver, MATSOLVERPETSC) || lu) ord = "nd";
+    if (meth) PetscCall(PetscSNPrintf(label, sizeof(label), "%s-%s", solver, !strcmp(meth, "supernodal") ? "snode" : meth));
+    else PetscCall(PetscStrncpy(label, solver, sizeof(label)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s %-14s n %9" PetscInt_FMT " nnz(A) %10.0f nnz(L) %12.4g ord %-7s symbolic %9.3f numeric %9.3f solve %8.4f GFLOP/s %8.2f berr %8.2e%s%s\n", name, label, n, ainfo.nz_used, finfo.nz_used, ord, ts, tn, tsol, f1 > f0 ? (f1 - f0) / tn / 1e9 : 0.0, nr / (na * nx + nb), backend ? " " : "", backend ? backend : ""));
+    if (ndone < 16) {
+      PetscCall(PetscStrncpy(done_name[ndone], label, sizeof(done_name[0])));
+      done_tn[ndone++] = tn;
+    }
+  }
+  PetscCall(RestoreMethod(method, hadsaved, saved));
   PetscCall(ISDestroy(&rperm));
   PetscCall(ISDestroy(&cperm));
   PetscCall(VecDestroy(&x));
@@ -107,6 +158,7 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solver)
 
 static PetscErrorCode RunAll(const char *name, Mat A, char **solvers, PetscInt ns)
 {
+  PetscBool pgx;
   PetscInt n, nnz;
   MatInfo  info;
 
@@ -116,7 +168,16 @@ static PetscErrorCode RunAll(const char *name, Mat A, char **solvers, PetscInt n
   nnz = (PetscInt)info.nz_used;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "== %s: n %" PetscInt_FMT ", nnz(A) %" PetscInt_FMT "\n", name, n, nnz));
   PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  ndone = 0;
   for (PetscInt s = 0; s < ns; s++) PetscCall(RunOne(name, A, solvers[s]));
+  for (PetscInt i = 0; i < ndone; i++) {
+    PetscCall(PetscStrbeginswith(done_name[i], "pgx", &pgx));
+    if (!pgx) continue;
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-24s numeric speedup of %-10s", name, done_name[i]));
+    for (PetscInt k = 0; k < ndone; k++)
+      if (k != i && done_tn[i] > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  vs %s %.2fx", done_name[k], done_tn[k] / done_tn[i]));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

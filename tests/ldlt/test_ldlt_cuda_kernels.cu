@@ -149,7 +149,7 @@ static PetscErrorCode Run(void)
   const PetscInt cases[][2] = {{PETSC_MAX_INT, 64}, {0, 64}, {0, 5}, {64, 64}, {8, 7}};
   for (auto &cs : cases) {
     PetscCall(ref::FactorSupernodalPlan(&P, lcolptr.data(), lrow.data(), val.data(), cs[0], cs[1], &rule, panels.data(), lq.data(), dq.data(), &qi));
-    PetscCall(cu::AnalyzeSupernodal(d, &P, cs[0], cs[1]));
+    PetscCall(cu::AnalyzeSupernodal(d, &P, cs[0], cs[1], 0));
     for (auto &v : lc) v = NAN;
     for (auto &v : dc) v = NAN;
     PetscCall(cu::FactorSupernodal(d, val.data(), &rule, &ci));
@@ -181,7 +181,7 @@ static PetscErrorCode Run(void)
     CHECK(j0 >= 0, "no diagonal entry in row %d", (int)perm[0]);
     PetscCall(ref::Load(n, nnzA, zval.data(), dest.data(), nnzL, ls.data(), ds.data(), PETSC_FALSE));
     PetscCall(ref::FactorSupernodal(n, lcolptr.data(), lrow.data(), ns, snptr.data(), &off, ls.data(), ds.data(), &si));
-    PetscCall(cu::AnalyzeSupernodal(d, &P, 0, 64));
+    PetscCall(cu::AnalyzeSupernodal(d, &P, 0, 64, 0));
     PetscCall(cu::FactorSupernodal(d, zval.data(), &off, &ci));
     CHECK(si.badcol == 0 && ci.badcol == 0, "zero pivot: bad column %d (reference %d), expected 0", (int)ci.badcol, (int)si.badcol);
   }

@@ -3,11 +3,13 @@
    - plan invariants checked by brute force: supernodal parents (the supernode of parent[last column]), levels
      (a parent on a later level), panel offsets, every relmap entry (the panel row it names in the ancestor is the
      row R[a]), every pdest entry (the panel position it names is the (row, column) of C of that entry of A);
+   - the supernodal solve on the panels (reference::SolvePanels) equals the column solve on the CSC copy to 1e-6 (relative; the random matrix with a pivot perturbed by 1e-9 is ill-conditioned: 3e-10);
    - the panel algorithm with all supernodes small (one thread block each on the device), all large (blocked,
      BLAS-3; block sizes 64 and 3) and mixed gives the L and D of reference::FactorSupernodal to 1e3 eps
      (relative to the largest entry), the same perturbed pivot count, and the same first zero pivot.
    Problems: 3D Poisson 9^3 in natural order (large fronts), a seeded random symmetric indefinite matrix of awkward
-   size with a random permutation (many small supernodes, perturbed pivots), the 4x4 example of the kernel test
+   size with a random permutation (many small supernodes, perturbed pivots; complex builds: complex symmetric,
+   and Hermitian with LDL^H), the 4x4 example of the kernel test
    with a zero first pivot. */
 #include <petscsys.h>
 #include "../../src/mat/impls/ldlt/ldlt_kernels.h"
@@ -70,7 +72,7 @@ static void Poisson(PetscInt g, Problem &P)
   for (PetscInt i = 0; i < P.n; i++) P.perm[i] = i;
 }
 
-static void RandomIndefinite(PetscInt n, Problem &P)
+static void RandomIndefinite(PetscInt n, PetscBool hermitian, Problem &P)
 {
   std::mt19937                                               gen(2024);
   std::uniform_real_distribution<>                           u(-1.0, 1.0);
@@ -82,14 +84,14 @@ static void RandomIndefinite(PetscInt n, Problem &P)
       if (j >= n || j == i) continue;
       PetscScalar v = u(gen);
 #if defined(PETSC_USE_COMPLEX)
-      v += PETSC_i * 0.25 * u(gen); /* complex symmetric */
+      v += PETSC_i * 0.25 * u(gen); /* complex symmetric, or Hermitian */
 #endif
       rows[i].push_back({j, v});
-      rows[j].push_back({i, v});
+      rows[j].push_back({i, hermitian ? PetscConj(v) : v});
     }
   }
   FromRows(rows, P);
-  P.name = "random indefinite 1037";
+  P.name = hermitian ? "random Hermitian indefinite 1037" : "random indefinite 1037";
   P.perm.resize(n);
   for (PetscInt i = 0; i < n; i++) P.perm[i] = i;
   std::shuffle(P.perm.begin(), P.perm.end(), gen);
@@ -174,6 +176,7 @@ static PetscErrorCode RunProblem(const Problem &A, const K::PivotRule &rule)
   /* reference FactorSupernodal against the panel algorithm */
   std::vector<PetscScalar> lr(nnzL + 1), dr(n), lp(nnzL + 1), dp(n), panels(P.pofs[ns] + 1);
   K::NumericInfo           ri, pi;
+  PetscReal                maxsolve = 0;
   PetscCall(ref::Load(n, nnzA, A.val.data(), dest.data(), nnzL, lr.data(), dr.data(), rule.hermitian));
   PetscCall(ref::FactorSupernodal(n, lcolptr.data(), lrow.data(), ns, snptr.data(), &rule, lr.data(), dr.data(), &ri));
   const PetscInt cases[][2] = {
@@ -202,8 +205,22 @@ static PetscErrorCode RunProblem(const Problem &A, const K::PivotRule &rule)
     }
     CHECK(el <= 1e3 * PETSC_MACHINE_EPSILON * ml, "%s (large_min %" PetscInt_FMT ", nb %" PetscInt_FMT "): L differs by %g (max |l| %g)", A.name, cs[0], cs[1], (double)el, (double)ml);
     CHECK(ed <= 1e3 * PETSC_MACHINE_EPSILON * md, "%s (large_min %" PetscInt_FMT ", nb %" PetscInt_FMT "): D differs by %g (max |d| %g)", A.name, cs[0], cs[1], (double)ed, (double)md);
+    /* the supernodal solve on the panels against the column solve on the CSC copy of the same factor, 3 right-hand sides */
+    const PetscInt           nrhs = 3;
+    std::vector<PetscScalar> b((size_t)n * nrhs), x1((size_t)n * nrhs), x2((size_t)n * nrhs), work((size_t)n * nrhs);
+    for (size_t k = 0; k < b.size(); k++) b[k] = 1.0 + (PetscReal)(k % 7) / 7.0;
+    PetscCall(ref::SolvePanels(&P, lcolptr.data(), lrow.data(), panels.data(), A.perm.data(), rule.hermitian, nrhs, b.data(), x1.data(), work.data()));
+    PetscCall(ref::Solve(n, A.perm.data(), lcolptr.data(), lrow.data(), lp.data(), dp.data(), rule.hermitian, nrhs, b.data(), x2.data(), work.data()));
+    PetscReal ex = 0, mx = 0;
+    for (size_t k = 0; k < b.size(); k++) {
+      ex = PetscMax(ex, PetscIsInfOrNanScalar(x1[k]) ? PETSC_INFINITY : PetscAbsScalar(x1[k] - x2[k]));
+      mx = PetscMax(mx, PetscAbsScalar(x2[k]));
+    }
+    CHECK(ex <= 1e-6 * mx, "%s (large_min %" PetscInt_FMT ", nb %" PetscInt_FMT "): the panel solve differs from the CSC solve by %g (max |x| %g)", A.name, cs[0], cs[1], (double)ex, (double)mx);
+    maxsolve = PetscMax(maxsolve, ex / mx);
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: panel algorithm equals FactorSupernodal (%" PetscInt_FMT " perturbed pivots, bad column %" PetscInt_FMT ")\n", A.name, ri.nperturbed, ri.badcol));
+  if (ri.badcol < 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: panel solve equals the CSC solve (relative difference %.0e)\n", A.name, (double)maxsolve));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,11 +232,15 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   Poisson(9, A);
   PetscCall(RunProblem(A, rule));
-  RandomIndefinite(1037, A);
+  RandomIndefinite(1037, PETSC_FALSE, A);
   rule.small = rule.repl = 1e-10 * 12; /* ~ tol ||A||_inf: some pivots are perturbed */
   PetscCall(RunProblem(A, rule));
   rule.small = rule.repl = 0.5; /* many perturbed pivots */
   PetscCall(RunProblem(A, rule));
+  RandomIndefinite(1037, PETSC_TRUE, A); /* LDL^H (in a real build the same as LDL^T) */
+  rule.hermitian = PETSC_TRUE;
+  PetscCall(RunProblem(A, rule));
+  rule.hermitian = PETSC_FALSE;
   ZeroPivot(A);
   rule.small = rule.repl = 0;
   PetscCall(RunProblem(A, rule));

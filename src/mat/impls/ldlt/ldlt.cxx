@@ -40,6 +40,7 @@ typedef struct {
   PetscInt       large_min;    /* -mat_pgx_ldlt_large: supernodes with nc >= large_min or nr >= 8 large_min use dense BLAS-3 (panel algorithm) */
   PetscInt       nb;           /* -mat_pgx_ldlt_nb: block size of their diagonal blocks */
   PetscBool      host_panels;  /* -mat_pgx_ldlt_panels: on the host, run the cuda backend's panel algorithm (reference twin) */
+  PetscReal      gpu_memory;   /* -mat_pgx_ldlt_gpu_memory: bytes the supernodal GPU factor may take (0: the free GPU memory) */
   PGXDeviceType  devreq, device;
   /* symbolic */
   PetscInt       n, nnzA;      /* size and stored entries of A (AIJ form) */
@@ -99,6 +100,7 @@ static PetscErrorCode MatDestroy_PGXLDLT(Mat F)
   PetscCall(LDLTFreeSymbolic(c));
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetSummary_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -210,9 +212,10 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
   PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis, amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more; with cuda also when half the flops are in supernodes of 16 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_large", "Supernodal method on the GPU: supernodes with nc >= this many columns or nr >= 8 times as many rows below use cuBLAS (trsm, syrkx, gemm), the others one thread block each", "MatCholeskyFactorNumeric", c->large_min, &c->large_min, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nb", "Supernodal method on the GPU: block size (1..64) of the blocked LDL^T of large diagonal blocks", "MatCholeskyFactorNumeric", c->nb, &c->nb, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_ldlt_gpu_memory", "Supernodal method on the GPU: bytes its buffers may take (0: the free GPU memory); more is an error saying how many are needed", "MatCholeskyFactorSymbolic", c->gpu_memory, &c->gpu_memory, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_ldlt_panels", "Supernodal method on the host: run the GPU's panel algorithm (its schedule, maps and blocking) in plain C++ instead of the reference (for testing)", "MatCholeskyFactorNumeric", c->host_panels, &c->host_panels, NULL));
   PetscCall(PetscOptionsReal("-mat_pgx_pivot_tol", "Static pivoting: pivots with |d| <= tol*||A||_inf become sign(d)*tol*||A||_inf (0: no repair, zero pivots are errors)", "MatCholeskyFactorNumeric", c->pivot_tol, &c->pivot_tol, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_refine_steps", "Iterative refinement steps in MatSolve (-1: automatic when pivots were perturbed, until the componentwise backward error stops falling, at most 10; 0: none)", "MatSolve", c->refine_steps, &c->refine_steps, NULL));
@@ -222,6 +225,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
   PetscOptionsEnd();
   PetscCheck(c->large_min >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_large %" PetscInt_FMT " must be >= 0", c->large_min);
+  PetscCheck(c->gpu_memory >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_gpu_memory %g must be >= 0", (double)c->gpu_memory);
   PetscCheck(c->nb >= 1 && c->nb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nb %" PetscInt_FMT " must be in [1, 64]", c->nb);
   PetscCheck(c->pivot_tol >= 0 && c->pivot_tol < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_pivot_tol %g must be in [0, 1)", (double)c->pivot_tol);
 #if !defined(PETSC_USE_COMPLEX)
@@ -277,14 +281,44 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   c->maxsuper = 0;
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
-  PetscCall(PetscMalloc2(c->nnzL + 1, &c->lval, n + 1, &c->d));
+  PetscCall(PetscMalloc2(c->device == PGX_DEVICE_HOST ? c->nnzL + 1 : 1, &c->lval, n + 1, &c->d)); /* cuda: L stays on the device */
   c->used_method = c->method;
-  if (c->used_method == LDLT_METHOD_AUTO) c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+  if (c->used_method == LDLT_METHOD_AUTO) {
+    c->used_method = (c->nsuper > 0 && c->n >= 4 * c->nsuper) ? LDLT_METHOD_SUPERNODAL : LDLT_METHOD_COLUMN;
+    if (c->device == PGX_DEVICE_CUDA && c->used_method == LDLT_METHOD_COLUMN) {
+      /* on the GPU also when most flops are in supernodes of 16 columns or more (3D meshes: many one-column
+         supernodes, but the flops are in the dense separators, where the column method is 10-100 times slower) */
+      PetscLogDouble fall = 0, fwide = 0;
+      for (PetscInt s = 0; s < c->nsuper; s++) {
+        PetscInt       f = c->snptr[s], nc = c->snptr[s + 1] - f, nr = c->colcount[f] - (nc - 1), m = nc + nr;
+        PetscLogDouble fs = 1.5 * (PetscLogDouble)nr * (nr + 1) * nc;
+        for (PetscInt t = 0; t < nc; t++) fs += (m - t - 1) + 2.0 * (PetscLogDouble)(nc - t - 1) * (m - t);
+        fall += fs;
+        if (nc >= 16) fwide += fs;
+      }
+      if (fwide >= 0.5 * fall && fall > 0) c->used_method = LDLT_METHOD_SUPERNODAL;
+    }
+  }
   if (c->used_method == LDLT_METHOD_SUPERNODAL && (c->device == PGX_DEVICE_CUDA || c->host_panels)) {
     c->plan = new sym::SupernodalPlan();
     PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->nnzA, c->dest, c->plan));
     PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " levels of the supernodal tree, panels %" PetscInt64_FMT " entries, %zu segments, relmap %zu entries\n", c->plan->nslevels, c->plan->pofs[c->nsuper], c->plan->segsn.size(), c->plan->relmap.size()));
     if (c->device == PGX_DEVICE_HOST) PetscCall(PetscMalloc1(c->plan->pofs[c->nsuper] + 1, &c->panels));
+    {
+      PetscInt       nlarge = 0;
+      PetscLogDouble flarge = 0, fall = 0;
+      for (PetscInt s = 0; s < c->nsuper; s++) {
+        PetscInt       nc = c->snptr[s + 1] - c->snptr[s], nr = c->plan->nr[s], m = nc + nr;
+        PetscLogDouble fs = 1.5 * (PetscLogDouble)nr * (nr + 1) * nc;
+        for (PetscInt t = 0; t < nc; t++) fs += (m - t - 1) + 2.0 * (PetscLogDouble)(nc - t - 1) * (m - t);
+        fall += fs;
+        if (sym::SupernodalIsLarge(nc, nr, c->large_min)) {
+          nlarge++;
+          flarge += fs;
+        }
+      }
+      PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " of %" PetscInt_FMT " supernodes large (-mat_pgx_ldlt_large %" PetscInt_FMT "), %.1f%% of the %g flops\n", nlarge, c->nsuper, c->large_min, fall > 0 ? 100.0 * flarge / fall : 0.0, fall));
+    }
   }
 #if PGX_HAVE_CUDA
   if (c->device == PGX_DEVICE_CUDA) {
@@ -292,7 +326,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     PetscCall(K::cuda::Create(&d));
     c->cu = d;
     PetscCall(K::cuda::Analyze(d, n, c->perm, c->lcolptr, c->lrow, c->nlevels, c->order, c->lptr, c->nnzA, c->dest));
-    if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb));
+    if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb, (size_t)c->gpu_memory));
   }
 #endif
   c->nsymbolic++;
@@ -330,11 +364,15 @@ static PetscErrorCode LDLTApplyFactor(const Mat_PGXLDLT *c, PetscBool conj, Pets
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  const PetscScalar *in = b;
   if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) */
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(b[i]);
-    PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, x, x, work));
+    in = x;
+  }
+  if (c->panels && c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::SolvePanels(c->plan, c->lcolptr, c->lrow, c->panels, c->perm, c->hermitian, nrhs, in, x, work)); /* -mat_pgx_ldlt_panels */
+  else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, in, x, work));
+  if (conj)
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(x[i]);
-  } else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, b, x, work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -618,7 +656,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_PGXLDLT(Mat F, Mat A, const MatFa
     if (c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(K::cuda::FactorSupernodal((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
     else PetscCall(K::cuda::FactorColumn((K::cuda::Data *)c->cu, c->aval, &rule, &ninfo));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, c->lval, c->d)); /* host copy: inertia, badvalue */
+    PetscCall(K::cuda::GetFactor((K::cuda::Data *)c->cu, NULL, c->d)); /* host copy of D: inertia, badvalue (L stays on the device) */
     if (ninfo.badcol >= 0) ninfo.badvalue = c->d[ninfo.badcol];
     if (c->used_method == LDLT_METHOD_SUPERNODAL) ninfo.flops = c->plan->flops;
     else {
@@ -679,7 +717,7 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
-    if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
+    if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each; solves on the panels\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
     if (c->repl == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: off (a zero pivot is MAT_FACTOR_NUMERIC_ZEROPIVOT), perturbed pivots: 0\n"));
     else if (c->small == c->repl) PetscCall(PetscViewerASCIIPrintf(viewer, "static pivoting: tol %g * ||A||_inf = %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->pivot_tol, (double)c->repl, c->nperturbed));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "shift (MAT_SHIFT_NONZERO): pivots with |d| <= %g replaced by sign(d) * %g, perturbed pivots: %" PetscInt_FMT "\n", (double)c->small, (double)c->repl, c->nperturbed));
@@ -709,6 +747,18 @@ static PetscErrorCode MatGetInfo_PGXLDLT(Mat F, MatInfoType flag, MatInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* For bench_ldlt: the ordering, method and backend the last factorization used (composed as "MatPGXLDLTGetSummary_C") */
+static PetscErrorCode MatPGXLDLTGetSummary_PGXLDLT(Mat F, const char **ordering, const char **method, const char **backend)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  if (ordering) *ordering = c->nsymbolic ? LDLTOrderings[c->used_ordering] : "none";
+  if (method) *method = c->nsymbolic ? LDLTMethods[c->used_method] : "none";
+  if (backend) *backend = PGXDeviceName(c->device);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
@@ -732,10 +782,11 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 
   Options Database Keys:
 + -mat_pgx_ordering <auto,metis,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set
-. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends)
+. -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends; with cuda also when half the flops or more are in supernodes of 16 columns or more)
 . -mat_pgx_ldlt_large <64> - supernodal on the GPU: supernodes with at least this many columns (or 8 times as many rows below them) use cuBLAS, the others one thread block each, one launch per level of the supernodal tree
 . -mat_pgx_ldlt_nb <64> - supernodal on the GPU: block size of the blocked LDL^T of the large diagonal blocks
 . -mat_pgx_ldlt_panels - supernodal on the host: run the GPU's panel algorithm in plain C++ (testing)
+. -mat_pgx_ldlt_gpu_memory <0> - supernodal on the GPU: bytes its buffers may take (0: the free GPU memory); an error says how many are needed
 . -mat_pgx_pivot_tol <1e-10> - static pivoting threshold relative to ||A||_inf; 0 turns repair off (zero pivot: MAT_FACTOR_NUMERIC_ZEROPIVOT)
 . -mat_pgx_refine_steps <-1> - refinement steps of MatSolve() (-1: automatic when pivots were perturbed, at most 10)
 . -mat_pgx_refine_gmres <100> - most GMRES iterations of the refinement (0: none)
@@ -789,6 +840,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   c->large_min      = 64;
   c->nb             = 64;
   c->host_panels    = PETSC_FALSE;
+  c->gpu_memory     = 0;
   c->last_berr      = -1;
   PetscCall(PGXGetDefaultDeviceType(&c->devreq));
   c->device                            = PGX_DEVICE_HOST;
@@ -804,6 +856,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   PetscCall(PetscFree(B->solvertype));
   PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_PGXLDLT));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetSummary_C", MatPGXLDLTGetSummary_PGXLDLT));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -122,6 +122,12 @@ PetscErrorCode FactorSupernodal(PetscInt n, const PetscInt *lcolptr, const Petsc
    plain loops): loads aval (A's CSR order) into panels[plan.pofs[nsuper]], factors them, writes lval and d (CSC
    storage). large_min and nb as for cuda::AnalyzeSupernodal. Real and complex; Hermitian conjugates the updates. */
 PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *aval, PetscInt large_min, PetscInt nb, const PivotRule *rule, PetscScalar *panels, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
+/* The supernodal solve of the cuda backend on the host: X = P^T (L D op(L)^T)^-1 P B from the factored panels of
+   FactorSupernodalPlan (same arguments as Solve otherwise). Forward: level by level of the supernodal tree, each
+   supernode solves with its unit lower diagonal block (column by column) and subtracts L21 y_s from the rows R;
+   then y /= d; backward, levels in reverse: y_s -= op(L21)^T y_R, then the unit upper op(L11)^T solve, row by row
+   from the last. B and X may alias. work[n*nrhs]. */
+PetscErrorCode SolvePanels(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, const PetscInt *perm, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work);
 /* X = P^T (L D op(L)^T)^-1 P B for nrhs columns (leading dimension ldb = n): perm as above; B and X may alias.
    work[n*nrhs]. */
 PetscErrorCode Solve(PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *lval, const PetscScalar *d, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work);
@@ -142,12 +148,14 @@ PetscErrorCode Analyze(Data *, PetscInt n, const PetscInt *perm, const PetscInt 
 PetscErrorCode FactorColumn(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
 /* Supernodal numeric phase (after Analyze): upload the plan, size every buffer (panels, contribution and work
    buffers for the supernodes with SupernodalIsLarge(nc, nr, large_min), diagonal blocks of nb <= 64 columns);
-   a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory */
-PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb);
+   a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory (or in
+   maxbytes, when maxbytes > 0: for testing that error) */
+PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb, size_t maxbytes);
 /* Load A's values and factor on the panels (level by level, batched small supernodes, cuBLAS for large ones),
    then write L and D in the CSC storage of the solves */
 PetscErrorCode FactorSupernodal(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
-/* Solve on host arrays (B, X of n*nrhs; staged through the device) */
+/* Solve on host arrays (B, X of n*nrhs; staged through the device): the level-scheduled column solve after
+   FactorColumn, the supernodal one on the panels (reference::SolvePanels is its host twin) after FactorSupernodal */
 PetscErrorCode Solve(Data *, PetscInt nrhs, const PetscScalar *B, PetscScalar *X);
 /* L and D back to the host (tests, inertia) */
 PetscErrorCode GetFactor(const Data *, PetscScalar *lval, PetscScalar *d);

@@ -16,7 +16,9 @@
    memory, cublasDtrsm gives L21 D, a copy keeps it (W), a kernel scales by D^-1, cublasDsyrkx and cublasDgemm
    update the rest of the panel; then W = L21 D, C = L21 W^T by cublasDsyrkx (lower) into a contribution buffer,
    and a kernel scatter-adds C into the ancestors. Finally the panels are copied into the CSC arrays (lval, d) that
-   the solves and GetFactor use. */
+   GetFactor uses. After a supernodal factorization the solves run on the panels (SolveSupernodal; the same
+   schedule as reference::SolvePanels): small supernodes one thread block each, one launch per level; large
+   ones with cublasDtrsm and cublasDgemm on the rows R gathered into a buffer. */
 #include <pgx/private/pgxcuda.h>
 #include "../ldlt_kernels.h"
 #include <vector>
@@ -44,6 +46,9 @@ struct Data {
   PetscInt               *snptr = nullptr, *nr = nullptr, *sup = nullptr, *segptr = nullptr, *segsn = nullptr, *segb0 = nullptr, *relmap = nullptr, *small = nullptr;
   PetscInt64             *pofs = nullptr, *segrel = nullptr, *pdest = nullptr;
   PetscScalar            *panels = nullptr, *cbuf = nullptr, *wbuf = nullptr;
+  PetscInt                maxnr_large = 0;  /* most rows below the diagonal block of a large supernode (solve buffer) */
+  PetscBool               snode = PETSC_FALSE; /* the last numeric phase was supernodal: the solves use the panels */
+  pgx::cuda::DeviceArray<PetscScalar> stmp;  /* solve buffer of the large supernodes: maxnr_large * nrhs */
 };
 
 PetscErrorCode Create(Data **d)
@@ -80,7 +85,10 @@ static PetscErrorCode FreeDevice(Data *d)
   PetscCall(PGXDeviceFree(&d->panels));
   PetscCall(PGXDeviceFree(&d->cbuf));
   PetscCall(PGXDeviceFree(&d->wbuf));
+  PetscCall(d->stmp.resize(0));
   d->nsuper = d->nslevels = 0;
+  d->maxnr_large = 0;
+  d->snode       = PETSC_FALSE;
   d->npanel   = 0;
   d->worksize = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -215,6 +223,7 @@ PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *r
   info->badcol     = hflags[1] < (unsigned long long)d->n ? (PetscInt)hflags[1] : -1;
   info->badvalue   = 0;
   info->flops      = 0;
+  d->snode         = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 #endif
 }
@@ -264,6 +273,116 @@ __global__ void KBackwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const Petsc
   if (threadIdx.x == 0) yr[j] -= s;
 }
 
+
+/* ------------------------------------------------------------------------------- supernodal solve (panels) */
+/* Forward, small supernodes of one level, one block each: unit lower diagonal block column by column, then
+   y_R -= L21 y_s (atomics: supernodes of a level may share rows R) */
+__global__ void KSolveFwdSmall(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, PetscInt n, PetscInt nrhs, PetscScalar *Y)
+{
+  if ((PetscInt)blockIdx.x >= count) return;
+  PetscInt           s = list[blockIdx.x], f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], m = nc + nr;
+  const PetscScalar *A = panels + pofs[s];
+  const PetscInt    *R = lrow + lcolptr[f] + (nc - 1);
+  for (PetscInt r = 0; r < nrhs; r++) {
+    PetscScalar *y = Y + (PetscInt64)r * n;
+    for (PetscInt t = 0; t < nc; t++) {
+      __syncthreads();
+      PetscScalar yt = y[f + t];
+      for (PetscInt u = t + 1 + threadIdx.x; u < nc; u += blockDim.x) y[f + u] -= A[u + (PetscInt64)t * m] * yt;
+    }
+    __syncthreads();
+    for (PetscInt a = threadIdx.x; a < nr; a += blockDim.x) {
+      PetscScalar w = 0;
+      for (PetscInt t = 0; t < nc; t++) w += A[nc + a + (PetscInt64)t * m] * y[f + t];
+      atomicAdd(&y[R[a]], -w);
+    }
+    __syncthreads();
+  }
+}
+
+/* Backward, small supernodes of one level: y_s -= L21^T y_R, then the unit upper L11^T solve from the last row */
+__global__ void KSolveBwdSmall(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, PetscInt n, PetscInt nrhs, PetscScalar *Y)
+{
+  if ((PetscInt)blockIdx.x >= count) return;
+  PetscInt           s = list[blockIdx.x], f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], m = nc + nr;
+  const PetscScalar *A = panels + pofs[s];
+  const PetscInt    *R = lrow + lcolptr[f] + (nc - 1);
+  for (PetscInt r = 0; r < nrhs; r++) {
+    PetscScalar *y = Y + (PetscInt64)r * n;
+    for (PetscInt t = threadIdx.x; t < nc; t += blockDim.x) {
+      PetscScalar w = 0;
+      for (PetscInt a = 0; a < nr; a++) w += A[nc + a + (PetscInt64)t * m] * y[R[a]];
+      y[f + t] -= w;
+    }
+    for (PetscInt u = nc - 1; u > 0; u--) {
+      __syncthreads();
+      PetscScalar yu = y[f + u];
+      for (PetscInt t = threadIdx.x; t < u; t += blockDim.x) y[f + t] -= A[u + (PetscInt64)t * m] * yu;
+    }
+    __syncthreads();
+  }
+}
+
+/* Large supernode s: Y(R, :) -= Tmp (forward) or Tmp = Y(R, :) (backward), Tmp nr x nrhs */
+__global__ void KRowsR(PetscInt s, PetscBool gather, const PetscInt *snptr, const PetscInt *nrr, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt n, PetscInt nrhs, PetscScalar *Y, PetscScalar *Tmp)
+{
+  PetscInt        f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s];
+  const PetscInt *R = lrow + lcolptr[f] + (nc - 1);
+  for (PetscInt64 idx = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; idx < (PetscInt64)nr * nrhs; idx += (PetscInt64)gridDim.x * blockDim.x) {
+    PetscInt a = (PetscInt)(idx % nr), r = (PetscInt)(idx / nr);
+    if (gather) Tmp[idx] = Y[R[a] + (PetscInt64)r * n];
+    else atomicAdd(&Y[R[a] + (PetscInt64)r * n], -Tmp[idx]);
+  }
+}
+
+static PetscErrorCode SolveSupernodal(Data *d, PetscInt nrhs, PetscScalar *y, cudaStream_t st)
+{
+  const PetscScalar one = 1, mone = -1, zero = 0;
+  const unsigned    T = 256;
+  cublasHandle_t    h;
+  PetscInt          n = d->n;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  if ((size_t)d->maxnr_large * nrhs > d->stmp.size()) PetscCall(d->stmp.resize((size_t)d->maxnr_large * nrhs));
+  for (PetscInt l = 0; l < d->nslevels; l++) {
+    PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
+    if (ns) {
+      KSolveFwdSmall<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->panels, n, nrhs, y);
+      PGXCheckLaunch("KSolveFwdSmall");
+    }
+    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) {
+      PetscInt           s = d->hlarge[i], f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
+      const PetscScalar *A = d->panels + d->hpofs[s];
+      PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
+      if (!nr) continue;
+      PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)nr, (int)nrhs, (int)nc, &one, A + nc, (int)m, y + f, (int)n, &zero, d->stmp.data(), (int)nr));
+      KRowsR<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nrhs, (PetscInt64)1 << 24), T), T, 0, st>>>(s, PETSC_FALSE, d->snptr, d->nr, d->lcolptr, d->lrow, n, nrhs, y, d->stmp.data());
+      PGXCheckLaunch("KRowsR");
+    }
+  }
+  KDiag<<<PGXCUDAGridSize(n * nrhs, T), T, 0, st>>>(n, nrhs, d->d, y);
+  PGXCheckLaunch("KDiag");
+  for (PetscInt l = d->nslevels - 1; l >= 0; l--) {
+    PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
+    if (ns) {
+      KSolveBwdSmall<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->panels, n, nrhs, y);
+      PGXCheckLaunch("KSolveBwdSmall");
+    }
+    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) {
+      PetscInt           s = d->hlarge[i], f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
+      const PetscScalar *A = d->panels + d->hpofs[s];
+      if (nr) {
+        KRowsR<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nrhs, (PetscInt64)1 << 24), T), T, 0, st>>>(s, PETSC_TRUE, d->snptr, d->nr, d->lcolptr, d->lrow, n, nrhs, y, d->stmp.data());
+        PGXCheckLaunch("KRowsR");
+        PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)nc, (int)nrhs, (int)nr, &mone, A + nc, (int)m, d->stmp.data(), (int)nr, &one, y + f, (int)n));
+      }
+      PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *X)
@@ -290,6 +409,13 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   PetscCall(PGXDeviceCopyArrayToDevice(b, B, m));
   KGather<<<PGXCUDAGridSize(m, T), T, 0, s>>>(d->n, nrhs, d->perm, b, y);
   PGXCheckLaunch("KGather");
+  if (d->snode) {
+    PetscCall(SolveSupernodal(d, nrhs, y, s));
+    KScatter<<<PGXCUDAGridSize(m, T), T, 0, s>>>(d->n, nrhs, d->perm, y, b);
+    PGXCheckLaunch("KScatter");
+    PetscCall(PGXDeviceCopyArrayToHost(X, b, m));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt l = 0; l < d->nlevels; l++) {
     dim3 grid((unsigned int)(d->lptr[l + 1] - d->lptr[l]), (unsigned int)nrhs);
     KForwardLevel<<<grid, 32, 0, s>>>(d->lptr[l], d->lptr[l + 1], d->n, d->order, d->lcolptr, d->lrow, d->lval, y);
@@ -310,7 +436,7 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
 }
 
 /* ---------------------------------------------------------------------------------------- supernodal method */
-PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, PetscInt large_min, PetscInt nb)
+PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, PetscInt large_min, PetscInt nb, size_t maxbytes)
 {
   size_t freeb, totalb, need, ncbuf = 0, nwbuf = 0, nseg = P->segsn.size();
 
@@ -335,6 +461,7 @@ PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, Pet
       PetscInt s = P->sorder[i], nc = P->snptr[s + 1] - P->snptr[s], nr = P->nr[s], m = nc + nr;
       if (symbolic::SupernodalIsLarge(nc, nr, large_min)) {
         d->hlarge.push_back(s);
+        d->maxnr_large = PetscMax(d->maxnr_large, nr);
         ncbuf = PetscMax(ncbuf, (size_t)nr * nr);
         nwbuf = PetscMax(nwbuf, PetscMax((size_t)nr * nc, (size_t)m * PetscMin(nb, nc)));
       } else hsmall.push_back(s);
@@ -344,6 +471,7 @@ PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, Pet
   }
   need = sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf) + sizeof(PetscInt64) * ((size_t)P->nnzA + P->nsuper + 1 + nseg) + sizeof(PetscInt) * ((size_t)3 * P->nsuper + 2 + P->n + 2 * nseg + P->relmap.size() + hsmall.size());
   PGXCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (maxbytes > 0) freeb = PetscMin(freeb, maxbytes);
   PetscCheck(need < freeb, PETSC_COMM_SELF, PETSC_ERR_MEM, "MATSOLVERPGX: the supernodal factorization needs %zu bytes more of GPU memory (panels %zu, contribution buffer %zu, work %zu, maps %zu); %zu bytes are free. Use -mat_pgx_ldlt_method column or -pgx_device host", need, sizeof(PetscScalar) * (size_t)d->npanel, sizeof(PetscScalar) * ncbuf, sizeof(PetscScalar) * nwbuf, need - sizeof(PetscScalar) * ((size_t)d->npanel + ncbuf + nwbuf), freeb);
   PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->snptr));
   PetscCall(PGXDeviceMallocArray(P->nsuper + 1, &d->nr));
@@ -524,7 +652,7 @@ __global__ void KPanelsToCSC(PetscInt n, const PetscInt *sup, const PetscInt *sn
 
 #if !defined(PETSC_USE_COMPLEX)
 /* One large supernode: blocked LDL^T of its panel, then its contribution to the ancestors */
-static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h)
+static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h, std::vector<cudaEvent_t> *ev)
 {
   const PetscScalar one = 1, mone = -1, zero = 0;
   PetscInt          f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
@@ -546,11 +674,21 @@ static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cu
     if (nr) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)nr, (int)nt, (int)kb, &mone, A + nc + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + nc + (size_t)r0 * m, (int)m));
   }
   if (!nr) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ev) {
+    ev->emplace_back();
+    PGXCallCUDA(cudaEventCreate(&ev->back()));
+    PGXCallCUDA(cudaEventRecord(ev->back(), st));
+  }
   KScaleRowsD<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nc, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, nc, nr, d->wbuf);
   PGXCheckLaunch("KScaleRowsD");
   PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nr, (int)nc, &one, A + nc, (int)m, d->wbuf, (int)nr, &zero, d->cbuf, (int)nr));
   KScatterLarge<<<(unsigned)nr, 128, 0, st>>>(s, d->cbuf, d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, d->panels);
   PGXCheckLaunch("KScatterLarge");
+  if (ev) {
+    ev->emplace_back();
+    PGXCallCUDA(cudaEventCreate(&ev->back()));
+    PGXCallCUDA(cudaEventRecord(ev->back(), st));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -579,13 +717,41 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
     KLoadPanels<<<PGXCUDAGridSize(d->nnzA, B), B, 0, st>>>(d->nnzA, d->aval, d->pdest, d->panels);
     PGXCheckLaunch("KLoadPanels");
   }
+  /* with -info: GPU times of the small supernodes, the large ones, and the contributions of the large ones */
+  PetscBool                timing = PETSC_FALSE;
+  std::vector<cudaEvent_t> lev, cev;
+  PetscCall(PetscInfoEnabled(MAT_CLASSID, &timing));
+  if (timing) {
+    lev.resize(2 * d->nslevels + 1);
+    for (auto &e : lev) PGXCallCUDA(cudaEventCreate(&e));
+  }
   for (PetscInt l = 0; l < d->nslevels; l++) {
     PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
+    if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l], st));
     if (ns) {
       KSmallLevel<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, rule->small, rule->repl, d->panels, d->flags);
       PGXCheckLaunch("KSmallLevel");
     }
-    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) PetscCall(FactorLarge(d, d->hlarge[i], rule, st, h));
+    if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l + 1], st));
+    for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) PetscCall(FactorLarge(d, d->hlarge[i], rule, st, h, timing ? &cev : nullptr));
+  }
+  if (timing) {
+    float  ms, tsmall = 0, tlarge = 0, tcontrib = 0;
+    PGXCallCUDA(cudaEventRecord(lev[2 * d->nslevels], st));
+    PGXCallCUDA(cudaEventSynchronize(lev[2 * d->nslevels]));
+    for (PetscInt l = 0; l < d->nslevels; l++) {
+      PGXCallCUDA(cudaEventElapsedTime(&ms, lev[2 * l], lev[2 * l + 1]));
+      tsmall += ms;
+      PGXCallCUDA(cudaEventElapsedTime(&ms, lev[2 * l + 1], lev[2 * l + 2]));
+      tlarge += ms;
+    }
+    for (size_t i = 0; i + 1 < cev.size(); i += 2) {
+      PGXCallCUDA(cudaEventElapsedTime(&ms, cev[i], cev[i + 1]));
+      tcontrib += ms;
+    }
+    PetscCall(PetscInfo(NULL, "supernodal numeric on the GPU: %" PetscInt_FMT " levels, small supernodes %.4f s (%" PetscInt_FMT " of them), large ones %.4f s (%zu of them; their contribution blocks and scatter-adds %.4f s)\n", d->nslevels, (double)tsmall / 1e3, d->hsmallptr[d->nslevels], (double)tlarge / 1e3, d->hlarge.size(), (double)tcontrib / 1e3));
+    for (auto &e : lev) PGXCallCUDA(cudaEventDestroy(e));
+    for (auto &e : cev) PGXCallCUDA(cudaEventDestroy(e));
   }
   if (d->n) {
     KPanelsToCSC<<<(unsigned)d->n, 64, 0, st>>>(d->n, d->sup, d->snptr, d->nr, d->pofs, d->lcolptr, d->panels, d->lval, d->d);
@@ -596,6 +762,7 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
   info->badcol     = hflags[1] < (unsigned long long)d->n ? (PetscInt)hflags[1] : -1;
   info->badvalue   = 0;
   info->flops      = 0;
+  d->snode         = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 #endif
 }

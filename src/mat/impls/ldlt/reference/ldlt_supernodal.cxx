@@ -235,6 +235,60 @@ PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode SolvePanels(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, const PetscInt *perm, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work)
+{
+  const symbolic::SupernodalPlan &P = *plan;
+  PetscInt                        n = P.n;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < nrhs; r++)
+    for (PetscInt k = 0; k < n; k++) work[k + (size_t)r * n] = B[(perm ? perm[k] : k) + (size_t)r * n];
+  for (PetscInt l = 0; l < P.nslevels; l++)
+    for (PetscInt i = P.slptr[l]; i < P.slptr[l + 1]; i++) {
+      PetscInt           s = P.sorder[i], f = P.snptr[s], nc = P.snptr[s + 1] - f, nr = P.nr[s], m = nc + nr;
+      const PetscScalar *A = panels + P.pofs[s];
+      const PetscInt    *R = lrow + lcolptr[f] + (nc - 1);
+      for (PetscInt r = 0; r < nrhs; r++) {
+        PetscScalar *y = work + (size_t)r * n;
+        for (PetscInt t = 0; t < nc; t++) {
+          PetscScalar yt = y[f + t];
+          for (PetscInt u = t + 1; u < nc; u++) y[f + u] -= A[u + t * m] * yt;
+        }
+        for (PetscInt a = 0; a < nr; a++) {
+          PetscScalar w = 0;
+          for (PetscInt t = 0; t < nc; t++) w += A[nc + a + t * m] * y[f + t];
+          y[R[a]] -= w;
+        }
+      }
+    }
+  for (PetscInt s = 0; s < P.nsuper; s++) {
+    PetscInt           f = P.snptr[s], nc = P.snptr[s + 1] - f, m = nc + P.nr[s];
+    const PetscScalar *A = panels + P.pofs[s];
+    for (PetscInt r = 0; r < nrhs; r++)
+      for (PetscInt t = 0; t < nc; t++) work[f + t + (size_t)r * n] /= A[t + t * m];
+  }
+  for (PetscInt l = P.nslevels - 1; l >= 0; l--)
+    for (PetscInt i = P.slptr[l]; i < P.slptr[l + 1]; i++) {
+      PetscInt           s = P.sorder[i], f = P.snptr[s], nc = P.snptr[s + 1] - f, nr = P.nr[s], m = nc + nr;
+      const PetscScalar *A = panels + P.pofs[s];
+      const PetscInt    *R = lrow + lcolptr[f] + (nc - 1);
+      for (PetscInt r = 0; r < nrhs; r++) {
+        PetscScalar *y = work + (size_t)r * n;
+        for (PetscInt t = 0; t < nc; t++) {
+          PetscScalar w = 0;
+          for (PetscInt a = 0; a < nr; a++) w += Op(A[nc + a + t * m], hermitian) * y[R[a]];
+          y[f + t] -= w;
+        }
+        for (PetscInt u = nc - 1; u > 0; u--) {
+          PetscScalar yu = y[f + u];
+          for (PetscInt t = 0; t < u; t++) y[f + t] -= Op(A[u + t * m], hermitian) * yu;
+        }
+      }
+    }
+  for (PetscInt r = 0; r < nrhs; r++)
+    for (PetscInt k = 0; k < n; k++) X[(perm ? perm[k] : k) + (size_t)r * n] = work[k + (size_t)r * n];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 } // namespace reference
 } // namespace ldlt
 } // namespace kernels
