@@ -27,6 +27,7 @@
 #pragma once
 #include <petscsys.h>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace pgx
@@ -119,7 +120,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
   const PetscInt         n = ops.N(), k = ops.K();
   const PetscReal        anorm = ops.ANorm(), tol = std::sqrt((PetscReal)(n > 0 ? n : 1)) * PETSC_MACHINE_EPSILON;
   std::vector<PetscReal> rn(k), xn(k), rnew(k);
-  std::vector<PetscBool> active(k);
+  std::unique_ptr<PetscBool[]> active(new PetscBool[k]()); /* not std::vector<PetscBool>: PetscBool is bool in C++ with PETSc >= 3.23, and vector<bool> has no data() */
   PetscBool              gmres = PETSC_FALSE;
   PetscInt               nactive = 0;
 
@@ -135,7 +136,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
     nactive += active[c];
   }
   while (nactive > 0 && res->steps < o.maxsteps) {
-    if (!gmres) PetscCall(ops.Plain(active.data()));
+    if (!gmres) PetscCall(ops.Plain(active.get()));
     else {
       for (PetscInt c = 0; c < k; c++)
         if (active[c]) {
