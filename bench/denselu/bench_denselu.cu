@@ -265,12 +265,42 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_denselu options", NULL);
-  PetscCall(PetscOptionsIntArray("-sizes", "matrix orders", NULL, sizes, &nsizes, NULL));
+  {
+    PetscInt  def = nsizes;
+    PetscBool set;
+    nsizes = 16; /* in: the room in the array */
+    PetscCall(PetscOptionsIntArray("-sizes", "matrix orders", NULL, sizes, &nsizes, &set));
+    if (!set) nsizes = def; /* PETSc sets the count to 0 when the option is absent */
+  }
   PetscCall(PetscOptionsInt("-reps", "timed repetitions (median)", NULL, reps, &reps, NULL));
-  PetscCall(PetscOptionsIntArray("-blocks", "PGX double: block sizes to sweep (0: PGX's default)", NULL, blocks, &nblocks, NULL));
-  PetscCall(PetscOptionsIntArray("-leaves", "PGX double: leaf widths to sweep (1..32)", NULL, leaves, &nleaves, NULL));
-  PetscCall(PetscOptionsIntArray("-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", NULL, las, &nlas, NULL));
-  PetscCall(PetscOptionsIntArray("-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", NULL, coops, &ncoops, NULL));
+  {
+    PetscInt  def = nblocks;
+    PetscBool set;
+    nblocks = 16; /* in: the room in the array */
+    PetscCall(PetscOptionsIntArray("-blocks", "PGX double: block sizes to sweep (0: PGX's default)", NULL, blocks, &nblocks, &set));
+    if (!set) nblocks = def; /* PETSc sets the count to 0 when the option is absent */
+  }
+  {
+    PetscInt  def = nleaves;
+    PetscBool set;
+    nleaves = 8; /* in: the room in the array */
+    PetscCall(PetscOptionsIntArray("-leaves", "PGX double: leaf widths to sweep (1..32)", NULL, leaves, &nleaves, &set));
+    if (!set) nleaves = def; /* PETSc sets the count to 0 when the option is absent */
+  }
+  {
+    PetscInt  def = nlas;
+    PetscBool set;
+    nlas = 2; /* in: the room in the array */
+    PetscCall(PetscOptionsIntArray("-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", NULL, las, &nlas, &set));
+    if (!set) nlas = def; /* PETSc sets the count to 0 when the option is absent */
+  }
+  {
+    PetscInt  def = ncoops;
+    PetscBool set;
+    ncoops = 2; /* in: the room in the array */
+    PetscCall(PetscOptionsIntArray("-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", NULL, coops, &ncoops, &set));
+    if (!set) ncoops = def; /* PETSc sets the count to 0 when the option is absent */
+  }
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
