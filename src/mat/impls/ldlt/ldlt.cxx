@@ -260,8 +260,11 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(sym::StructuralRank(n, c->arowptr, c->acol, &rank));
   PetscCheck(rank == n, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "MATSOLVERPGX: the matrix is structurally singular (structural rank %" PetscInt_FMT " < n = %" PetscInt_FMT "): no factorization exists", rank, n);
 
+  PetscLogDouble tp[6];
+  tp[0] = MPI_Wtime();
   PetscCall(PetscMalloc2(n, &c->perm, n, &c->iperm));
   PetscCall(LDLTOrder(F, c, isperm));
+  tp[1] = MPI_Wtime();
 
   PetscInt *crowptr, *ccol;
   PetscCall(PetscMalloc1(n + 1, &crowptr));
@@ -281,6 +284,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   c->maxsuper = 0;
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
+  tp[2] = MPI_Wtime();
   PetscCall(PetscMalloc2(c->device == PGX_DEVICE_HOST ? c->nnzL + 1 : 1, &c->lval, n + 1, &c->d)); /* cuda: L stays on the device */
   c->used_method = c->method;
   if (c->used_method == LDLT_METHOD_AUTO) {
@@ -320,6 +324,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
       PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " of %" PetscInt_FMT " supernodes large (-mat_pgx_ldlt_large %" PetscInt_FMT "), %.1f%% of the %g flops\n", nlarge, c->nsuper, c->large_min, fall > 0 ? 100.0 * flarge / fall : 0.0, fall));
     }
   }
+  tp[3] = MPI_Wtime();
 #if PGX_HAVE_CUDA
   if (c->device == PGX_DEVICE_CUDA) {
     K::cuda::Data *d;
@@ -329,6 +334,8 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     if (c->plan) PetscCall(K::cuda::AnalyzeSupernodal(d, c->plan, c->large_min, c->nb, (size_t)c->gpu_memory));
   }
 #endif
+  tp[4] = MPI_Wtime();
+  PetscCall(PetscInfo(F, "symbolic phases (s): structural rank and copy %.3g, ordering %.3g, etree/structure/levels/supernodes/map %.3g, supernodal plan %.3g, device analysis %.3g\n", tp[0] - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3]));
   c->nsymbolic++;
   c->t_symbolic = MPI_Wtime() - t0;
   PetscCall(PetscLogEventEnd(PGX_LDLTSymbolic, F, A, 0, 0));
