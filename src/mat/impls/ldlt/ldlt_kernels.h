@@ -112,6 +112,35 @@ static inline bool SupernodalIsLarge(PetscInt nc, PetscInt nr, PetscInt large_mi
 
 namespace reference
 {
+/* op(x) of the mathematics above: x, or conj(x) when Hermitian */
+static inline PetscScalar Op(PetscScalar x, PetscBool hermitian)
+{
+  return hermitian ? PetscConj(x) : x;
+}
+
+/* The static pivoting rule above for pivot d_j (host backends: the column, supernodal and panel factorizations).
+   A replaced pivot is counted; an exactly zero (with repl == 0) or non-finite pivot is recorded as badcol when j
+   is the smallest such column so far, left in place, and false is returned (the caller stops or goes on). */
+static inline bool ApplyPivotRule(PetscInt j, PetscScalar *dj, const PivotRule *rule, NumericInfo *info)
+{
+  PetscScalar d  = *dj;
+  PetscReal   ad = PetscAbsScalar(d);
+  if (rule->hermitian) d = PetscRealPart(d);
+  if (PetscIsInfOrNanScalar(d) || (ad == 0 && rule->repl == 0)) {
+    if (info->badcol < 0 || j < info->badcol) {
+      info->badcol   = j;
+      info->badvalue = d;
+    }
+    return false;
+  }
+  if (ad <= rule->small && rule->repl > 0) {
+    d = ad == 0 ? (PetscScalar)rule->repl : d * (rule->repl / ad);
+    info->nperturbed++;
+  }
+  *dj = d;
+  return true;
+}
+
 /* Load the values of A (aval in A's CSR order, dest from ScatterMap) into lval (zeros elsewhere) and d */
 PetscErrorCode Load(PetscInt n, PetscInt nnzA, const PetscScalar *aval, const PetscInt *dest, PetscInt nnzL, PetscScalar *lval, PetscScalar *d, PetscBool hermitian);
 /* Right-looking column LDL^T in the level order (order, lptr, nlevels from Levels) */

@@ -504,7 +504,7 @@ PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, Pet
 }
 
 #if !defined(PETSC_USE_COMPLEX)
-/* The pivot rule of ldlt_kernels.h (reference Pivot()); a bad pivot is recorded (smallest column) and left */
+/* The pivot rule of ldlt_kernels.h (ApplyPivotRule() on the host); a bad pivot is recorded (smallest column) and left */
 __device__ static inline void PivotDev(PetscInt col, PetscScalar *dj, PetscReal small, PetscReal repl, unsigned long long *flags)
 {
   PetscScalar v  = *dj;

@@ -10,30 +10,6 @@ namespace ldlt
 {
 namespace reference
 {
-static inline PetscScalar Op(PetscScalar x, PetscBool hermitian)
-{
-  return hermitian ? PetscConj(x) : x;
-}
-
-/* The pivot rule of ldlt_kernels.h; returns false when the factorization must stop */
-static inline bool Pivot(PetscInt j, PetscScalar *dj, const PivotRule *rule, NumericInfo *info)
-{
-  PetscScalar d  = *dj;
-  PetscReal   ad = PetscAbsScalar(d);
-  if (rule->hermitian) d = PetscRealPart(d);
-  if (PetscIsInfOrNanScalar(d) || (ad == 0 && rule->repl == 0)) {
-    info->badcol   = j;
-    info->badvalue = d;
-    return false;
-  }
-  if (ad <= rule->small && rule->repl > 0) {
-    d = ad == 0 ? (PetscScalar)rule->repl : d * (rule->repl / ad);
-    info->nperturbed++;
-  }
-  *dj = d;
-  return true;
-}
-
 PetscErrorCode Load(PetscInt n, PetscInt nnzA, const PetscScalar *aval, const PetscInt *dest, PetscInt nnzL, PetscScalar *lval, PetscScalar *d, PetscBool hermitian)
 {
   PetscFunctionBegin;
@@ -58,7 +34,7 @@ PetscErrorCode FactorColumn(PetscInt n, const PetscInt *lcolptr, const PetscInt 
   for (PetscInt l = 0; l < nlevels; l++) {
     for (PetscInt t = lptr[l]; t < lptr[l + 1]; t++) { /* independent columns: parallel on a GPU */
       PetscInt j = order[t], p0 = lcolptr[j], p1 = lcolptr[j + 1];
-      if (!Pivot(j, &d[j], rule, info)) {
+      if (!ApplyPivotRule(j, &d[j], rule, info)) {
         info->flops = flops;
         PetscFunctionReturn(PETSC_SUCCESS);
       }
@@ -103,7 +79,7 @@ PetscErrorCode FactorSupernodal(PetscInt n, const PetscInt *lcolptr, const Petsc
     }
     /* dense LDL^T of the block column */
     for (PetscInt t = 0; t < nc; t++) {
-      if (!Pivot(f + t, &B[t + t * m], rule, info)) {
+      if (!ApplyPivotRule(f + t, &B[t + t * m], rule, info)) {
         info->flops = flops;
         PetscFunctionReturn(PETSC_SUCCESS);
       }

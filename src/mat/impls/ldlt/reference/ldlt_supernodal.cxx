@@ -103,31 +103,6 @@ PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const P
 
 namespace reference
 {
-static inline PetscScalar Op(PetscScalar x, PetscBool hermitian)
-{
-  return hermitian ? PetscConj(x) : x;
-}
-
-/* The pivot rule of ldlt_kernels.h; a bad pivot is recorded (smallest column) and left in place */
-static inline void PanelPivot(PetscInt j, PetscScalar *dj, const PivotRule *rule, NumericInfo *info)
-{
-  PetscScalar d  = *dj;
-  PetscReal   ad = PetscAbsScalar(d);
-  if (rule->hermitian) d = PetscRealPart(d);
-  if (PetscIsInfOrNanScalar(d) || (ad == 0 && rule->repl == 0)) {
-    if (info->badcol < 0 || j < info->badcol) {
-      info->badcol   = j;
-      info->badvalue = d;
-    }
-    return;
-  }
-  if (ad <= rule->small && rule->repl > 0) {
-    d = ad == 0 ? (PetscScalar)rule->repl : d * (rule->repl / ad);
-    info->nperturbed++;
-  }
-  *dj = d;
-}
-
 PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *aval, PetscInt large_min, PetscInt nb, const PivotRule *rule, PetscScalar *panels, PetscScalar *lval, PetscScalar *d, NumericInfo *info)
 {
   const symbolic::SupernodalPlan &P = *plan;
@@ -151,7 +126,7 @@ PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const 
       if (!symbolic::SupernodalIsLarge(nc, nr, large_min)) {
         /* one thread block: the operation order of FactorSupernodal */
         for (PetscInt t = 0; t < nc; t++) {
-          PanelPivot(f + t, &A[t + t * m], rule, info);
+          (void)ApplyPivotRule(f + t, &A[t + t * m], rule, info); /* a bad pivot is recorded and left: the panel goes on, as the GPU does */
           PetscScalar dt = A[t + t * m];
           for (PetscInt u = t + 1; u < m; u++) A[u + t * m] /= dt;
           for (PetscInt t2 = t + 1; t2 < nc; t2++) {
@@ -176,7 +151,7 @@ PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const 
         PetscInt kb = PetscMin(nb, nc - k0), r0 = k0 + kb, mr = m - r0;
         /* diagonal block kb x kb (one thread block on the device) */
         for (PetscInt t = k0; t < r0; t++) {
-          PanelPivot(f + t, &A[t + t * m], rule, info);
+          (void)ApplyPivotRule(f + t, &A[t + t * m], rule, info); /* a bad pivot is recorded and left: the panel goes on, as the GPU does */
           PetscScalar dt = A[t + t * m];
           for (PetscInt u = t + 1; u < r0; u++) A[u + t * m] /= dt;
           for (PetscInt t2 = t + 1; t2 < r0; t2++) {
