@@ -13,7 +13,8 @@
 #   command:  run by bash from the repository root; it passes when it exits 0. Tests check their
 #             own numbers; tests/expect.sh checks output and error messages.
 # Environment: PGX_REQUIRE_GPU=1 turns skipped cuda tests into failures (for the GPU host);
-#   PGX_TESTS=regex runs only the tests whose name matches; PGX_TEST_TIMEOUT (seconds, default 900).
+#   PGX_TESTS=regex runs only the tests whose name matches; PGX_TEST_TIMEOUT (seconds, default 900);
+#   PGX_JOBS=N runs N tests at a time (default 1).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -41,6 +42,26 @@ petsc_minor=$(sed -n 's/.*PETSc 3\.\([0-9]*\)\..*/\1/p' <<<"$info"); petsc_minor
 if [ -x $B/tests/eps/test_eps ]; then have_slepc=1; else have_slepc=0; fi
 req_has() { [[ ",$req," == *",$1,"* ]]; }
 echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
+
+# run_one NAME CMD: runs one test, prints its 'ok'/'FAIL' line (and the log's tail on failure); exit status 0 on pass
+run_one() {
+  local name=$1 cmd=$2 log=$LOGDIR/$1.log t0 rc ms dt
+  t0=$(date +%s%N)
+  timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
+  rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000)); dt="$((ms / 1000)).$(((ms % 1000) / 100))"
+  if [ $rc -eq 0 ]; then
+    printf 'ok   %s (%s s)\n' "$name" "$dt"
+  else
+    printf 'FAIL %s (exit %d, %s s): %s\n' "$name" "$rc" "$dt" "$cmd"
+    tail -n 25 "$log" | sed 's/^/     | /'
+  fi
+  return $rc
+}
+count_one() { if [ "$1" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); failed_names+=("$name"); fi; }
+# PGX_JOBS=N runs N tests at a time (the GPU host has 16 cores); their lines are printed in the suite's order at the end
+jobs=${PGX_JOBS:-1}
+order=()
 
 pass=0 fail=0 skip=0 failed_names=()
 for f in tests/*.tests; do
@@ -82,20 +103,25 @@ for f in tests/*.tests; do
     if [ "$B" != build ]; then cmd=${cmd//build\//$B/}; fi
     if [ "$L" != lib ]; then cmd=${cmd//\$PGX_ROOT\/lib\//\$PGX_ROOT\/$L/}; fi
     [ "${nsize:-1}" -gt 1 ] 2>/dev/null && cmd="$MPIEXEC -n $nsize $cmd"
-    log=$LOGDIR/$name.log
-    t0=$(date +%s%N)
-    timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
-    rc=$?
-    ms=$((($(date +%s%N) - t0) / 1000000)); dt="$((ms / 1000)).$(((ms % 1000) / 100))"
-    if [ $rc -eq 0 ]; then
-      printf 'ok   %s (%s s)\n' "$name" "$dt"; pass=$((pass + 1))
+    if [ "$jobs" -gt 1 ]; then
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+      run_one "$name" "$cmd" > "$LOGDIR/$name.result" &
+      order+=("$name")
     else
-      printf 'FAIL %s (exit %d, %s s): %s\n' "$name" "$rc" "$dt" "$cmd"
-      tail -n 25 "$log" | sed 's/^/     | /'
-      fail=$((fail + 1)); failed_names+=("$name")
+      run_one "$name" "$cmd"
+      count_one $?
     fi
   done < "$f"
 done
+if [ "$jobs" -gt 1 ]; then
+  wait
+  for name in "${order[@]}"; do
+    r=$LOGDIR/$name.result
+    cat "$r"
+    if [ -s "$r" ] && head -1 "$r" | grep -q '^ok '; then count_one 0; else count_one 1; fi
+    rm -f "$r"
+  done
+fi
 [ $fail -gt 0 ] && echo "failed: ${failed_names[*]}"
 if [ $skip -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"; else echo "$pass passed, $fail failed"; fi
 [ $fail -eq 0 ]
