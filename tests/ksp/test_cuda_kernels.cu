@@ -47,12 +47,15 @@ static T *Up(const std::vector<T> &h)
   T *d = nullptr;
   (void)cudaMalloc((void **)&d, sizeof(T) * (h.size() ? h.size() : 1));
   (void)cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice);
+  (void)cudaDeviceSynchronize(); /* a pageable cudaMemcpy may return before its DMA lands, and the kernels run on PGX's
+                                    non-blocking stream, which does not wait for the legacy stream */
   return d;
 }
 
 static std::vector<PetscScalar> Down(const PetscScalar *d, size_t n)
 {
   std::vector<PetscScalar> h(n);
+  (void)cudaDeviceSynchronize(); /* the kernels run on PGX's non-blocking stream: cudaMemcpy would not wait for them */
   (void)cudaMemcpy(h.data(), d, sizeof(PetscScalar) * n, cudaMemcpyDeviceToHost);
   return h;
 }
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
       PetscCall(D.Scale(n, 1.5, dw));
       Compare("Scale", hw, Down(dw, n), 1);
       PetscCall(cudaMemcpy(dy, nan.data(), sizeof(PetscScalar) * n, cudaMemcpyHostToDevice) == cudaSuccess ? PETSC_SUCCESS : PETSC_ERR_GPU);
+      PetscCall(cudaDeviceSynchronize() == cudaSuccess ? PETSC_SUCCESS : PETSC_ERR_GPU);
       PetscCall(H.WAXPY(n, 2.0, x.data(), z0.data(), y.data()));
       PetscCall(D.WAXPY(n, 2.0, dx, dz, dy));
       Compare("WAXPY", y, Down(dy, n), 1);
