@@ -1,7 +1,8 @@
 /* Tests of PCAIPS.
 
    -mode dense : PCApply and PCApplyTranspose equal the series computed with explicit dense P and R on a
-                 small nonsymmetric matrix with cut tridiagonal blocks (orders 0..3, damping, thresholds)
+                 small nonsymmetric matrix with cut tridiagonal blocks (orders 0..3, damping, thresholds);
+                 -convert <mattype> converts the matrix first (aijcusparse: PCAIPS gathers P and R on the device)
    -mode ksp   : GMRES and BiCGStab iteration counts on aniso3d (strong direction first) for orders 0..3;
                  prints the table, checks convergence and that order >= 1 beats order 0
    -mode mpi   : (run on 2 ranks) the same GMRES solve on one rank (PETSC_COMM_SELF) and on all ranks gives
@@ -122,6 +123,12 @@ static PetscErrorCode TestDense(void)
   PetscFunctionBegin;
   PetscCall(PetscMalloc4(n * n, &P, n * n, &R, n, &r, n, &ye));
   PetscCall(SmallMatrix(n, &A, P, R));
+  {
+    char      mtype[64];
+    PetscBool conv;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-convert", mtype, sizeof(mtype), &conv)); /* e.g. aijcusparse: A's values on the device */
+    if (conv) PetscCall(MatConvert(A, mtype, MAT_INPLACE_MATRIX, &A));
+  }
   PetscCall(MatCreateVecs(A, &x, &y));
   for (PetscInt i = 0; i < n; i++) r[i] = 2 * Rand() - 1;
   {

@@ -39,6 +39,10 @@ typedef struct {
   PGXVecStage  sr, sw, sy;      /* staging of Vecs to device arrays */
   PetscInt    *d_rowptr, *d_col; /* R = A - P (seq) on the device */
   PetscScalar *d_val, *d_y0, *d_t;
+  PetscBool    devvalues; /* the last setup read A's values on the device (AIJCUSPARSE): P and R gathered there */
+  PetscInt     nrem;      /* entries of R */
+  PetscInt    *d_tripos, *d_rpos; /* device value maps (pgx::kernels::aips::reference::value_maps), NULL until used */
+  PetscScalar *d_tri;     /* P gathered on the device: dl, d, du (3 n) */
 } PC_AIPS;
 
 static PetscErrorCode PCReset_AIPS(PC pc)
@@ -60,6 +64,11 @@ static PetscErrorCode PCReset_AIPS(PC pc)
   if (aips->d_val) PetscCall(PGXDeviceFree(&aips->d_val));
   if (aips->d_y0) PetscCall(PGXDeviceFree(&aips->d_y0));
   if (aips->d_t) PetscCall(PGXDeviceFree(&aips->d_t));
+  if (aips->d_tripos) PetscCall(PGXDeviceFree(&aips->d_tripos));
+  if (aips->d_rpos) PetscCall(PGXDeviceFree(&aips->d_rpos));
+  if (aips->d_tri) PetscCall(PGXDeviceFree(&aips->d_tri));
+  aips->devvalues = PETSC_FALSE;
+  aips->nrem      = 0;
   aips->n        = 0;
   aips->nblocks  = 0;
   aips->Ttvalid  = PETSC_FALSE;
@@ -318,10 +327,64 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   }
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
   PetscCheck(done && nr == m, comm, PETSC_ERR_PLIB, "MatGetRowIJ() failed on the local diagonal block");
-  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
-  PetscInt missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
-  if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
-
+  /* cuda on one rank with AIJCUSPARSE: A's values stay where PETSc keeps them; P and R are gathered there through
+     maps built from the pattern (once per pattern), and only P (3 n values) comes to the host for its factorization */
+  const PetscScalar *da = NULL;
+  PetscInt           missing = 0;
+  aa                         = NULL;
+#if PGX_HAVE_CUDA
+  if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
+  if (da && !aips->d_tripos) {
+    PetscInt *tripos, *rp, *rc = NULL, *rpos = NULL;
+    PetscCall(PetscMalloc2(3 * m, &tripos, m + 1, &rp));
+    if (K::reference::value_maps(m, ia, ja, tripos, rp, NULL, NULL)) {
+      PetscCall(PetscMalloc2(PetscMax(rp[m], 1), &rc, PetscMax(rp[m], 1), &rpos));
+      (void)K::reference::value_maps(m, ia, ja, NULL, rp, rc, rpos);
+      aips->nrem = rp[m];
+      PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tripos));
+      PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tri));
+      PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_rpos));
+      PetscCall(PGXDeviceMallocArray(m + 1, &aips->d_rowptr));
+      PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_col));
+      PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_val));
+      PetscCall(PGXDeviceCopyArrayToDevice(aips->d_tripos, tripos, 3 * m));
+      PetscCall(PGXDeviceCopyArrayToDevice(aips->d_rowptr, rp, m + 1));
+      if (rp[m]) {
+        PetscCall(PGXDeviceCopyArrayToDevice(aips->d_rpos, rpos, rp[m]));
+        PetscCall(PGXDeviceCopyArrayToDevice(aips->d_col, rc, rp[m]));
+      }
+      for (PetscInt i = 0; i < m; i++)
+        if (tripos[m + i] < 0) missing++;
+      PetscCall(PetscFree2(rc, rpos));
+    } else {
+      da = NULL; /* a column twice in a row: the host extraction sums them */
+      PetscCall(PetscInfo(pc, "PCAIPS: a row of A holds a column twice; A's values read on the host\n"));
+    }
+    PetscCall(PetscFree2(tripos, rp));
+  } else if (da) {
+    PetscInt *tripos;
+    PetscCall(PetscMalloc1(PetscMax(m, 1), &tripos)); /* the diagonal's positions: rows without one */
+    PetscCall(PGXDeviceCopyArrayToHost(tripos, aips->d_tripos + m, m));
+    for (PetscInt i = 0; i < m; i++)
+      if (tripos[i] < 0) missing++;
+    PetscCall(PetscFree(tripos));
+  }
+  if (da) {
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::gather(3 * m, aips->d_tripos, da, aips->d_tri));
+    PetscCall(K::cuda::gather(aips->nrem, aips->d_rpos, da, aips->d_val));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PGXDeviceCopyArrayToHost(aips->dl, aips->d_tri, m));
+    PetscCall(PGXDeviceCopyArrayToHost(aips->d, aips->d_tri + m, m));
+    PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * m, m));
+  }
+#endif
+  aips->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
+  if (!da) {
+    PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+    missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
+  }
+  PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
   /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
   PetscCall(PetscMalloc1(m + 1, &off));
   nb        = K::reference::block_offsets(m, aips->dl, aips->du, off);
@@ -358,7 +421,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       PetscCall(PGXVecStageCreate(&aips->sw));
       PetscCall(PGXVecStageCreate(&aips->sy));
     }
-    if (aips->seq) {
+    if (aips->seq && !aips->devvalues) {
       PetscInt    *rp, *rc;
       PetscScalar *rv;
       PetscCall(PetscMalloc1(m + 1, &rp));
@@ -379,13 +442,13 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       PetscCall(PGXDeviceSynchronize());
       PetscCall(PetscFree2(rc, rv));
       PetscCall(PetscFree(rp));
-      if (!aips->d_y0) {
-        PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_y0));
-        PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_t));
-      }
+    }
+    if (aips->seq && !aips->d_y0) {
+      PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_y0));
+      PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_t));
     }
   }
-  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  if (aa) PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
 
   aips->radius = -1;
@@ -454,6 +517,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     if (ti.layout == PGX_TRIDIAG_LAYOUT_TILED) PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: tiled layout, %" PetscInt_FMT " tiles (rank 0), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", ti.nchunks, ti.threshold, sums[2], maxlev));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(aips->dev)));
+    if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", aips->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
     PetscCall(PGXViewDevice(viewer, aips->dev));
     if (aips->radius >= 0) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));

@@ -23,6 +23,12 @@ PetscInt block_offsets(PetscInt n, const PetscScalar *dl, const PetscScalar *du,
 void sub_tridiagonal_product(PetscInt n, const PetscScalar *dl, const PetscScalar *d, const PetscScalar *du, PetscBool trans, const PetscScalar *y, PetscScalar *t);
 /* R = A - P as CSR (the entries of P dropped): counts the entries (rowptr filled) when col is NULL */
 void split_remainder(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, PetscInt *rrowptr, PetscInt *rcol, PetscScalar *rval);
+/* Where extract_tridiagonal and split_remainder find their values in A's value array, from the pattern only,
+   so that a backend holding A's values (AIJCUSPARSE) gathers P and R there: tripos[i], tripos[n+i],
+   tripos[2n+i] = position of a(i,i-1), a(i,i), a(i,i+1) (-1 where absent); rpos[k] = position of R's k-th entry
+   (R's rowptr/col as split_remainder gives them; rpos NULL: rrowptr only). Returns PETSC_FALSE when a row holds
+   a column twice (the extraction would sum them: no map). */
+PetscBool value_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt *tripos, PetscInt *rrowptr, PetscInt *rcol, PetscInt *rpos);
 } // namespace reference
 
 namespace cuda
@@ -31,6 +37,8 @@ namespace cuda
 PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
 /* y[i] = v */
 PetscErrorCode fill(PetscInt n, PetscScalar v, PetscScalar *y);
+/* y[i] = pos[i] < 0 ? 0 : a[pos[i]] (device arrays) */
+PetscErrorCode gather(PetscInt n, const PetscInt *pos, const PetscScalar *a, PetscScalar *y);
 } // namespace cuda
 } // namespace aips
 } // namespace kernels

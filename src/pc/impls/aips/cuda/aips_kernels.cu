@@ -26,7 +26,26 @@ __global__ void fill_kernel(PetscInt n, PetscScalar v, PetscScalar *__restrict__
 {
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) y[i] = v;
 }
+__global__ void gather_kernel(PetscInt n, const PetscInt *__restrict__ pos, const PetscScalar *__restrict__ a, PetscScalar *__restrict__ y)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt p = pos[i];
+    y[i]             = p < 0 ? PetscScalar(0) : a[p];
+  }
+}
 } // namespace
+
+PetscErrorCode gather(PetscInt n, const PetscInt *pos, const PetscScalar *a, PetscScalar *y)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  gather_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, pos, a, y);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::gather_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t)
 {

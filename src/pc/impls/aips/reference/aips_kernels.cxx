@@ -73,6 +73,31 @@ void split_remainder(PetscInt n, const PetscInt *rowptr, const PetscInt *col, co
     rrowptr[i + 1] = nz;
   }
 }
+PetscBool value_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt *tripos, PetscInt *rrowptr, PetscInt *rcol, PetscInt *rpos)
+{
+  PetscInt nz = 0;
+  rrowptr[0]  = 0;
+  if (tripos)
+    for (PetscInt i = 0; i < 3 * n; i++) tripos[i] = -1;
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = col[k];
+      if (tripos && j >= i - 1 && j <= i + 1 && j < n) {
+        PetscInt *slot = &tripos[(j - i + 1) * n + i];
+        if (*slot >= 0) return PETSC_FALSE;
+        *slot = k;
+      }
+      if (j >= i - 1 && j <= i + 1 && j < n) continue;
+      if (rpos) {
+        rcol[nz] = j;
+        rpos[nz] = k;
+      }
+      nz++;
+    }
+    rrowptr[i + 1] = nz;
+  }
+  return PETSC_TRUE;
+}
 } // namespace reference
 } // namespace aips
 } // namespace kernels
