@@ -2,7 +2,9 @@
    the vectors and the preconditioner resident in one backend (src/ksp/utils/resident/). The order of the
    operations, the norms, the breakdown tests and the converged reasons are KSPCG's, so that iterations and
    residual histories agree with it to round-off. With the preconditioned norm, ||z|| and the next z'r share one
-   reduction: two global reductions per iteration (p'Ap, then both). */
+   reduction: two global reductions per iteration (p'Ap, then both). On one rank with the preconditioned norm,
+   p'Ap stays in the backend's memory and the step x += a p, r -= a w is taken there, so that an iteration
+   synchronizes with the host once (p'Ap, z'r and ||z|| together), with the same arithmetic. */
 #include "../../utils/resident/resident.h"
 
 typedef struct {
@@ -26,8 +28,11 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
   PetscBool    fused;
   PetscReal    dp  = 0.0;
   PetscInt     i;
+  PetscScalar *ds      = NULL;
+  PetscBool    onesync = (PetscBool)(r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED);
 
   PetscFunctionBegin;
+  if (onesync) PetscCall(PGXResidentScalars(r, &ds));
   ksp->its = 0;
   if (!ksp->guess_zero) {
     PetscCall(PGXResidentMult(r, X, R)); /* r <- b - A x */
@@ -90,36 +95,60 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
     }
     dpiold = dpi;
     PetscCall(PGXResidentMult(r, P, W)); /* w <- A p */
-    PetscCall(PGXResidentDot(r, P, W, &dpi));
-    KSPCheckDot(ksp, dpi);
-    betaold = beta;
-    if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
-      ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-      PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
-      break;
-    }
-    a = beta / dpi;
-    PetscCall(PGXResidentAXPY(r, a, P, X));  /* x <- x + a p */
-    PetscCall(PGXResidentAXPY(r, -a, W, R)); /* r <- r - a w */
     fused = PETSC_FALSE;
-    if (ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < i + 2) {
-      PetscReal z2;
+    if (onesync && ksp->chknorm < i + 2) {
+      /* one synchronization: p'Ap stays in backend memory, the step applies a = beta/p'Ap there (or nothing where
+         KSPCG stops before it), then z <- B r, and p'Ap, z'r and ||z||^2 come back together */
+      PetscScalar h[3];
+      PetscCall(PGXResidentDotDev(r, P, W, &ds[0]));
+      PetscCall(PGXResidentCGStep(r, beta, dpiold, (PetscBool)(i > 0), &ds[0], P, W, X, R));
       PetscCall(PGXResidentPCApply(ksp, r, R, Z));
-      /* ||z|| and the next z'r in one reduction (the same sums as KSPCG's VecNorm and VecXDot) */
-      PetscCall(PGXResidentDotNorm2(r, R, Z, &betanext, &z2));
-      dp    = PetscSqrtReal(z2);
-      fused = PETSC_TRUE;
+      PetscCall(PGXResidentDotNorm2Dev(r, R, Z, &ds[1]));
+      PetscCall(PGXResidentFetch(r, 3, ds, h));
+      dpi = h[0];
+      KSPCheckDot(ksp, dpi);
+      betaold = beta;
+      if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
+        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+        PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
+        break;
+      }
+      betanext = h[1];
+      dp       = PetscSqrtReal(PetscRealPart(h[2]));
+      fused    = PETSC_TRUE;
       KSPCheckNorm(ksp, dp);
-    } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED && ksp->chknorm < i + 2) {
-      PetscCall(PGXResidentNorm(r, R, &dp));
-      KSPCheckNorm(ksp, dp);
-    } else if (ksp->normtype == KSP_NORM_NATURAL) {
-      PetscCall(PGXResidentPCApply(ksp, r, R, Z));
-      PetscCall(PGXResidentDot(r, Z, R, &beta));
-      KSPCheckDot(ksp, beta);
-      dp = PetscSqrtReal(PetscAbsScalar(beta));
-    } else dp = 0.0;
+    } else {
+      PetscCall(PGXResidentDot(r, P, W, &dpi));
+      KSPCheckDot(ksp, dpi);
+      betaold = beta;
+      if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
+        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+        PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
+        break;
+      }
+      a = beta / dpi;
+      PetscCall(PGXResidentAXPY(r, a, P, X));  /* x <- x + a p */
+      PetscCall(PGXResidentAXPY(r, -a, W, R)); /* r <- r - a w */
+      if (ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < i + 2) {
+        PetscReal z2;
+        PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+        /* ||z|| and the next z'r in one reduction (the same sums as KSPCG's VecNorm and VecXDot) */
+        PetscCall(PGXResidentDotNorm2(r, R, Z, &betanext, &z2));
+        dp    = PetscSqrtReal(z2);
+        fused = PETSC_TRUE;
+        KSPCheckNorm(ksp, dp);
+      } else if (ksp->normtype == KSP_NORM_UNPRECONDITIONED && ksp->chknorm < i + 2) {
+        PetscCall(PGXResidentNorm(r, R, &dp));
+        KSPCheckNorm(ksp, dp);
+      } else if (ksp->normtype == KSP_NORM_NATURAL) {
+        PetscCall(PGXResidentPCApply(ksp, r, R, Z));
+        PetscCall(PGXResidentDot(r, Z, R, &beta));
+        KSPCheckDot(ksp, beta);
+        dp = PetscSqrtReal(PetscAbsScalar(beta));
+      } else dp = 0.0;
+    }
     ksp->rnorm = dp;
     PetscCall(KSPLogResidualHistory(ksp, dp));
     PetscCall(KSPMonitor(ksp, i + 1, dp));

@@ -68,6 +68,7 @@ PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
   (*r)->comm   = comm;
   (*r)->device = PGX_DEVICE_HOST;
   (*r)->K      = &K::reference::backend;
+  PetscCallMPI(MPI_Comm_size(comm, &(*r)->size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,6 +86,7 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(BFree(r, &r->invdiag));
   PetscCall(BFree(r, &r->work));
   PetscCall(BFree(r, &r->hcoef));
+  PetscCall(BFree(r, &r->dscal));
   PetscCall(PetscFree(r->hx));
   PetscCall(BFree(r, &r->sendidx));
   PetscCall(BFree(r, &r->sendbuf));
@@ -486,6 +488,46 @@ PetscErrorCode PGXResidentDotNorm2(PGXResident r, const PetscScalar *s, const Pe
   PetscCall(MPIU_Allreduce(l, g, 2, MPIU_SCALAR, MPIU_SUM, r->comm));
   *d  = g[0];
   *t2 = PetscRealPart(g[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentScalars(PGXResident r, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  PetscCheck(r->size == 1, r->comm, PETSC_ERR_SUP, "PGX resident: backend-memory reductions are for one rank");
+  if (!r->dscal) PetscCall(BAlloc(r, 4 * sizeof(PetscScalar), (void **)&r->dscal));
+  *d = r->dscal;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentDotDev(PGXResident r, const PetscScalar *x, const PetscScalar *y, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->DotDev(r->n, x, y, d));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentDotNorm2Dev(PGXResident r, const PetscScalar *s, const PetscScalar *t, PetscScalar *d2)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->DotNorm2Dev(r->n, s, t, d2));
+  PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentCGStep(PGXResident r, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *rr)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->CGStep(r->n, beta, dpiold, checksign, dpi, p, w, x, rr));
+  PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentFetch(PGXResident r, PetscInt k, const PetscScalar *d, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->Fetch(k, d, h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -59,6 +59,8 @@ struct _n_PGXResident {
   PetscScalar                                 *work;
   PetscInt                                     nwork, nwork_n;
   PetscScalar                                 *hcoef; /* cuda: staging of MAXPY coefficients (device) */
+  PetscScalar                                 *dscal; /* 4 scalars in backend memory for the one-sync CG step */
+  PetscMPIInt                                  size;  /* ranks of comm */
 };
 
 PETSC_INTERN PetscErrorCode PGXResidentCreate(MPI_Comm, PGXResident *);
@@ -84,6 +86,13 @@ PETSC_INTERN PetscErrorCode PGXResidentMDot(PGXResident, PetscInt, const PetscSc
 PETSC_INTERN PetscErrorCode PGXResidentDotNorm2(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PGXResidentNorm(PGXResident, const PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PGXResidentNormalize(PGXResident, PetscScalar *, PetscReal *);
+/* One rank: reductions left in backend memory (PGXResidentScalars(): 4 slots), KSPCG's guarded step, and the fetch
+   of k slots to the host (one synchronization); see resident_kernels.h */
+PETSC_INTERN PetscErrorCode PGXResidentScalars(PGXResident, PetscScalar **);
+PETSC_INTERN PetscErrorCode PGXResidentDotDev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentDotNorm2Dev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentCGStep(PGXResident, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscScalar *, PetscScalar *);
 /* Local updates */
 PETSC_INTERN PetscErrorCode PGXResidentAXPY(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentAYPX(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);

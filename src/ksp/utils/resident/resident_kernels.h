@@ -16,6 +16,13 @@
        MAXPY     y += sum_j a_j V_j,  j < k                      (a on the host: k scalars)
        Scale x *= a; Copy y = x; Set x = a; PointwiseMult y = d .* x   (Jacobi: d = 1/diag(A))
        Gather    buf_i = x[idx_i], i < m                          (the entries other ranks need as ghosts)
+   One-rank variants whose results stay in the backend's memory (device for cuda), so that a CG step needs one
+   host synchronization instead of two:
+       DotDev    d[0] = Dot(x, y);  DotNorm2Dev  d2[0], d2[1] = DotNorm2(s, t)   (same sums as Dot, DotNorm2)
+       CGStep    with a = beta / dpi[0]:  x += a p;  r += (-a) w   (KSPCG's two AXPYs), skipped entirely when
+                 CGStepTaken() says KSPCG would stop before them (dpi not finite, zero, or of the other sign
+                 than dpiold when checksign), so that x and r stay as KSPCG leaves them
+       Fetch     h[0..k) = d[0..k) (to the host; the one synchronization)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
    V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
 
@@ -41,6 +48,20 @@ struct CSR {
   const PetscScalar *val;
 };
 
+#if defined(__CUDACC__)
+  #define PGX_RESIDENT_HD __host__ __device__
+#else
+  #define PGX_RESIDENT_HD
+#endif
+/* Whether KSPCG would apply the step of p'Ap = dpi (real and imaginary parts): KSPCheckDot() (finite), then
+   its breakdown test (dpi == 0, or a sign change against dpiold from the second iteration on) */
+inline PGX_RESIDENT_HD bool CGStepTaken(PetscReal re, PetscReal im, PetscReal reold, bool checksign)
+{
+  const bool finite = (re - re == 0) && (im - im == 0);
+  const int  s = re > 0 ? 1 : (re < 0 ? -1 : 0), so = reold > 0 ? 1 : (reold < 0 ? -1 : 0);
+  return finite && !(re == 0 && im == 0) && !(checksign && s * so < 0);
+}
+
 /* One backend: the kernels above as a table, so the glue dispatches once (Backend of the reference kernels
    or of the cuda kernels) and the Krylov methods are written once. */
 struct Backend {
@@ -61,6 +82,10 @@ struct Backend {
   PetscErrorCode (*Set)(PetscInt n, PetscScalar a, PetscScalar *x);
   PetscErrorCode (*PointwiseMult)(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y);
   PetscErrorCode (*Gather)(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf);
+  PetscErrorCode (*DotDev)(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *d);
+  PetscErrorCode (*DotNorm2Dev)(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d2);
+  PetscErrorCode (*CGStep)(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r);
+  PetscErrorCode (*Fetch)(PetscInt k, const PetscScalar *d, PetscScalar *h);
 };
 
 namespace reference
@@ -82,6 +107,10 @@ PetscErrorCode Copy(PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode Set(PetscInt, PetscScalar, PetscScalar *);
 PetscErrorCode PointwiseMult(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PetscErrorCode Gather(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PetscErrorCode DotDev(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode DotNorm2Dev(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode CGStep(PetscInt, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode Fetch(PetscInt, const PetscScalar *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

@@ -28,14 +28,15 @@ struct Coef {
 };
 
 /* Device workspace of the reductions: partial sums and results; allocated once, freed at PetscFinalize */
-PetscScalar *d_part = nullptr, *d_res = nullptr;
+PetscScalar *d_part = nullptr, *d_res = nullptr, *h_res = nullptr; /* h_res: pinned, for the results' copies */
 
 PetscErrorCode FreeWorkspace(void)
 {
   PetscFunctionBegin;
   if (d_part) PGXCallCUDA(cudaFree(d_part));
   if (d_res) PGXCallCUDA(cudaFree(d_res));
-  d_part = d_res = nullptr;
+  if (h_res) PGXCallCUDA(cudaFreeHost(h_res));
+  d_part = d_res = h_res = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -45,6 +46,7 @@ PetscErrorCode Workspace(void)
   if (!d_part) {
     PGXCallCUDA(cudaMalloc((void **)&d_part, sizeof(PetscScalar) * NPART * NRESULT));
     PGXCallCUDA(cudaMalloc((void **)&d_res, sizeof(PetscScalar) * NRESULT));
+    PGXCallCUDA(cudaMallocHost((void **)&h_res, sizeof(PetscScalar) * NRESULT));
     PetscCall(PetscRegisterFinalize(FreeWorkspace));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,9 +191,38 @@ PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, in
   PGXCheckLaunch("dot_partial");
   finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d_res);
   PGXCheckLaunch("finish");
-  PGXCallCUDA(cudaMemcpyAsync(h, d_res, sizeof(PetscScalar) * nres, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(h_res, d_res, sizeof(PetscScalar) * nres, cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
+  for (int i = 0; i < nres; i++) h[i] = h_res[i];
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same reduction, its results left in device memory at d */
+PetscErrorCode ReduceDev(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *d)
+{
+  cudaStream_t s;
+  int          nres = kind == 2 ? 2 : 1;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part);
+  PGXCheckLaunch("dot_partial");
+  finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d);
+  PGXCheckLaunch("finish");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPCG's x += a p, r += (-a) w with a = beta / dpi read on the device; nothing when the step is not taken */
+__global__ void cg_step_kernel(PetscInt n, PetscScalar beta, PetscScalar dpiold, int checksign, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ x, PetscScalar *__restrict__ r)
+{
+  const PetscScalar d = *dpi;
+  if (!CGStepTaken(d, 0, dpiold, checksign != 0)) return;
+  const PetscScalar a = beta / d, ma = -a;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    x[i] += a * p[i];
+    r[i] += ma * w[i];
+  }
 }
 } // namespace
 
@@ -267,9 +298,10 @@ PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, 
     PGXCheckLaunch("mdot_partial");
     finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d_res);
     PGXCheckLaunch("finish");
-    PGXCallCUDA(cudaMemcpyAsync(r + j0, d_res, sizeof(PetscScalar) * kk, cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaMemcpyAsync(h_res, d_res, sizeof(PetscScalar) * kk, cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    for (PetscInt j = 0; j < kk; j++) r[j0 + j] = h_res[j];
   }
-  PGXCallCUDA(cudaStreamSynchronize(s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -341,7 +373,43 @@ PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
+PetscErrorCode DotDev(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *d)
+{
+  return ReduceDev(n, x, y, 0, d);
+}
+
+PetscErrorCode DotNorm2Dev(PetscInt n, const PetscScalar *s_, const PetscScalar *t, PetscScalar *d2)
+{
+  return ReduceDev(n, s_, t, 2, d2);
+}
+
+PetscErrorCode CGStep(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  cg_step_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, beta, dpiold, checksign ? 1 : 0, dpi, p, w, x, r);
+  PGXCheckLaunch("cg_step_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= NRESULT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident cuda Fetch: %" PetscInt_FMT " scalars, at most %d", k, NRESULT);
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(Workspace());
+  PGXCallCUDA(cudaMemcpyAsync(h_res, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  for (PetscInt i = 0; i < k; i++) h[i] = h_res[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

@@ -148,7 +148,39 @@ PetscErrorCode Gather(PetscInt m, const PetscInt *idx, const PetscScalar *x, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather};
+PetscErrorCode DotDev(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *d)
+{
+  return Dot(n, x, y, d);
+}
+
+PetscErrorCode DotNorm2Dev(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d2)
+{
+  PetscReal t2;
+
+  PetscFunctionBegin;
+  PetscCall(DotNorm2(n, s, t, &d2[0], &t2));
+  d2[1] = t2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CGStep(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (!CGStepTaken(PetscRealPart(*dpi), PetscImaginaryPart(*dpi), PetscRealPart(dpiold), checksign ? true : false)) PetscFunctionReturn(PETSC_SUCCESS);
+  const PetscScalar a = beta / *dpi;
+  PetscCall(AXPY(n, a, p, x));
+  PetscCall(AXPY(n, -a, w, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < k; i++) h[i] = d[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
