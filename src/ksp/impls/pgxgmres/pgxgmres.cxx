@@ -101,6 +101,34 @@ static PetscErrorCode PGXGMRESOrthogonalize(KSP ksp, KSP_PGXGMRES *g, PGXResiden
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One rank, classical Gram-Schmidt without refinement: the step above and the normalization of v_{it+1} with one
+   host synchronization: the products stay in backend memory, MAXPY reads them there (negated, as above), and the
+   products and ||w||^2 come back together; then w is scaled as PGXResidentNormalize() does. Same arithmetic. */
+static PetscErrorCode PGXGMRESOrthogonalizeNormalizeOneSync(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscInt it, PetscReal *tt)
+{
+  PetscScalar *hh = HH(0, it), *hes = HES(0, it), *w = VEC_VV(it + 1), *ds, h[PGX_RESIDENT_NSCAL];
+  PetscInt     j;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPOrthog, ksp, 0, 0, 0));
+  PetscCall(PGXResidentScalars(r, &ds));
+  for (j = 0; j <= it; j++) hh[j] = hes[j] = 0.0;
+  PetscCall(PGXResidentMDotDev(r, it + 1, VEC_VV(0), r->n, w, ds));
+  PetscCall(PGXResidentMAXPYNegDev(r, it + 1, ds, VEC_VV(0), r->n, w));
+  PetscCall(PGXResidentNorm2SqDev(r, w, ds + it + 1));
+  PetscCall(PGXResidentFetch(r, it + 2, ds, h));
+  PetscCall(PetscLogEventEnd(PGX_KSPOrthog, ksp, 0, 0, 0));
+  for (j = 0; j <= it; j++) {
+    KSPCheckDot(ksp, h[j]);
+    hh[j] -= -h[j];
+    hes[j] -= -h[j];
+  }
+  *tt = PetscSqrtReal(PetscRealPart(h[it + 1]));
+  if (*tt == 0.0) PetscCall(PetscInfo(NULL, "Vector of zero norm can not be normalized; returning only the zero norm\n"));
+  else if (*tt != 1.0) PetscCall(PGXResidentScale(r, 1.0 / *tt, w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Applies the previous rotations to column it, computes the new one, updates the residual estimate */
 static PetscErrorCode PGXGMRESUpdateHessenberg(KSP ksp, KSP_PGXGMRES *g, PetscInt it, PetscBool hapend, PetscReal *res)
 {
@@ -206,9 +234,14 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
     }
     g->it = it - 1;
     PetscCall(PGXResidentApplyBAorAB(ksp, r, VEC_VV(it), VEC_VV(it + 1), g->TEMP_MATOP));
-    PetscCall(PGXGMRESOrthogonalize(ksp, g, r, it));
-    if (ksp->reason) break;
-    PetscCall(PGXResidentNormalize(r, VEC_VV(it + 1), &tt));
+    if (r->size == 1 && !g->mgs && g->cgstype == KSP_GMRES_CGS_REFINE_NEVER && it + 2 <= PGX_RESIDENT_NSCAL) {
+      PetscCall(PGXGMRESOrthogonalizeNormalizeOneSync(ksp, g, r, it, &tt));
+      if (ksp->reason) break;
+    } else {
+      PetscCall(PGXGMRESOrthogonalize(ksp, g, r, it));
+      if (ksp->reason) break;
+      PetscCall(PGXResidentNormalize(r, VEC_VV(it + 1), &tt));
+    }
     KSPCheckNorm(ksp, tt);
     *HH(it + 1, it)  = tt;
     *HES(it + 1, it) = tt;

@@ -495,7 +495,7 @@ PetscErrorCode PGXResidentScalars(PGXResident r, PetscScalar **d)
 {
   PetscFunctionBegin;
   PetscCheck(r->size == 1, r->comm, PETSC_ERR_SUP, "PGX resident: backend-memory reductions are for one rank");
-  if (!r->dscal) PetscCall(BAlloc(r, 4 * sizeof(PetscScalar), (void **)&r->dscal));
+  if (!r->dscal) PetscCall(BAlloc(r, PGX_RESIDENT_NSCAL * sizeof(PetscScalar), (void **)&r->dscal));
   *d = r->dscal;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -521,6 +521,30 @@ PetscErrorCode PGXResidentCGStep(PGXResident r, PetscScalar beta, PetscScalar dp
   PetscFunctionBegin;
   PetscCall(r->K->CGStep(r->n, beta, dpiold, checksign, dpi, p, w, x, rr));
   PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentMDotDev(PGXResident r, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->MDotDev(r->n, k, V, ldv, w, d));
+  PetscCall(LogFlops(r, 2.0 * r->n * k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentMAXPYNegDev(PGXResident r, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->MAXPYNegDev(r->n, k, d, V, ldv, y));
+  PetscCall(LogFlops(r, 2.0 * r->n * k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentNorm2SqDev(PGXResident r, const PetscScalar *x, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->Norm2SqDev(r->n, x, d));
+  PetscCall(LogFlops(r, 2.0 * r->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

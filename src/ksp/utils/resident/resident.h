@@ -59,7 +59,7 @@ struct _n_PGXResident {
   PetscScalar                                 *work;
   PetscInt                                     nwork, nwork_n;
   PetscScalar                                 *hcoef; /* cuda: staging of MAXPY coefficients (device) */
-  PetscScalar                                 *dscal; /* 4 scalars in backend memory for the one-sync CG step */
+  PetscScalar                                 *dscal; /* PGX_RESIDENT_NSCAL scalars in backend memory (one-sync CG and GMRES steps) */
   PetscMPIInt                                  size;  /* ranks of comm */
 };
 
@@ -86,13 +86,17 @@ PETSC_INTERN PetscErrorCode PGXResidentMDot(PGXResident, PetscInt, const PetscSc
 PETSC_INTERN PetscErrorCode PGXResidentDotNorm2(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PGXResidentNorm(PGXResident, const PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PGXResidentNormalize(PGXResident, PetscScalar *, PetscReal *);
-/* One rank: reductions left in backend memory (PGXResidentScalars(): 4 slots), KSPCG's guarded step, and the fetch
+#define PGX_RESIDENT_NSCAL 128
+/* One rank: reductions left in backend memory (PGXResidentScalars(): PGX_RESIDENT_NSCAL slots), KSPCG's guarded step, and the fetch
    of k slots to the host (one synchronization); see resident_kernels.h */
 PETSC_INTERN PetscErrorCode PGXResidentScalars(PGXResident, PetscScalar **);
 PETSC_INTERN PetscErrorCode PGXResidentDotDev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentDotNorm2Dev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStep(PGXResident, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentMAXPYNegDev(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentNorm2SqDev(PGXResident, const PetscScalar *, PetscScalar *);
 /* Local updates */
 PETSC_INTERN PetscErrorCode PGXResidentAXPY(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentAYPX(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);

@@ -22,6 +22,8 @@
        CGStep    with a = beta / dpi[0]:  x += a p;  r += (-a) w   (KSPCG's two AXPYs), skipped entirely when
                  CGStepTaken() says KSPCG would stop before them (dpi not finite, zero, or of the other sign
                  than dpiold when checksign), so that x and r stay as KSPCG leaves them
+       MDotDev   d[j] = MDot(V, w)[j];  Norm2SqDev  d[0] = |x|^2
+       MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
        Fetch     h[0..k) = d[0..k) (to the host; the one synchronization)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
    V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
@@ -86,6 +88,9 @@ struct Backend {
   PetscErrorCode (*DotNorm2Dev)(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d2);
   PetscErrorCode (*CGStep)(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r);
   PetscErrorCode (*Fetch)(PetscInt k, const PetscScalar *d, PetscScalar *h);
+  PetscErrorCode (*MDotDev)(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d);
+  PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
+  PetscErrorCode (*Norm2SqDev)(PetscInt n, const PetscScalar *x, PetscScalar *d);
 };
 
 namespace reference
@@ -111,6 +116,9 @@ PetscErrorCode DotDev(PetscInt, const PetscScalar *, const PetscScalar *, PetscS
 PetscErrorCode DotNorm2Dev(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PetscErrorCode CGStep(PetscInt, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode Fetch(PetscInt, const PetscScalar *, PetscScalar *);
+PetscErrorCode MDotDev(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
+PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
+PetscErrorCode Norm2SqDev(PetscInt, const PetscScalar *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

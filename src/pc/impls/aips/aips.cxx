@@ -385,6 +385,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
   }
   PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
+  if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
   /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
   PetscCall(PetscMalloc1(m + 1, &off));
   nb        = K::reference::block_offsets(m, aips->dl, aips->du, off);

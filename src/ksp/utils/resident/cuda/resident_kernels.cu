@@ -139,6 +139,19 @@ __global__ void maxpy_kernel(PetscInt n, int k, Coef c, const PetscScalar *__res
   }
 }
 
+/* MAXPY with the coefficients -d[j] read in device memory (the same sum, in the same order, as maxpy_kernel) */
+__global__ void maxpy_neg_dev_kernel(PetscInt n, int k, const PetscScalar *__restrict__ d, const PetscScalar *__restrict__ V, PetscInt ldv, PetscScalar *__restrict__ y)
+{
+  __shared__ PetscScalar c[MAXK];
+  for (int j = threadIdx.x; j < k; j += BLOCK) c[j] = -d[j];
+  __syncthreads();
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    PetscScalar s = y[i];
+    for (int j = 0; j < k; j++) s += c[j] * V[(size_t)j * ldv + i];
+    y[i] = s;
+  }
+}
+
 /* op 0: y += a x; 1: y = x + a y; 2: w = a x + y; 3: z = a x + b y + c z; 4: x *= a; 5: x = a; 6: y = d .* x */
 __global__ void axpy_family(PetscInt n, int op, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
@@ -409,7 +422,44 @@ PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch};
+PetscErrorCode MDotDev(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  for (PetscInt j0 = 0; j0 < k; j0 += NRESULT) {
+    const PetscInt kk = PetscMin(NRESULT, k - j0);
+    mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part);
+    PGXCheckLaunch("mdot_partial");
+    finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d + j0);
+    PGXCheckLaunch("finish");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MAXPYNegDev(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  for (PetscInt j0 = 0; j0 < k; j0 += MAXK) {
+    const int kk = (int)PetscMin(MAXK, k - j0);
+    maxpy_neg_dev_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, kk, d + j0, V + (size_t)j0 * ldv, ldv, y);
+    PGXCheckLaunch("maxpy_neg_dev_kernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
+{
+  return ReduceDev(n, x, x, 1, d);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

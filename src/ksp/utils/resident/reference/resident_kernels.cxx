@@ -180,7 +180,32 @@ PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch};
+PetscErrorCode MDotDev(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d)
+{
+  return MDot(n, k, V, ldv, w, d);
+}
+
+PetscErrorCode MAXPYNegDev(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = y[i];
+    for (PetscInt j = 0; j < k; j++) s += (-d[j]) * V[j * ldv + i];
+    y[i] = s;
+  }
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
+{
+  PetscReal r;
+
+  PetscFunctionBegin;
+  PetscCall(Norm2Sq(n, x, &r));
+  d[0] = r;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
