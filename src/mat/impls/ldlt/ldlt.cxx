@@ -180,11 +180,15 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
       }
     PetscCall(PetscFree(crowptr));
     PetscCall(PetscFree(ccol));
+    /* METIS's defaults (its own ndmetis): the graph above is already clean (no self-loops, no duplicates, sorted
+       rows), COMPRESS is on, CCORDER off; other refinement settings change the ordering (and its fill) */
     idx_t nv = (idx_t)n, options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_NUMBERING] = 0;
-    int st                          = METIS_NodeND(&nv, xadj.data(), adj.data(), NULL, options, mperm.data(), miperm.data());
+    PetscLogDouble tm               = MPI_Wtime();
+    int            st               = METIS_NodeND(&nv, xadj.data(), adj.data(), NULL, options, mperm.data(), miperm.data());
     PetscCheck(st == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_NodeND() failed with status %d", st);
+    PetscCall(PetscInfo(F, "METIS_NodeND: %.3g s (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges)\n", MPI_Wtime() - tm, n, (PetscInt)xadj[n] / 2));
     for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];
   } break;
   default:
