@@ -141,7 +141,7 @@ static PetscErrorCode Run(void)
   PetscInt              ns;
   PetscCall(sym::Supernodes(n, parent.data(), cc.data(), snptr.data(), &ns));
   sym::SupernodalPlan P;
-  PetscCall(sym::SupernodalPlanCreate(n, lcolptr.data(), lrow.data(), parent.data(), ns, snptr.data(), nnzA, dest.data(), &P));
+  PetscCall(sym::SupernodalPlanCreate(n, lcolptr.data(), lrow.data(), parent.data(), ns, snptr.data(), rowptr.data(), col.data(), iperm.data(), dest.data(), &P));
   std::vector<PetscScalar> ls(nnzL + 1), ds(n), lq(nnzL + 1), dq(n), panels(P.pofs[ns] + 1);
   pgx::kernels::ldlt::NumericInfo si, qi;
   PetscCall(ref::Load(n, nnzA, val.data(), dest.data(), nnzL, ls.data(), ds.data(), PETSC_FALSE));

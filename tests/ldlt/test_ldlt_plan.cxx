@@ -129,7 +129,7 @@ static PetscErrorCode RunProblem(const Problem &A, const K::PivotRule &rule)
   PetscCall(sym::ScatterMap(n, A.rowptr.data(), A.col.data(), iperm.data(), lcolptr.data(), lrow.data(), dest.data()));
 
   sym::SupernodalPlan P;
-  PetscCall(sym::SupernodalPlanCreate(n, lcolptr.data(), lrow.data(), parent.data(), ns, snptr.data(), nnzA, dest.data(), &P));
+  PetscCall(sym::SupernodalPlanCreate(n, lcolptr.data(), lrow.data(), parent.data(), ns, snptr.data(), A.rowptr.data(), A.col.data(), iperm.data(), dest.data(), &P));
   PetscInt maxnc = 0, nlarge64 = 0;
   /* invariants, by brute force */
   {

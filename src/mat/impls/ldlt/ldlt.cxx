@@ -37,6 +37,8 @@ typedef struct {
   PetscInt       gmres_max;    /* -mat_pgx_refine_gmres: most GMRES iterations of the refinement */
   PetscBool      hermitian;    /* LDL^H instead of LDL^T (complex only) */
   PetscBool      check_symmetry;
+  PetscBool      check_symbolic; /* -mat_pgx_ldlt_check_symbolic (hidden, for tests): redo the symbolic phase with the simple algorithms and compare */
+  PetscBool      symbolic_checked; /* the last symbolic phase was checked that way (MatView says so) */
   PetscInt       large_min;    /* -mat_pgx_ldlt_large: supernodes with nc >= large_min or nr >= 8 large_min use dense BLAS-3 (panel algorithm) */
   PetscInt       nb;           /* -mat_pgx_ldlt_nb: block size of their diagonal blocks */
   PetscBool      host_panels;  /* -mat_pgx_ldlt_panels: on the host, run the cuda backend's panel algorithm (reference twin) */
@@ -88,7 +90,8 @@ static PetscErrorCode LDLTFreeSymbolic(Mat_PGXLDLT *c)
     c->cu = NULL;
   }
 #endif
-  c->numeric_done = PETSC_FALSE;
+  c->numeric_done     = PETSC_FALSE;
+  c->symbolic_checked = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -177,11 +180,15 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
       }
     PetscCall(PetscFree(crowptr));
     PetscCall(PetscFree(ccol));
+    /* METIS's defaults (its own ndmetis): the graph above is already clean (no self-loops, no duplicates, sorted
+       rows), COMPRESS is on, CCORDER off; other refinement settings change the ordering (and its fill) */
     idx_t nv = (idx_t)n, options[METIS_NOPTIONS];
     METIS_SetDefaultOptions(options);
     options[METIS_OPTION_NUMBERING] = 0;
-    int st                          = METIS_NodeND(&nv, xadj.data(), adj.data(), NULL, options, mperm.data(), miperm.data());
+    PetscLogDouble tm               = MPI_Wtime();
+    int            st               = METIS_NodeND(&nv, xadj.data(), adj.data(), NULL, options, mperm.data(), miperm.data());
     PetscCheck(st == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_NodeND() failed with status %d", st);
+    PetscCall(PetscInfo(F, "METIS_NodeND: %.3g s (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges)\n", MPI_Wtime() - tm, n, (PetscInt)xadj[n] / 2));
     for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];
   } break;
   default:
@@ -221,6 +228,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsInt("-mat_pgx_refine_steps", "Iterative refinement steps in MatSolve (-1: automatic when pivots were perturbed, until the componentwise backward error stops falling, at most 10; 0: none)", "MatSolve", c->refine_steps, &c->refine_steps, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_refine_gmres", "Most GMRES iterations (factor as preconditioner) after refinement when the backward error is still above 1e-14 (0: none)", "MatSolve", c->gmres_max, &c->gmres_max, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_hermitian", "Complex Hermitian A: LDL^H instead of LDL^T", "MatCholeskyFactorSymbolic", c->hermitian, &c->hermitian, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_ldlt_check_symbolic", "Testing: redo the symbolic phase with the simple algorithms and stop with an error where a result differs", "MatCholeskyFactorSymbolic", c->check_symbolic, &c->check_symbolic, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_check_symmetry", "Check that A is symmetric (Hermitian) at each numeric factorization", "MatCholeskyFactorNumeric", c->check_symmetry, &c->check_symmetry, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
   PetscOptionsEnd();
@@ -266,25 +274,31 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(LDLTOrder(F, c, isperm));
   tp[1] = MPI_Wtime();
 
-  PetscInt *crowptr, *ccol;
+  PetscInt      *crowptr, *ccol;
+  PetscLogDouble ts[4];
   PetscCall(PetscMalloc1(n + 1, &crowptr));
   PetscCall(sym::PermutedLower(n, c->arowptr, c->acol, c->iperm, crowptr, &ccol));
   PetscCall(PetscMalloc4(n + 1, &c->lcolptr, n, &c->parent, n, &c->colcount, n, &c->level));
   PetscCall(PetscMalloc4(n, &c->order, n + 1, &c->lptr, n + 1, &c->snptr, c->nnzA, &c->dest));
+  ts[0] = MPI_Wtime();
   PetscCall(sym::EtreeCounts(n, crowptr, ccol, c->parent, c->colcount));
   c->lcolptr[0] = 0;
   for (PetscInt j = 0; j < n; j++) c->lcolptr[j + 1] = c->lcolptr[j] + c->colcount[j];
   c->nnzL = c->lcolptr[n];
+  ts[1] = MPI_Wtime();
   PetscCall(PetscMalloc1(c->nnzL + 1, &c->lrow));
   PetscCall(sym::Structure(n, crowptr, ccol, c->parent, c->lcolptr, c->lrow));
   PetscCall(PetscFree(crowptr));
   PetscCall(PetscFree(ccol));
+  ts[2] = MPI_Wtime();
   PetscCall(sym::Levels(n, c->parent, c->level, c->order, c->lptr, &c->nlevels));
   PetscCall(sym::Supernodes(n, c->parent, c->colcount, c->snptr, &c->nsuper));
   c->maxsuper = 0;
   for (PetscInt s = 0; s < c->nsuper; s++) c->maxsuper = PetscMax(c->maxsuper, c->snptr[s + 1] - c->snptr[s]);
+  ts[3] = MPI_Wtime();
   PetscCall(sym::ScatterMap(n, c->arowptr, c->acol, c->iperm, c->lcolptr, c->lrow, c->dest));
   tp[2] = MPI_Wtime();
+  PetscCall(PetscInfo(F, "tree and structure (s): permuted pattern %.3g, etree and column counts %.3g, structure of L %.3g, levels and supernodes %.3g, value map %.3g\n", ts[0] - tp[1], ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2], tp[2] - ts[3]));
   PetscCall(PetscMalloc2(c->device == PGX_DEVICE_HOST ? c->nnzL + 1 : 1, &c->lval, n + 1, &c->d)); /* cuda: L stays on the device */
   c->used_method = c->method;
   if (c->used_method == LDLT_METHOD_AUTO) {
@@ -305,7 +319,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   }
   if (c->used_method == LDLT_METHOD_SUPERNODAL && (c->device == PGX_DEVICE_CUDA || c->host_panels)) {
     c->plan = new sym::SupernodalPlan();
-    PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->nnzA, c->dest, c->plan));
+    PetscCall(sym::SupernodalPlanCreate(n, c->lcolptr, c->lrow, c->parent, c->nsuper, c->snptr, c->arowptr, c->acol, c->iperm, c->dest, c->plan));
     PetscCall(PetscInfo(F, "supernodal plan: %" PetscInt_FMT " levels of the supernodal tree, panels %" PetscInt64_FMT " entries, %zu segments, relmap %zu entries\n", c->plan->nslevels, c->plan->pofs[c->nsuper], c->plan->segsn.size(), c->plan->relmap.size()));
     if (c->device == PGX_DEVICE_HOST) PetscCall(PetscMalloc1(c->plan->pofs[c->nsuper] + 1, &c->panels));
     {
@@ -335,6 +349,13 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   }
 #endif
   tp[4] = MPI_Wtime();
+  if (c->check_symbolic) {
+    const char *what;
+    PetscCall(sym::simple::Check(n, c->arowptr, c->acol, c->iperm, c->parent, c->colcount, c->lcolptr, c->lrow, c->nsuper, c->snptr, c->dest, c->plan, &what));
+    PetscCheck(!what, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_pgx_ldlt_check_symbolic: the %s differs from that of the simple algorithms", what);
+    c->symbolic_checked = PETSC_TRUE;
+    PetscCall(PetscInfo(F, "-mat_pgx_ldlt_check_symbolic: the same results as the simple algorithms (%.3g s)\n", MPI_Wtime() - tp[4]));
+  }
   PetscCall(PetscInfo(F, "symbolic phases (s): structural rank and copy %.3g, ordering %.3g, etree/structure/levels/supernodes/map %.3g, supernodal plan %.3g, device analysis %.3g\n", tp[0] - t0, tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], tp[4] - tp[3]));
   c->nsymbolic++;
   c->t_symbolic = MPI_Wtime() - t0;
@@ -721,6 +742,7 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscInt nnzAlow = (c->nnzA + c->n) / 2; /* stored entries of the lower triangle with the diagonal (symmetric pattern) */
   PetscCall(PetscViewerASCIIPrintf(viewer, "n %" PetscInt_FMT ", nnz(A) %" PetscInt_FMT ", nnz(L) %" PetscInt_FMT " (with the diagonal), fill %.2f\n", c->n, c->nnzA, c->nnzL + c->n, nnzAlow ? (double)(c->nnzL + c->n) / nnzAlow : 0.0));
+  if (c->symbolic_checked) PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase checked: the same permuted pattern, tree, counts, structure, supernodes, value map%s as the simple algorithms\n", c->plan ? " and supernodal plan" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));

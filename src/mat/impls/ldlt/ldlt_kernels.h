@@ -68,11 +68,17 @@ namespace symbolic
 /* Maximum matching size of the pattern of A (CSR, any order, n x n): n unless A is structurally singular */
 PetscErrorCode StructuralRank(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt *rank);
 /* Lower pattern of C = P A P^T by rows from the full (or either triangle's) CSR pattern of A:
-   iperm[old] = new index. crowptr[n+1] (glue-allocated), *ccol allocated here with PetscMalloc1 (sorted, unique). */
+   iperm[old] = new index. crowptr[n+1] (glue-allocated), *ccol allocated here with PetscMalloc1 (sorted, unique;
+   two bucket passes, no sort). */
 PetscErrorCode PermutedLower(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, PetscInt *crowptr, PetscInt **ccol);
-/* Elimination tree (parent[j] = -1 for a root) and column counts of L (strictly lower, colcount[j]) */
+/* Elimination tree (parent[j] = -1 for a root; Liu's algorithm with path compression) and column counts of L
+   (strictly lower, colcount[j]) in O(nnz(C) alpha) without the structure (Gilbert, Ng and Peyton: postorder,
+   first descendants, least common ancestors of consecutive leaves of each row subtree) */
 PetscErrorCode EtreeCounts(PetscInt n, const PetscInt *crowptr, const PetscInt *ccol, PetscInt *parent, PetscInt *colcount);
-/* Exact structure of L: lcolptr from colcount, lrow[nnzL] (rows sorted in each column) */
+/* Exact structure of L: lcolptr from colcount, lrow[nnzL] (rows sorted in each column). Built once per fundamental
+   supernode (see Supernodes; its rows below the diagonal block R come out sorted from a walk of each row's subtree
+   in the supernodal tree, O(sum of |R|)), then written out column by column: column f+t of the supernode is
+   f+t+1..e-1 followed by R. */
 PetscErrorCode Structure(PetscInt n, const PetscInt *crowptr, const PetscInt *ccol, const PetscInt *parent, const PetscInt *lcolptr, PetscInt *lrow);
 /* Level sets of the tree: level[j], columns of level l are order[lptr[l]..lptr[l+1]-1] (increasing), lptr[n+1] */
 PetscErrorCode Levels(PetscInt n, const PetscInt *parent, PetscInt *level, PetscInt *order, PetscInt *lptr, PetscInt *nlevels);
@@ -101,8 +107,24 @@ struct SupernodalPlan {
   std::vector<PetscInt64> pdest;   /* [nnzA] where each entry of A (CSR order) goes in the panels, -1: not read */
   PetscLogDouble          flops = 0; /* floating point operations of the factorization (as reference::FactorSupernodal counts them) */
 };
-/* Build the plan from the structure of L (lcolptr, lrow), the etree, the supernodes and ScatterMap's dest */
+/* Build the plan from the structure of L (lcolptr, lrow), the etree, the supernodes, A's pattern (rowptr, col with
+   nnzA = rowptr[n]; iperm as for ScatterMap) and ScatterMap's dest (arrays sized from counts first; relmap filled
+   ancestor by ancestor through a row -> panel row table, no searches) */
+PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *parent, PetscInt nsuper, const PetscInt *snptr, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, const PetscInt *dest, SupernodalPlan *plan);
+/* The first, straightforward algorithms (reference/ldlt_symbolic_simple.cxx), kept as the specification of the
+   fast ones above: the same arguments and exactly the same results (row subtrees column by column in O(nnz(L)),
+   the plan by searches), compared entry by entry by the tests and by -mat_pgx_ldlt_check_symbolic. */
+namespace simple
+{
+PetscErrorCode PermutedLower(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, PetscInt *crowptr, PetscInt **ccol);
+PetscErrorCode EtreeCounts(PetscInt n, const PetscInt *crowptr, const PetscInt *ccol, PetscInt *parent, PetscInt *colcount);
+PetscErrorCode Structure(PetscInt n, const PetscInt *crowptr, const PetscInt *ccol, const PetscInt *parent, const PetscInt *lcolptr, PetscInt *lrow);
 PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *parent, PetscInt nsuper, const PetscInt *snptr, PetscInt nnzA, const PetscInt *dest, SupernodalPlan *plan);
+/* Redo the symbolic phase of A's pattern (rowptr, col; iperm[old] = new) with the simple algorithms and compare
+   the given results of the fast ones (plan may be NULL): *what = NULL when every entry is the same, else the name
+   of the first array that differs */
+PetscErrorCode Check(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, const PetscInt *parent, const PetscInt *colcount, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nsuper, const PetscInt *snptr, const PetscInt *dest, const SupernodalPlan *plan, const char **what);
+} // namespace simple
 /* Whether supernode (nc columns, nr rows below) takes the dense BLAS-3 path: nc >= large_min or nr >= 8 large_min */
 static inline bool SupernodalIsLarge(PetscInt nc, PetscInt nr, PetscInt large_min)
 {

@@ -3,6 +3,7 @@
    twin of cuda::FactorSupernodal, which runs the device algorithm's schedule, blocking and maps in plain loops. */
 #include "../ldlt_kernels.h"
 #include <algorithm>
+#include <vector>
 
 namespace pgx
 {
@@ -12,10 +13,10 @@ namespace ldlt
 {
 namespace symbolic
 {
-PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *parent, PetscInt nsuper, const PetscInt *snptr, PetscInt nnzA, const PetscInt *dest, SupernodalPlan *plan)
+PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *parent, PetscInt nsuper, const PetscInt *snptr, const PetscInt *rowptr, const PetscInt *col, const PetscInt *iperm, const PetscInt *dest, SupernodalPlan *plan)
 {
   SupernodalPlan &P    = *plan;
-  PetscInt        nnzL = lcolptr[n];
+  PetscInt        nnzL = lcolptr[n], nnzA = rowptr[n];
 
   PetscFunctionBegin;
   P.n      = n;
@@ -52,51 +53,92 @@ PetscErrorCode SupernodalPlanCreate(PetscInt n, const PetscInt *lcolptr, const P
   PetscCall(Levels(nsuper, P.sparent.data(), P.slevel.data(), P.sorder.data(), P.slptr.data(), &P.nslevels));
   P.slptr.resize(P.nslevels + 1);
   /* segments and the relative map: the columns R[b] of one ancestor are contiguous in R (R is sorted and the
-     columns of a supernode are consecutive); the rows R[a], a >= b0, are in that ancestor's panel */
+     columns of a supernode are consecutive); the rows R[a], a >= b0, are in that ancestor's panel. First the
+     segments (sizes counted, then filled), then relmap ancestor by ancestor: rowpos[i] = panel row of row i in the
+     ancestor (stamp[i] = that ancestor), one pass over its rows, then one lookup per relmap entry. */
+  PetscInt   nseg = 0;
+  PetscInt64 nrel = 0;
   P.segptr.assign(nsuper + 1, 0);
-  P.segsn.clear();
-  P.segb0.clear();
-  P.segrel.clear();
-  P.relmap.clear();
   for (PetscInt s = 0; s < nsuper; s++) {
     PetscInt        f = snptr[s], nc = snptr[s + 1] - f, nr = P.nr[s];
     const PetscInt *R = lrow + lcolptr[f] + (nc - 1);
     for (PetscInt b0 = 0; b0 < nr;) {
-      PetscInt p = P.sup[R[b0]], fp = snptr[p], ep = snptr[p + 1], ncp = ep - fp, b1 = b0;
+      PetscInt ep = snptr[P.sup[R[b0]] + 1], b1 = b0;
       while (b1 < nr && R[b1] < ep) b1++;
-      P.segsn.push_back(p);
-      P.segb0.push_back(b0);
-      P.segrel.push_back((PetscInt64)P.relmap.size());
-      const PetscInt *Rp = lrow + lcolptr[fp] + (ncp - 1);
-      PetscInt        nrp = P.nr[p], q = 0;
-      for (PetscInt a = b0; a < nr; a++) {
-        PetscInt i = R[a];
-        if (i < ep) P.relmap.push_back(i - fp);
-        else {
-          while (q < nrp && Rp[q] < i) q++;
-          PetscCheck(q < nrp && Rp[q] == i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of supernode %" PetscInt_FMT " is not in the structure of its ancestor %" PetscInt_FMT, i, s, p);
-          P.relmap.push_back(ncp + q);
-        }
-      }
+      nseg++;
+      nrel += nr - b0;
       b0 = b1;
     }
-    P.segptr[s + 1] = (PetscInt)P.segsn.size();
+    P.segptr[s + 1] = nseg;
+  }
+  P.segsn.resize(nseg);
+  P.segb0.resize(nseg);
+  P.segrel.resize(nseg);
+  P.relmap.resize(nrel);
+  std::vector<PetscInt> segsrc(nseg), tptr(nsuper + 1, 0), tseg(nseg);
+  nrel = 0;
+  for (PetscInt s = 0; s < nsuper; s++) {
+    PetscInt        f = snptr[s], nc = snptr[s + 1] - f, nr = P.nr[s], k = P.segptr[s];
+    const PetscInt *R = lrow + lcolptr[f] + (nc - 1);
+    for (PetscInt b0 = 0; b0 < nr; k++) {
+      PetscInt p = P.sup[R[b0]], ep = snptr[p + 1], b1 = b0;
+      while (b1 < nr && R[b1] < ep) b1++;
+      P.segsn[k]  = p;
+      P.segb0[k]  = b0;
+      P.segrel[k] = nrel;
+      segsrc[k]   = s;
+      tptr[p + 1]++;
+      nrel += nr - b0;
+      b0 = b1;
+    }
+  }
+  for (PetscInt p = 0; p < nsuper; p++) tptr[p + 1] += tptr[p];
+  {
+    std::vector<PetscInt> next(tptr.begin(), tptr.end() - 1);
+    for (PetscInt k = 0; k < nseg; k++) tseg[next[P.segsn[k]]++] = k;
+  }
+  {
+    std::vector<PetscInt> rowpos(n), stamp(n, -1);
+    for (PetscInt p = 0; p < nsuper; p++) {
+      if (tptr[p] == tptr[p + 1]) continue;
+      PetscInt        fp = snptr[p], ep = snptr[p + 1], ncp = ep - fp, nrp = P.nr[p];
+      const PetscInt *Rp = lrow + lcolptr[fp] + (ncp - 1);
+      for (PetscInt c = fp; c < ep; c++) {
+        rowpos[c] = c - fp;
+        stamp[c]  = p;
+      }
+      for (PetscInt q = 0; q < nrp; q++) {
+        rowpos[Rp[q]] = ncp + q;
+        stamp[Rp[q]]  = p;
+      }
+      for (PetscInt t = tptr[p]; t < tptr[p + 1]; t++) {
+        PetscInt        k = tseg[t], s = segsrc[k], f = snptr[s], nc = snptr[s + 1] - f, nr = P.nr[s], b0 = P.segb0[k];
+        const PetscInt *R   = lrow + lcolptr[f] + (nc - 1);
+        PetscInt       *rel = P.relmap.data() + P.segrel[k] - b0;
+        for (PetscInt a = b0; a < nr; a++) {
+          PetscInt i = R[a];
+          PetscCheck(stamp[i] == p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of supernode %" PetscInt_FMT " is not in the structure of its ancestor %" PetscInt_FMT, i, s, p);
+          rel[a] = rowpos[i];
+        }
+      }
+    }
   }
   /* where each entry of A goes: diagonal j -> (t, t) of its panel; lval position p of column j -> (t+1+k, t) */
   P.pdest.assign(nnzA, -1);
-  for (PetscInt k = 0; k < nnzA; k++) {
-    PetscInt t = dest[k], j, pos;
-    if (t < 0) continue;
-    if (t >= nnzL) {
-      j   = t - nnzL;
-      pos = -1;
-    } else {
-      j   = (PetscInt)(std::upper_bound(lcolptr, lcolptr + n + 1, t) - lcolptr) - 1; /* column holding position t */
-      pos = t - lcolptr[j];
+  for (PetscInt r = 0; r < n; r++)
+    for (PetscInt k = rowptr[r]; k < rowptr[r + 1]; k++) {
+      PetscInt t = dest[k], j = iperm[col[k]], pos;
+      if (t < 0) continue;
+      if (t >= nnzL) {
+        PetscCheck(t - nnzL == j, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Value map: diagonal entry %" PetscInt_FMT " of A goes to %" PetscInt_FMT, k, t);
+        pos = -1;
+      } else {
+        PetscCheck(lcolptr[j] <= t && t < lcolptr[j + 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Value map: entry %" PetscInt_FMT " of A is not in column %" PetscInt_FMT " of L", k, j);
+        pos = t - lcolptr[j];
+      }
+      PetscInt s = P.sup[j], f = snptr[s], m = snptr[s + 1] - f + P.nr[s], c = j - f;
+      P.pdest[k] = P.pofs[s] + (c + 1 + pos) + (PetscInt64)c * m;
     }
-    PetscInt s = P.sup[j], f = snptr[s], m = snptr[s + 1] - f + P.nr[s], c = j - f;
-    P.pdest[k] = P.pofs[s] + (c + 1 + pos) + (PetscInt64)c * m;
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace symbolic
