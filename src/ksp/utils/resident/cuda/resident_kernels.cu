@@ -279,7 +279,7 @@ PetscErrorCode Dot(PetscInt n, const PetscScalar *x, const PetscScalar *y, Petsc
 
 PetscErrorCode Norm2Sq(PetscInt n, const PetscScalar *x, PetscReal *r)
 {
-  PetscScalar v;
+  PetscScalar v = 0;
 
   PetscFunctionBegin;
   PetscCall(Reduce(n, x, x, 1, &v));
@@ -289,7 +289,7 @@ PetscErrorCode Norm2Sq(PetscInt n, const PetscScalar *x, PetscReal *r)
 
 PetscErrorCode DotNorm2(PetscInt n, const PetscScalar *s_, const PetscScalar *t, PetscScalar *d, PetscReal *t2)
 {
-  PetscScalar v[2];
+  PetscScalar v[2] = {0, 0};
 
   PetscFunctionBegin;
   PetscCall(Reduce(n, s_, t, 2, v));
