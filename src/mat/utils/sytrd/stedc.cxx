@@ -10,7 +10,8 @@
    each has its own slab of the work buffers), phase by phase. A level of at least `threads` merges runs each
    phase over the merges in parallel (each merge serial inside); a level of fewer merges runs them one after
    the other with each phase parallel inside (roots, z-hat rows, eigenvector columns; on the host backend also
-   the rows of the rotations, the columns of the gathers and fixed blocks of columns of the gemms). Every
+   the rows of the rotations, the columns of the gathers and fixed blocks of columns of the gemms), in chunks that
+   the threads claim in turn. Every
    output element is computed by one thread by the same operations in the same order whatever the thread count
    (no reductions across threads; the gemms are cut into column blocks of a fixed width), so the results are
    bitwise the same for any number of threads. Worker threads call no PETSc function: the device calls of the
@@ -19,8 +20,8 @@
 #include "stedc_kernels.h"
 #include <pgx/private/pgximpl.h>
 #include <petscblaslapack.h>
-#include <petsctime.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -49,8 +50,8 @@ namespace
 /* Columns of C per host gemm call: fixed, so that every column of C is computed by the same BLAS call whatever
    the thread count (a BLAS may sum differently for different shapes) */
 constexpr PetscInt GEMM_BLOCK = 128;
-/* Smallest amount of work (roots, rows, columns) per thread of a phase inside one merge */
-constexpr PetscInt GRAIN = 48;
+/* Chunks of the parallel loops: roots, rows of the z-hat products, columns of S; copies of about 64k reals */
+constexpr PetscInt ROOT_CHUNK = 32, ROW_CHUNK = 64, COL_CHUNK = 16, COPY_CHUNK = 65536;
 
 double Now()
 {
@@ -154,13 +155,15 @@ private:
   }
 };
 
-/* f(begin, end) over [0, count) cut into nt contiguous ranges (at most pool->size()), in the pool; false when
-   a call threw */
+/* f(begin, end) over [0, count) in chunks of `chunk` items claimed in turn by up to nt threads of the pool (a
+   thread slowed by others' processes does not hold up the rest); f(0, count) at once when serial. An item's
+   result must not depend on which thread computes it. False when a call threw. */
 template <class F>
-bool ParallelFor(Pool *pool, int nt, PetscInt count, F f)
+bool ParallelFor(Pool *pool, int nt, PetscInt count, PetscInt chunk, F f)
 {
   if (count <= 0) return true;
-  nt = (int)PetscMin((PetscInt)nt, count);
+  chunk = PetscMax(chunk, (PetscInt)1);
+  nt    = (int)PetscMin((PetscInt)nt, (count + chunk - 1) / chunk);
   if (pool) nt = std::min(nt, pool->size());
   if (!pool || nt <= 1) {
     try {
@@ -170,15 +173,15 @@ bool ParallelFor(Pool *pool, int nt, PetscInt count, F f)
     }
     return true;
   }
-  auto                     lo = [&](int t) { return (PetscInt)((count * (long long)t) / nt); };
-  std::function<void(int)> g  = [&](int t) { f(lo(t), lo(t + 1)); };
+  std::atomic<PetscInt>    next(0);
+  std::function<void(int)> g = [&](int) {
+    for (;;) {
+      PetscInt b = next.fetch_add(chunk);
+      if (b >= count) break;
+      f(b, PetscMin(b + chunk, count));
+    }
+  };
   return pool->Run(nt, g);
-}
-
-/* threads for work of `count` items of `grain` each at least */
-int Threads(int nt, PetscInt count, PetscInt grain)
-{
-  return (int)PetscMax((PetscInt)1, PetscMin((PetscInt)nt, count / grain));
 }
 
 struct Merge {
@@ -237,7 +240,7 @@ PetscErrorCode Gather(DC &dc, int nt, PetscInt m, PetscInt ncol, const PetscInt 
 #if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::gather_columns(dc.scr, m, ncol, idx, src, lds, dst, ldd);
 #endif
-  bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, Threads(nt, ncol * m, 65536), ncol, [&](PetscInt p0, PetscInt p1) { K::reference::gather_columns(m, p1 - p0, idx + p0, src, lds, dst + (size_t)p0 * ldd, ldd); });
+  bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, ncol, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt p0, PetscInt p1) { K::reference::gather_columns(m, p1 - p0, idx + p0, src, lds, dst + (size_t)p0 * ldd, ldd); });
   return ok ? PETSC_SUCCESS : PETSC_ERR_MEM;
 }
 
@@ -248,7 +251,7 @@ PetscErrorCode Rotate(DC &dc, int nt, PetscInt m, PetscInt nrot, const K::Rotati
   if (dc.cuda) return K::cuda::rotate_columns(dc.scr, m, nrot, rot, Q, ldq);
 #endif
   /* each row is rotated by the whole chain, in order: rows are independent */
-  bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, Threads(nt, m * nrot, 65536), m, [&](PetscInt r0, PetscInt r1) { K::reference::rotate_columns(r1 - r0, nrot, rot, Q + r0, ldq); });
+  bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, m, 512, [&](PetscInt r0, PetscInt r1) { K::reference::rotate_columns(r1 - r0, nrot, rot, Q + r0, ldq); });
   return ok ? PETSC_SUCCESS : PETSC_ERR_MEM;
 }
 
@@ -259,7 +262,7 @@ PetscErrorCode Gemm(DC &dc, int nt, PetscInt m, PetscInt n, PetscInt k, const Pe
   if (dc.cuda) return K::cuda::gemm(m, n, k, A, lda, B, ldb, C, ldc);
 #endif
   PetscInt nb = (n + GEMM_BLOCK - 1) / GEMM_BLOCK;
-  bool     ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, nb, [&](PetscInt b0, PetscInt b1) {
+  bool     ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, nb, 1, [&](PetscInt b0, PetscInt b1) {
     for (PetscInt b = b0; b < b1; b++) {
       PetscInt j0 = b * GEMM_BLOCK, nc = PetscMin(GEMM_BLOCK, n - j0);
       K::reference::gemm(m, nc, k, A, lda, B + (size_t)j0 * ldb, ldb, C + (size_t)j0 * ldc, ldc);
@@ -296,7 +299,7 @@ PetscErrorCode Zero(DC &dc, PetscInt m, PetscInt n, PetscReal *A, PetscInt lda)
 #if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::zero(m, n, A, lda);
 #endif
-  bool ok = ParallelFor(dc.pool, Threads(dc.threads, m * n, 65536), n, [&](PetscInt j0, PetscInt j1) { K::reference::zero(m, j1 - j0, A + (size_t)j0 * lda, lda); });
+  bool ok = ParallelFor(dc.pool, dc.threads, n, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt j0, PetscInt j1) { K::reference::zero(m, j1 - j0, A + (size_t)j0 * lda, lda); });
   return ok ? PETSC_SUCCESS : PETSC_ERR_MEM;
 }
 
@@ -394,7 +397,7 @@ bool Roots(Pool *pool, int nt, MergeState &ms)
   if (k <= 2) return true;
   PetscBLASInt bk = (PetscBLASInt)k;
   ms.info.assign(k, 0);
-  return ParallelFor(pool, Threads(nt, k, GRAIN), k, [&](PetscInt j0, PetscInt j1) {
+  return ParallelFor(pool, nt, k, ROOT_CHUNK, [&](PetscInt j0, PetscInt j1) {
     for (PetscInt j = j0; j < j1; j++) {
       PetscBLASInt jj = (PetscBLASInt)(j + 1);
       PGXLAPACKlaed4_(&bk, &jj, ms.dl.data(), ms.w.data(), ms.hS + (size_t)j * k, &ms.rho, &ms.lam[j], &ms.info[j]);
@@ -429,12 +432,11 @@ bool Vectors(Pool *pool, int nt, MergeState &ms)
       for (PetscInt r = 0; r < 2; r++) S[r + 2 * j] = v[cidx[r] + 2 * j];
     return true;
   }
-  int nth = Threads(nt, k, GRAIN);
   /* Gu-Eisenstat: wh_i^2 = -(dl_i - lam_i) prod_{j != i} (dl_i - lam_j) / (dl_i - dl_j), the product in the
      order of j, computed column by column (contiguous) by threads that own a range of i */
   ms.wh.resize(k);
   PetscReal *wh = ms.wh.data();
-  bool       ok = ParallelFor(pool, nth, k, [&](PetscInt i0, PetscInt i1) {
+  bool       ok = ParallelFor(pool, nt, k, ROW_CHUNK, [&](PetscInt i0, PetscInt i1) {
     for (PetscInt i = i0; i < i1; i++) wh[i] = -S[i + (size_t)i * k];
     for (PetscInt j = 0; j < k; j++) {
       const PetscReal *c  = S + (size_t)j * k;
@@ -445,7 +447,7 @@ bool Vectors(Pool *pool, int nt, MergeState &ms)
     for (PetscInt i = i0; i < i1; i++) wh[i] = std::copysign(PetscSqrtReal(PetscAbsReal(wh[i])), w[i]);
   });
   /* S(:, j) = wh ./ (dl - lam_j), normalized, rows permuted by cidx */
-  ok = ok && ParallelFor(pool, nth, k, [&](PetscInt j0, PetscInt j1) {
+  ok = ok && ParallelFor(pool, nt, k, COL_CHUNK, [&](PetscInt j0, PetscInt j1) {
     std::vector<PetscReal> v(k);
     for (PetscInt j = j0; j < j1; j++) {
       PetscReal *c = S + (size_t)j * k, s = 0;
@@ -517,7 +519,7 @@ PetscErrorCode ForMerges(DC &dc, std::vector<MergeState> &ms, bool hostonly, Pha
   PetscFunctionBegin;
   if (hostonly && cnt > 1 && cnt >= dc.threads) {
     std::vector<PetscErrorCode> err(cnt, PETSC_SUCCESS);
-    bool ok = ParallelFor(dc.pool, dc.threads, cnt, [&](PetscInt i0, PetscInt i1) {
+    bool ok = ParallelFor(dc.pool, dc.threads, cnt, 1, [&](PetscInt i0, PetscInt i1) {
       for (PetscInt i = i0; i < i1; i++) err[i] = f(ms[i], 1);
     });
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_MEM, "A host thread of the divide and conquer ran out of memory (%s)", PhaseNames[ph]);
@@ -659,7 +661,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
       for (size_t l = 0; l < leaves.size(); l++) at[l + 1] = at[l] + (size_t)leaves[l].m * leaves[l].m;
     std::vector<PetscReal>    L(at.back());
     std::vector<PetscBLASInt> info(leaves.size(), 0);
-    bool                      ok = ParallelFor(dc.pool, dc.threads, (PetscInt)leaves.size(), [&](PetscInt l0, PetscInt l1) {
+    bool                      ok = ParallelFor(dc.pool, dc.threads, (PetscInt)leaves.size(), 1, [&](PetscInt l0, PetscInt l1) {
       std::vector<PetscReal> el(dc.leaf), work(2 * dc.leaf);
       for (PetscInt l = l0; l < l1; l++) {
         PetscBLASInt bm = (PetscBLASInt)leaves[l].m, ldl = dc.cuda ? bm : bn;
