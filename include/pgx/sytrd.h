@@ -41,6 +41,8 @@ PETSC_EXTERN const char *const PGXTridiagEigenMethods[];
 
 /* largest subproblem of the divide and conquer solved directly (LAPACK dsteqr) */
 #define PGX_STEDC_DEFAULT_LEAF 32
+/* most host threads of the divide and conquer (the default is the cores available, at most this) */
+#define PGX_STEDC_MAX_THREADS 16
 
 /* Statistics of one divide and conquer run */
 typedef struct {
@@ -80,9 +82,14 @@ PETSC_EXTERN PetscErrorCode PGXSytrdGetTimes(PGXSytrd, PGXSytrdTimes *);
 PETSC_EXTERN PetscErrorCode PGXTridiagonalEigen(PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt);
 /* Divide and conquer on the host (PGX_DEVICE_HOST: reference kernels) or with cuBLAS (PGX_DEVICE_CUDA), Z on the
-   host; leaf <= 0: PGX_STEDC_DEFAULT_LEAF; e is not changed; stats may be NULL */
-PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType, PetscInt, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt, PGXStedcStats *);
+   host; arguments type, leaf, threads, n, d, e, Z, ldz, stats: leaf <= 0: PGX_STEDC_DEFAULT_LEAF; threads: host
+   threads (<= 0: the cores available, at most PGX_STEDC_MAX_THREADS; the results are bitwise the same for any
+   number); e is not changed; stats may be NULL */
+PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType, PetscInt, PetscInt, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt, PGXStedcStats *);
 /* The method that AUTO means for a backend, with or without eigenvectors (the default is one line there) */
 PETSC_EXTERN PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod, PGXDeviceType, PetscBool, PGXTridiagEigenMethod *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetTridiagonalEigenMethod(PGXSytrd, PGXTridiagEigenMethod);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd, PGXTridiagEigenMethod *);
+/* host threads of the divide and conquer (PGX_TRIDIAG_EIGEN_DC); 0 (default): the cores available, at most 16 */
+PETSC_EXTERN PetscErrorCode PGXSytrdSetThreads(PGXSytrd, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetThreads(PGXSytrd, PetscInt *);

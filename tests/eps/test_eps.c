@@ -5,11 +5,21 @@
    relative; EPSComputeError (relative) < 1e-10 for every returned pair; with -eps_all the count equals the
    number of closed-form eigenvalues in the interval. Prints the count and "all checks passed".
    -n N (default 100), -expect largest|smallest|interval (default largest), -expect_tridiag_solves K: T was solved
-   K times (PETSc's log of PGXSytrdTridiag) once the eigenvectors were used (1: EPSSolve's solve was reused). */
+   K times (PETSc's log of PGXSytrdTridiag) once the eigenvectors were used (1: EPSSolve's solve was reused).
+   -print_hash: prints a 64-bit FNV-1a hash of the bits of the returned eigenvalues and eigenvectors (each rank's
+   rows, in rank order), for comparisons of runs that must agree bitwise (tests/eps/threads_bitwise.sh). */
 #include <slepceps.h>
 #include "../common/pgxtest.h"
 
 static PetscInt nfail = 0;
+
+/* FNV-1a over bytes */
+static unsigned long long Fnv(unsigned long long h, const void *p, size_t len)
+{
+  const unsigned char *c = (const unsigned char *)p;
+  for (size_t i = 0; i < len; i++) h = (h ^ c[i]) * 1099511628211ULL;
+  return h;
+}
 
 static int cmpdesc(const void *a, const void *b)
 {
@@ -101,6 +111,38 @@ int main(int argc, char **argv)
       PetscCallMPI(MPI_Bcast(&count, 1, MPI_INT, 0, PETSC_COMM_WORLD));
       CHECK(count == want, "T solved %d times, expected %d", count, (int)want);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "T solved %d times\n", count));
+    }
+  }
+  {
+    PetscBool hash = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-print_hash", &hash, NULL));
+    if (hash) {
+      unsigned long long h = 14695981039346656037ULL, *all = NULL;
+      PetscMPIInt        size, rank;
+      Vec                x;
+      PetscCall(MatCreateVecs(A, &x, NULL));
+      for (PetscInt i = 0; i < nconv; i++) {
+        PetscScalar        kr;
+        const PetscScalar *xa;
+        PetscInt           nl;
+        PetscCall(EPSGetEigenpair(eps, i, &kr, NULL, x, NULL));
+        PetscCall(VecGetLocalSize(x, &nl));
+        PetscCall(VecGetArrayRead(x, &xa));
+        h = Fnv(h, &kr, sizeof(kr));
+        h = Fnv(h, xa, (size_t)nl * sizeof(PetscScalar));
+        PetscCall(VecRestoreArrayRead(x, &xa));
+      }
+      PetscCall(VecDestroy(&x));
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (!rank) PetscCall(PetscMalloc1(size, &all));
+      PetscCallMPI(MPI_Gather(&h, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0, PETSC_COMM_WORLD));
+      if (!rank) {
+        h = 14695981039346656037ULL;
+        h = Fnv(h, all, (size_t)size * sizeof(*all));
+        PetscCall(PetscFree(all));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hash of the eigenpairs: %016llx\n", h));
     }
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Frank n=%d: %d eigenpairs returned (%s), checked against the closed form\n", (int)n, (int)nconv, expect));

@@ -6,10 +6,15 @@
    -type repeated  : d_i = i mod 4, e = 0 except every 7th = 1e-3: multiple eigenvalues, mass deflation
    -type constant  : d = 1, e = 1e-20: one eigenvalue of multiplicity n within roundoff
    -type toeplitz  : d = 2, e = -1
+   -type clustered : d = 1 + 1e-8 r_i, e = 1e-8 s_i: all n eigenvalues within 4e-8 of 1 (close poles, many pair deflations)
    Checks, for each backend asked (-pgx_device host: reference; cuda: cuda, and cuda against reference):
    eigenvalues within 1e-12 ||T||_1 of dstedc's, ||T Z - Z L||_F / ||T||_1 and ||Z^T Z - I||_F below 1e-12 sqrt(n),
    the same for ldz > n, and with -min_deflated K that at least K eigenpairs deflated (the test of deflation
-   cannot pass without it). Options: -n N, -leaf L (subproblems solved directly), -seed S. */
+   cannot pass without it). With -compare_threads a,b,c each backend runs again with each number of host
+   threads, and the eigenvalues and eigenvectors must be bitwise equal to those of the first number (memcmp).
+   Options: -n N, -leaf L (subproblems solved directly), -threads T (host threads of the checked runs; 0: the
+   default), -seed S. */
+#include <string.h>
 #include <pgx/sytrd.h>
 #include "../common/pgxtest.h"
 
@@ -42,6 +47,9 @@ static PetscErrorCode MakeT(const char *type, PetscInt n, PetscInt seed, PetscRe
     } else if (!strcmp(type, "constant")) {
       d[i] = 1;
       if (i < n - 1) e[i] = 1e-20;
+    } else if (!strcmp(type, "clustered")) {
+      d[i] = 1 + 1e-8 * a;
+      if (i < n - 1) e[i] = 1e-8 * b;
     } else if (!strcmp(type, "toeplitz")) {
       d[i] = 2;
       if (i < n - 1) e[i] = -1;
@@ -96,7 +104,7 @@ static void Residuals(PetscInt n, const PetscReal *d, const PetscReal *e, PetscR
   *orth = PetscSqrtReal(o);
 }
 
-static PetscErrorCode RunOne(const char *label, PGXDeviceType dev, PetscInt leaf, PetscInt n, PetscInt ldz, const PetscReal *d, const PetscReal *e, PetscReal tnorm, const PetscReal *wl, PetscReal *w, PetscReal *Z, PetscInt mindefl)
+static PetscErrorCode RunOne(const char *label, PGXDeviceType dev, PetscInt leaf, PetscInt threads, PetscInt n, PetscInt ldz, const PetscReal *d, const PetscReal *e, PetscReal tnorm, const PetscReal *wl, PetscReal *w, PetscReal *Z, PetscInt mindefl)
 {
   PetscReal    *dd, *ee, res, orth, errw = 0, tol = 1e-12 * PetscSqrtReal((PetscReal)n);
   PGXStedcStats st;
@@ -106,7 +114,7 @@ static PetscErrorCode RunOne(const char *label, PGXDeviceType dev, PetscInt leaf
   for (PetscInt i = 0; i < n; i++) dd[i] = d[i];
   for (PetscInt i = 0; i < n - 1; i++) ee[i] = e[i];
   for (PetscInt i = 0; i < n * ldz; i++) Z[i] = -1.0; /* poison: every entry of the n x n block must be written */
-  PetscCall(PGXTridiagonalEigenDC(dev, leaf, n, dd, ee, Z, ldz, &st));
+  PetscCall(PGXTridiagonalEigenDC(dev, leaf, threads, n, dd, ee, Z, ldz, &st));
   for (PetscInt i = 0; i < n - 1; i++) CHECK(ee[i] == e[i], "%s: e changed", label);
   for (PetscInt i = 0; i < n; i++) w[i] = dd[i];
   for (PetscInt i = 0; i < n; i++) errw = PetscMax(errw, PetscAbsReal(w[i] - wl[i]));
@@ -122,10 +130,44 @@ static PetscErrorCode RunOne(const char *label, PGXDeviceType dev, PetscInt leaf
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the divide and conquer with each thread count of tc[0..ntc-1]: eigenvalues and eigenvectors bitwise equal to
+   those of tc[0] */
+static PetscErrorCode CompareThreads(PGXDeviceType dev, PetscInt leaf, PetscInt n, const PetscReal *d, const PetscReal *e, const PetscInt *tc, PetscInt ntc)
+{
+  PetscReal *dd, *ee, *w0, *Z0, *Z;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc5(n, &dd, n, &ee, n, &w0, n * n, &Z0, n * n, &Z));
+  for (PetscInt t = 0; t < ntc; t++) {
+    PGXStedcStats st;
+    for (PetscInt i = 0; i < n; i++) dd[i] = d[i];
+    for (PetscInt i = 0; i < n - 1; i++) ee[i] = e[i];
+    for (PetscInt i = 0; i < n * n; i++) Z[i] = -1.0;
+    PetscCall(PGXTridiagonalEigenDC(dev, leaf, tc[t], n, dd, ee, Z, n, &st));
+    if (!t) {
+      PetscCall(PetscArraycpy(w0, dd, n));
+      PetscCall(PetscArraycpy(Z0, Z, n * n));
+      CHECK(n <= PetscMax(leaf, 1) || st.merges > 0, "no merge at n = %d", (int)n);
+      continue;
+    }
+    PetscReal dw = 0, dz = 0;
+    for (PetscInt i = 0; i < n; i++) dw = PetscMax(dw, PetscAbsReal(dd[i] - w0[i]));
+    for (PetscInt i = 0; i < n * n; i++) dz = PetscMax(dz, PetscAbsReal(Z[i] - Z0[i]));
+    CHECK(!memcmp(dd, w0, n * sizeof(PetscReal)), "%s: eigenvalues with %d threads differ from those with %d: max difference %g", (dev == PGX_DEVICE_CUDA ? "cuda" : "reference"), (int)tc[t], (int)tc[0], (double)dw);
+    CHECK(!memcmp(Z, Z0, n * n * sizeof(PetscReal)), "%s: eigenvectors with %d threads differ from those with %d: max difference %g", (dev == PGX_DEVICE_CUDA ? "cuda" : "reference"), (int)tc[t], (int)tc[0], (double)dz);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: eigenvalues and eigenvectors bitwise equal with %d", (dev == PGX_DEVICE_CUDA ? "cuda" : "reference"), (int)tc[0]));
+  for (PetscInt t = 1; t < ntc; t++) PetscCall(PetscPrintf(PETSC_COMM_SELF, ", %d", (int)tc[t]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, " host threads\n"));
+  PetscCall(PetscFree5(dd, ee, w0, Z0, Z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char          type[32] = "random", devs[16] = "host";
-  PetscInt      n = 200, leaf = 0, seed = 3, mindefl = 0;
+  PetscInt      n = 200, leaf = 0, seed = 3, mindefl = 0, threads = 0, tc[8], ntc = 8;
+  PetscBool     cmp;
   PetscReal    *d, *e, *wl, *el, *Zl, *w, *w2, *Z, tnorm = 0, res, orth, errw = 0;
   PGXDeviceType dev;
 
@@ -138,6 +180,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-leaf", &leaf, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-min_deflated", &mindefl, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &threads, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-compare_threads", tc, &ntc, &cmp));
   PetscCall(PGXDeviceResolve(PETSC_COMM_SELF, !strcmp(devs, "cuda") ? PGX_DEVICE_CUDA : PGX_DEVICE_HOST, &dev));
   PetscCall(PetscMalloc5(n, &d, n, &e, n, &wl, n, &el, n * n, &Zl));
   PetscCall(PetscMalloc3(n, &w, n, &w2, n * (n + 3), &Z));
@@ -150,13 +194,17 @@ int main(int argc, char **argv)
   Residuals(n, d, e, tnorm, wl, Zl, n, &res, &orth);
   PetscCall(PetscInfo(NULL, "dstedc: residual %g, orthogonality %g\n", (double)res, (double)orth));
 
-  PetscCall(RunOne("reference", PGX_DEVICE_HOST, leaf, n, n, d, e, tnorm, wl, w, Z, mindefl));
-  PetscCall(RunOne("reference ldz=n+3", PGX_DEVICE_HOST, leaf, n, n + 3, d, e, tnorm, wl, w, Z, mindefl));
+  PetscCall(RunOne("reference", PGX_DEVICE_HOST, leaf, threads, n, n, d, e, tnorm, wl, w, Z, mindefl));
+  PetscCall(RunOne("reference ldz=n+3", PGX_DEVICE_HOST, leaf, threads, n, n + 3, d, e, tnorm, wl, w, Z, mindefl));
   if (dev == PGX_DEVICE_CUDA) {
-    PetscCall(RunOne("cuda", PGX_DEVICE_CUDA, leaf, n, n, d, e, tnorm, wl, w2, Z, mindefl));
-    PetscCall(RunOne("cuda ldz=n+3", PGX_DEVICE_CUDA, leaf, n, n + 3, d, e, tnorm, wl, w2, Z, mindefl));
+    PetscCall(RunOne("cuda", PGX_DEVICE_CUDA, leaf, threads, n, n, d, e, tnorm, wl, w2, Z, mindefl));
+    PetscCall(RunOne("cuda ldz=n+3", PGX_DEVICE_CUDA, leaf, threads, n, n + 3, d, e, tnorm, wl, w2, Z, mindefl));
     for (PetscInt i = 0; i < n; i++) errw = PetscMax(errw, PetscAbsReal(w[i] - w2[i]));
     CHECK(errw <= 1e-13 * tnorm, "cuda and reference eigenvalues differ by %g", (double)errw);
+  }
+  if (cmp && ntc > 1) {
+    PetscCall(CompareThreads(PGX_DEVICE_HOST, leaf, n, d, e, tc, ntc));
+    if (dev == PGX_DEVICE_CUDA) PetscCall(CompareThreads(PGX_DEVICE_CUDA, leaf, n, d, e, tc, ntc));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s n=%d: %s eigenpairs agree with dstedc, residual and orthogonality < 1e-12 sqrt(n)\n", type, (int)n, dev == PGX_DEVICE_CUDA ? "cuda and reference" : "reference"));
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%d checks FAILED\n", (int)nfail));

@@ -15,6 +15,7 @@ typedef struct {
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
+  PetscInt       threads;  /* host threads of the divide and conquer (-eps_pgx_threads; 0: the default) */
   PGXDeviceType  devreq;   /* -pgx_device as requested */
   PGXDeviceType  device;   /* resolved at setup */
   Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
@@ -114,6 +115,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
+    PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
     PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
     PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
@@ -209,6 +211,11 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
   PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
+  PetscCall(PetscOptionsInt("-eps_pgx_threads", "Host threads of the divide and conquer for T (1: serial; 0: the cores available, at most 16); the results are the same bitwise for any number", "PGXSytrdSetThreads", ctx->threads, &ctx->threads, &flg));
+  if (flg) {
+    if (ctx->threads == PETSC_DEFAULT || ctx->threads == PETSC_DECIDE) ctx->threads = 0;
+    PetscCheck(ctx->threads >= 0 && ctx->threads <= PGX_STEDC_MAX_THREADS, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_threads must be in 1..%d (0: the default), got %" PetscInt_FMT, PGX_STEDC_MAX_THREADS, ctx->threads);
+  }
   PetscCall(PetscOptionsBool("-eps_pgx_tridiag_vectors", "EPSSolve solves T with its eigenvectors (0: eigenvalues only; asking for eigenvectors then solves T again)", "PGXSytrdSolveTridiagonal", ctx->tvectors, &ctx->tvectors, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
   PetscOptionsHeadEnd();
@@ -238,6 +245,8 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscSNPrintf(what, sizeof(what), "divide and conquer (gemms on %s)", dev == PGX_DEVICE_CUDA ? "cuda" : (dev == PGX_DEVICE_HOST ? "the host" : "the backend")));
     else PetscCall(PetscSNPrintf(what, sizeof(what), "%s (host)", m == PGX_TRIDIAG_EIGEN_STEDC ? "dstedc" : "dstemr"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver: %s%s; T solved %s in EPSSolve\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto: " : "", what, ctx->tvectors ? "with its eigenvectors" : "for its eigenvalues only"));
+    if (ctx->threads > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: %" PetscInt_FMT "%s\n", ctx->threads, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: the cores available, at most %d%s\n", PGX_STEDC_MAX_THREADS, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
   }
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -445,6 +454,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
+. -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
 - -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
 
   Level: beginner

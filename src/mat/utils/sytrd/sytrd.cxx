@@ -29,6 +29,7 @@ struct _n_PGXSytrd {
   PetscInt      b     = PGX_SYTRD_DEFAULT_BLOCK; /* panel width */
   PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
   PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
+  PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PetscInt      n     = -1;
   PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
@@ -587,8 +588,11 @@ PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod method, PGXDev
   Not Collective
 
   Input Parameters:
-+ type  - `PGX_DEVICE_HOST` (reference kernels) or `PGX_DEVICE_CUDA`
-. leaf  - the largest subproblem solved directly (<= 0: `PGX_STEDC_DEFAULT_LEAF`)
++ type    - `PGX_DEVICE_HOST` (reference kernels) or `PGX_DEVICE_CUDA`
+. leaf    - the largest subproblem solved directly (<= 0: `PGX_STEDC_DEFAULT_LEAF`)
+. threads - host threads for the leaves, the secular equations, the eigenvectors of the merges (and on the host
+            backend the gemms); <= 0: the cores available, at most `PGX_STEDC_MAX_THREADS`. The results are
+            bitwise the same for any number.
 . n     - the order
 . d     - the diagonal (n); on output the eigenvalues in ascending order
 . e     - the subdiagonal (n - 1); not changed
@@ -602,7 +606,7 @@ PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod method, PGXDev
 
 .seealso: `PGXTridiagonalEigenMethod()`, `PGXSytrdSolve()`
 @*/
-PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
+PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
 {
   PetscFunctionBegin;
   PetscCheck(n >= 0 && ldz >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Bad order %" PetscInt_FMT " or leading dimension %" PetscInt_FMT, n, ldz);
@@ -610,7 +614,7 @@ PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt
   if (type == PGX_DEVICE_HOST) {
     std::vector<PetscReal> Zt(ldz == n ? 0 : (size_t)n * n);
     PetscReal             *Zr = ldz == n ? Z : Zt.data();
-    PetscCall(PGXStedcRun(PGX_DEVICE_HOST, leaf, 0, n, d, e, Zr, stats));
+    PetscCall(PGXStedcRun(PGX_DEVICE_HOST, leaf, threads, n, d, e, Zr, stats));
     if (ldz != n)
       for (PetscInt j = 0; j < n; j++)
         for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = Zt[i + (size_t)j * n];
@@ -622,7 +626,7 @@ PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt
     PetscReal     *dZ = NULL;
     PetscErrorCode ierr;
     PetscCall(PGXDeviceMallocArray((size_t)n * n, &dZ));
-    ierr = PGXStedcRun(PGX_DEVICE_CUDA, leaf, 0, n, d, e, dZ, stats);
+    ierr = PGXStedcRun(PGX_DEVICE_CUDA, leaf, threads, n, d, e, dZ, stats);
     for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, dZ + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
     PetscCall(PGXDeviceFree(&dZ));
     PetscCall(ierr);
@@ -695,7 +699,7 @@ PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod method, PetscInt 
   PetscFunctionBegin;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (Z && method == PGX_TRIDIAG_EIGEN_DC) {
-    PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_HOST, 0, n, d, e, Z, ldz, NULL));
+    PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_HOST, 0, 0, n, d, e, Z, ldz, NULL));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (Z && n > 1 && method != PGX_TRIDIAG_EIGEN_STEDC) {
@@ -755,6 +759,55 @@ PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd S, PGXTridiagEigenMeth
 }
 
 /*@C
+  PGXSytrdSetThreads - Sets the number of host threads of the divide and conquer tridiagonal eigensolver
+  (`PGX_TRIDIAG_EIGEN_DC`) of `PGXSytrdSolve()`.
+
+  Not Collective
+
+  Input Parameters:
++ S       - the object
+- threads - host threads, the calling thread included (1: serial; 0 or `PETSC_DEFAULT`: the cores available
+            to the process, at most `PGX_STEDC_MAX_THREADS`)
+
+  Note:
+  The eigenvalues and eigenvectors are bitwise the same for any number of threads.
+
+  Level: developer
+
+.seealso: `PGXSytrdGetThreads()`, `PGXTridiagonalEigenDC()`, `PGXSytrdSetTridiagonalEigenMethod()`
+@*/
+PetscErrorCode PGXSytrdSetThreads(PGXSytrd S, PetscInt threads)
+{
+  PetscFunctionBegin;
+  if (threads == PETSC_DEFAULT || threads == PETSC_DECIDE) threads = 0;
+  PetscCheck(threads >= 0 && threads <= PGX_STEDC_MAX_THREADS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The number of host threads must be in 1..%d (0: the default), got %" PetscInt_FMT, PGX_STEDC_MAX_THREADS, threads);
+  S->threads = threads;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetThreads - Gets the number of host threads of the divide and conquer set by `PGXSytrdSetThreads()`.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. threads - the number (0: the default, the cores available, at most `PGX_STEDC_MAX_THREADS`)
+
+  Level: developer
+
+.seealso: `PGXSytrdSetThreads()`
+@*/
+PetscErrorCode PGXSytrdGetThreads(PGXSytrd S, PetscInt *threads)
+{
+  PetscFunctionBegin;
+  *threads = S->threads;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXSytrdSolveTridiagonal - Solves the tridiagonal T of A = Q T Q^H: its eigenvalues and, with vectors, its
   eigenvectors Z_T, kept in the object for `PGXSytrdSolve()` (on the device for the divide and conquer of the cuda
   backend). Reduces first if needed; does nothing when what is asked for is already there.
@@ -794,13 +847,14 @@ PetscErrorCode PGXSytrdSolveTridiagonal(PGXSytrd S, PetscBool vectors)
     PGXStedcStats st;
     if (!S->dZT && n > 0) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dZT));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(PGXStedcRun(PGX_DEVICE_CUDA, 0, 0, n, S->w.data(), e.data(), S->dZT, &st));
+    PetscCall(PGXStedcRun(PGX_DEVICE_CUDA, 0, S->threads, n, S->w.data(), e.data(), S->dZT, &st));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(st.flops));
 #endif
   } else {
     S->ZT.resize((size_t)n * n);
-    PetscCall(PGXTridiagonalEigenMethod(method, n, S->w.data(), e.data(), S->ZT.data(), n));
+    if (method == PGX_TRIDIAG_EIGEN_DC) PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_HOST, 0, S->threads, n, S->w.data(), e.data(), S->ZT.data(), n, NULL));
+    else PetscCall(PGXTridiagonalEigenMethod(method, n, S->w.data(), e.data(), S->ZT.data(), n));
   }
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogEventEnd(PGX_SytrdTridiag, 0, 0, 0, 0));
