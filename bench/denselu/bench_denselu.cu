@@ -11,7 +11,8 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
                            "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
-                           "  remaining sizes once exceeded)  -o <file>\n";
+                           "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
+                           "  as two '#' lines under each PGX row)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
    FactorDeviceInput, which also copies A into its factor array and checks A for NaN/Inf; cuSOLVER: the copy into
    its work array), so neither time includes a host-to-device copy. Medians of -reps runs after two warm-ups
@@ -35,6 +36,7 @@ typedef cusolverStatus_t (*IRSolver)(cusolverDnHandle_t, cusolver_int_t, cusolve
 typedef cusolverStatus_t (*IRBuffer)(cusolverDnHandle_t, cusolver_int_t, cusolver_int_t, double *, cusolver_int_t, cusolver_int_t *, double *, cusolver_int_t, double *, cusolver_int_t, void *, size_t *);
 
 static FILE *out = NULL;
+static PetscBool profile = PETSC_FALSE; /* -profile: a profiled factorization and solve after each PGX row */
 
 /* What one (n, matrix) group shares: A on the host and the device, b, ||A||_inf, cuSOLVER's times */
 struct Problem {
@@ -213,6 +215,25 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
   if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
   PetscCall(Row(P, name, fms, sms, be, its, note));
+  if (profile) { /* one more factorization and solve, profiled (the events cost time: not in the timed runs above) */
+    dl::Profile    pr;
+    PetscLogDouble t0, t1;
+    dl::ProfileClear(&pr);
+    PetscCall(cu::SetProfile(d, &pr));
+    PetscCall(PetscTime(&t0));
+    PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
+    PetscCall(PetscTime(&t1));
+    pr.wall[dl::PROFILE_FACTOR] = (t1 - t0) * 1e3;
+    PGXCallCUDA(cudaMemcpyAsync(db.data(), P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(PetscTime(&t0));
+    PetscCall(cu::Solve(d, PETSC_FALSE, 1, db.data(), n, &rr));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(PetscTime(&t1));
+    pr.wall[dl::PROFILE_SOLVE] = (t1 - t0) * 1e3;
+    PetscCall(cu::SetProfile(d, NULL));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#   %s\n#   %s\n", dl::ProfileFormat(&pr, dl::PROFILE_FACTOR, PETSC_FALSE).c_str(), dl::ProfileFormat(&pr, dl::PROFILE_SOLVE, PETSC_FALSE).c_str()));
+  }
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -307,6 +328,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-irs", "cuSOLVER's DXgesv, DHgesv, DBgesv rows", NULL, irs, &irs, NULL));
   PetscCall(PetscOptionsInt("-lapack_nmax", "largest n for PETSc's LAPACK LU on the host (0: none)", NULL, lapack_nmax, &lapack_nmax, NULL));
   PetscCall(PetscOptionsString("-matrices", "diagdom (well-conditioned), random (harder)", NULL, mats, mats, sizeof(mats), NULL));
+  PetscCall(PetscOptionsBool("-profile", "after each PGX row, a profiled factorization and solve: per-phase times (ms) on a line under it", NULL, profile, &profile, NULL));
   PetscCall(PetscOptionsReal("-time_limit", "seconds: sizes not started by then are skipped (0: no limit)", NULL, time_limit, &time_limit, NULL));
   PetscCall(PetscOptionsString("-o", "also write the table to this file", NULL, fname, fname, sizeof(fname), &flg));
   PetscOptionsEnd();

@@ -12,8 +12,13 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
    - mixed precision (tf32 on cond 1e6, bf16 on 1e2, half on 1e3, tf32/bf16 on diagdom n = 1000; GMRES-IR where plain
      refinement is slow) is accepted without fallback with the driver's backward error <= 1/sqrt(n) (issue 14's units)
      and the host-computed one < 1; on cond 1e14 it falls back to FP64 (reported) within 4 refinement steps; on the
-     random n = 1000 either, with backward error < 1. */
+     random n = 1000 either, with backward error < 1;
+   - the per-phase profile (SetProfile; n = 1500, nb 256: 6 block steps, 8 leaves each; double and tf32, with and
+     without look-ahead): the same pivots and factors as without it, every phase of the path counted (exact counts
+     where the schedule fixes them), look-ahead phases only with look-ahead, each stream's sum <= the wall time of
+     the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration. */
 #include <petscsys.h>
+#include <petsctime.h>
 #include <vector>
 #include <cmath>
 #include <cstring>
@@ -108,6 +113,63 @@ static PetscErrorCode Mixed(dl::Precision prec, const char *name, const char *ki
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The per-phase profile on the device (see the header comment) */
+static PetscErrorCode Profiled(dl::Precision prec, PetscBool lookahead)
+{
+  const PetscInt        n = 1500, nb = 256, nsteps = (n + nb - 1) / nb;
+  const char           *name = prec == dl::PRECISION_DOUBLE ? "double" : "tf32";
+  std::vector<double>   a(n * n), lu0(n * n), lu1(n * n), b(n), x;
+  std::vector<PetscInt> p0(n), p1(n);
+  PetscInt              zc, np = 0;
+  PetscBool             finite;
+  dl::RefineResult      rr;
+  dl::Profile           pr;
+  cu::Data             *d;
+  PetscLogDouble        t0, t1;
+  double                dm = 0, m = 0;
+
+  PetscFunctionBegin;
+  DenseLUSeed(9000 + n);
+  PetscCall(DenseLUMatrix("diagdom", n, 0, a.data()));
+  for (auto &v : b) v = DenseLURand();
+  x = b;
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::SetBlockSize(d, nb));
+  PetscCall(cu::SetLookAhead(d, lookahead));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite)); /* unprofiled */
+  PetscCall(cu::GetFactors(d, lu0.data(), p0.data()));
+  dl::ProfileClear(&pr);
+  PetscCall(cu::SetProfile(d, &pr));
+  PetscCall(PetscTime(&t0));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite)); /* returns after its events completed */
+  PetscCall(PetscTime(&t1));
+  pr.wall[dl::PROFILE_FACTOR] = (t1 - t0) * 1e3;
+  PetscCall(cu::GetFactors(d, lu1.data(), p1.data()));
+  for (PetscInt i = 0; i < n; i++) np += p0[i] != p1[i];
+  for (PetscInt i = 0; i < n * n; i++) dm = PetscMax(dm, std::fabs(lu0[i] - lu1[i])), m = PetscMax(m, std::fabs(lu0[i]));
+  CHECK(finite && zc == -1 && np == 0 && dm <= 1e-12 * m, "profile %s look-ahead %d: %d pivots differ, max |LU - LU_unprofiled| %g (max %g)", name, (int)lookahead, (int)np, dm, m);
+  CHECK(pr.count[dl::PHASE_LEAF] == 8 * nsteps && pr.count[dl::PHASE_SWAP] == nsteps && pr.count[dl::PHASE_CHECK] == (prec == dl::PRECISION_DOUBLE ? 1 : 2) && pr.count[dl::PHASE_FINISH] == 1, "profile %s look-ahead %d: counts leaves %d swaps %d check %d finish %d", name, (int)lookahead, (int)pr.count[dl::PHASE_LEAF], (int)pr.count[dl::PHASE_SWAP], (int)pr.count[dl::PHASE_CHECK], (int)pr.count[dl::PHASE_FINISH]);
+  CHECK(pr.count[dl::PHASE_PANEL_SWAP] > 0 && pr.count[dl::PHASE_PANEL_TRSM] > 0 && pr.count[dl::PHASE_PANEL_GEMM] > 0 && pr.count[dl::PHASE_TRSM] > 0 && pr.count[dl::PHASE_GEMM] > 0 && pr.count[dl::PHASE_CONVERT] == 1, "profile %s look-ahead %d: a phase of the path was not timed", name, (int)lookahead);
+  if (lookahead) CHECK(pr.count[dl::PHASE_WAIT] == nsteps + 1 && pr.count[dl::PHASE_LA_WAIT] == nsteps && pr.count[dl::PHASE_LA_GEMM] == nsteps - 2, "profile %s look-ahead: waits %d, la waits %d, la gemms %d", name, (int)pr.count[dl::PHASE_WAIT], (int)pr.count[dl::PHASE_LA_WAIT], (int)pr.count[dl::PHASE_LA_GEMM]);
+  else CHECK(pr.count[dl::PHASE_WAIT] == 0 && pr.count[dl::PHASE_LA_WAIT] == 0 && pr.count[dl::PHASE_LA_SWAP] == 0 && dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 1) == 0, "profile %s: look-ahead phases timed without look-ahead", name);
+  for (int p = 0; p < dl::PHASE_COUNT; p++) CHECK(pr.ms[p] >= 0 && std::isfinite(pr.ms[p]), "profile: phase %s %g ms", dl::PhaseName((dl::Phase)p), pr.ms[p]);
+  CHECK(dl::ProfileWithinWall(&pr, dl::PROFILE_FACTOR, 0.05), "profile %s look-ahead %d: stream sums %g, %g ms > wall %g ms", name, (int)lookahead, dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 0), dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 1), pr.wall[dl::PROFILE_FACTOR]);
+  CHECK(dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 0) > 0, "profile: nothing timed");
+  /* a solve: FP64, or the refinement's phases */
+  PetscCall(PetscTime(&t0));
+  PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &rr));
+  PetscCall(PetscTime(&t1));
+  pr.wall[dl::PROFILE_SOLVE] = (t1 - t0) * 1e3;
+  if (prec == dl::PRECISION_DOUBLE) CHECK(pr.count[dl::PHASE_SOLVE] == 1 && pr.count[dl::PHASE_RESIDUAL] == 0, "profile double: solve counts %d, residual %d", (int)pr.count[dl::PHASE_SOLVE], (int)pr.count[dl::PHASE_RESIDUAL]);
+  else CHECK(rr.converged && pr.count[dl::PHASE_RESIDUAL] == rr.steps + 1 && pr.count[dl::PHASE_LOWSOLVE] >= 1 && pr.count[dl::PHASE_SOLVE] == 0, "profile tf32: converged %d, residuals %d (steps %d), low solves %d", (int)rr.converged, (int)pr.count[dl::PHASE_RESIDUAL], (int)rr.steps, (int)pr.count[dl::PHASE_LOWSOLVE]);
+  CHECK(dl::ProfileWithinWall(&pr, dl::PROFILE_SOLVE, 0.05), "profile %s: solve stream sum %g ms > wall %g ms", name, dl::ProfileStreamSum(&pr, dl::PROFILE_SOLVE, 0), pr.wall[dl::PROFILE_SOLVE]);
+  PetscCall(cu::SetProfile(d, NULL));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "profile %s look-ahead %d: phases timed, stream sums within the wall time\n", name, (int)lookahead));
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 33, 100, 127, 128, 129, 257, 700};
@@ -148,6 +210,8 @@ int main(int argc, char **argv)
   PetscCall(Mixed(dl::PRECISION_BF16, "bf16", "diagdom", 1000, 0, 0, PETSC_TRUE));
   PetscCall(Mixed(dl::PRECISION_TF32, "tf32", "random", 1000, 0, -1));
   PetscCall(Mixed(dl::PRECISION_BF16, "bf16", "random", 1000, 0, -1, PETSC_TRUE));
+  for (dl::Precision prec : {dl::PRECISION_DOUBLE, dl::PRECISION_TF32})
+    for (PetscBool la : {PETSC_FALSE, PETSC_TRUE}) PetscCall(Profiled(prec, la));
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

@@ -16,6 +16,7 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
 #include <cmath>
 #include <cstring>
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
+#include <string>
 #include "../../src/mat/impls/denselu/denselu_swapplan.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
@@ -120,11 +121,28 @@ struct MockOps {
   std::vector<std::vector<PetscReal>> rs;
   PetscInt                            step = 0, nplain = 0, ngmres = 0, k = 1;
   std::vector<PetscInt>               plain_active; /* active mask of the last Plain, as a bit set */
+  std::string                         phases;       /* the profile hooks called: R(esidual) L(ow solve) G(mres), closed by '.' */
+  int                                 open = -1, badpair = 0, badcall = 0; /* phase open; pairs that do not match; calls outside their phase */
+  PetscErrorCode PhaseBegin(pgx::kernels::denselu::Phase p)
+  {
+    if (open >= 0) badpair++;
+    open = (int)p;
+    phases += p == pgx::kernels::denselu::PHASE_RESIDUAL ? 'R' : (p == pgx::kernels::denselu::PHASE_LOWSOLVE ? 'L' : (p == pgx::kernels::denselu::PHASE_GMRES ? 'G' : '?'));
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode PhaseEnd(pgx::kernels::denselu::Phase p)
+  {
+    if (open != (int)p) badpair++;
+    open = -1;
+    phases += '.';
+    return PETSC_SUCCESS;
+  }
   PetscInt  N() const { return 4; }
   PetscInt  K() const { return k; }
   PetscReal ANorm() const { return 1.0; }
   PetscErrorCode Start(PetscReal *rn, PetscReal *xn)
   {
+    if (open != pgx::kernels::denselu::PHASE_RESIDUAL) badcall++;
     for (PetscInt c = 0; c < k; c++) rn[c] = rs[0][c], xn[c] = 1.0;
     step = 0;
     return PETSC_SUCCESS;
@@ -132,6 +150,7 @@ struct MockOps {
   PetscErrorCode Plain(const PetscBool *active)
   {
     PetscInt bits = 0;
+    if (open != pgx::kernels::denselu::PHASE_LOWSOLVE) badcall++;
     for (PetscInt c = 0; c < k; c++) bits |= active[c] ? 1 << c : 0;
     plain_active.push_back(bits);
     nplain++;
@@ -139,13 +158,19 @@ struct MockOps {
   }
   PetscErrorCode Residual(PetscReal *rn, PetscReal *xn)
   {
+    if (open != pgx::kernels::denselu::PHASE_RESIDUAL) badcall++;
     step++;
     for (PetscInt c = 0; c < k; c++) rn[c] = rs[PetscMin(step, (PetscInt)rs.size() - 1)][c], xn[c] = 1.0;
     return PETSC_SUCCESS;
   }
-  PetscErrorCode GmresPrepare(void) { return PETSC_SUCCESS; }
+  PetscErrorCode GmresPrepare(void)
+  {
+    if (open != pgx::kernels::denselu::PHASE_GMRES) badcall++;
+    return PETSC_SUCCESS;
+  }
   PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
   {
+    if (open != pgx::kernels::denselu::PHASE_GMRES) badcall++;
     ngmres++;
     *beta = 0; /* no correction: the script decides the residuals */
     return PETSC_SUCCESS;
@@ -154,7 +179,7 @@ struct MockOps {
   PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
 };
 
-static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1)
+static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL)
 {
   namespace dl = pgx::kernels::denselu;
   MockOps           ops;
@@ -168,6 +193,8 @@ static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal
   PetscCall(dl::Refine(ops, o, &r));
   CHECK(r.steps == steps && r.gmres_steps == gsteps && r.converged == conv && !std::strcmp(r.stop, stop), "driver %s: %d steps (%d GMRES-IR), converged %d, stop %s; expected %d (%d), %d, %s", what, (int)r.steps, (int)r.gmres_steps, (int)r.converged, r.stop, (int)steps, (int)gsteps, (int)conv, stop);
   if (last_plain_mask >= 0) CHECK(!ops.plain_active.empty() && ops.plain_active.back() == last_plain_mask, "driver %s: last plain step on columns %d, expected %d", what, ops.plain_active.empty() ? -1 : (int)ops.plain_active.back(), (int)last_plain_mask);
+  CHECK(!ops.badpair && !ops.badcall && ops.open < 0, "driver %s: profile phases %s: %d unmatched begin/end, %d operations outside their phase", what, ops.phases.c_str(), ops.badpair, ops.badcall);
+  if (phases) CHECK(ops.phases == phases, "driver %s: profile phases %s, expected %s", what, ops.phases.c_str(), phases);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,7 +207,7 @@ static PetscErrorCode DriverRules(void)
   /* the acceptance test is sqrt(n) eps ||A|| ||x|| = 2 eps: 2.5 eps is not accepted, then stagnation */
   PetscCall(Driver("threshold", {{1}, {1e-3}, {1e-9}, {2.5 * e}, {2.4 * e}}, 1, PETSC_FALSE, 4, 0, PETSC_FALSE, "stagnated"));
   /* a plain step reducing only 2x switches to GMRES-IR, which converges */
-  PetscCall(Driver("to gmres", {{1}, {1e-3}, {5e-4}, {1e-9}, {1e-17}}, 1, PETSC_TRUE, 4, 2, PETSC_TRUE, "converged"));
+  PetscCall(Driver("to gmres", {{1}, {1e-3}, {5e-4}, {1e-9}, {1e-17}}, 1, PETSC_TRUE, 4, 2, PETSC_TRUE, "converged", -1, "R.L.R.L.R.G.R.G.R."));
   /* a GMRES-IR step reducing only 2x ends the refinement: fallback after 3 steps */
   PetscCall(Driver("gmres stagnates", {{1}, {1e-3}, {5e-4}, {3e-4}}, 1, PETSC_TRUE, 3, 1, PETSC_FALSE, "stagnated"));
   /* without GMRES-IR the slow plain step ends it */
@@ -309,6 +336,55 @@ static PetscErrorCode SwapPlans(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The profile's host logic (denselu_profile.h): names, streams, sums, the report line; and the reference Factor's
+   timing (every phase of the blocked loop counted once per block, factors unchanged) */
+static PetscErrorCode ProfileLogic(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  dl::Profile pr;
+  std::string line;
+  int         names = 0;
+
+  PetscFunctionBegin;
+  dl::ProfileClear(&pr);
+  for (int p = 0; p < dl::PHASE_COUNT; p++) names += std::strcmp(dl::PhaseName((dl::Phase)p), "unknown") != 0;
+  CHECK(names == dl::PHASE_COUNT && !std::strcmp(dl::PhaseName(dl::PHASE_LEAF), "panel leaves") && !std::strcmp(dl::PhaseName(dl::PHASE_LA_GEMM), "la gemm"), "profile: phase names");
+  dl::ProfileAdd(&pr, dl::PHASE_LEAF, 2.0);
+  dl::ProfileAdd(&pr, dl::PHASE_LEAF, 1.5);
+  dl::ProfileAdd(&pr, dl::PHASE_GEMM, 1.0);
+  dl::ProfileAdd(&pr, dl::PHASE_LA_GEMM, 4.0);
+  dl::ProfileAdd(&pr, dl::PHASE_RESIDUAL, 0.25);
+  pr.wall[dl::PROFILE_FACTOR] = 4.5;
+  CHECK(dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 0) == 4.5 && dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 1) == 4.0 && dl::ProfileStreamSum(&pr, dl::PROFILE_SOLVE, 0) == 0.25, "profile: stream sums %g %g %g", dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 0), dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 1), dl::ProfileStreamSum(&pr, dl::PROFILE_SOLVE, 0));
+  CHECK(dl::ProfileWithinWall(&pr, dl::PROFILE_FACTOR, 0.0), "profile: 4.5 and 4.0 ms within 4.5 ms");
+  pr.wall[dl::PROFILE_FACTOR] = 4.4;
+  CHECK(!dl::ProfileWithinWall(&pr, dl::PROFILE_FACTOR, 0.05) && dl::ProfileWithinWall(&pr, dl::PROFILE_FACTOR, 0.1), "profile: slack");
+  line = dl::ProfileFormat(&pr, dl::PROFILE_FACTOR, PETSC_FALSE);
+  CHECK(line == "dense LU profile (factor): wall 4.400 ms, stream 4.500 ms, look-ahead stream 4.000 ms; panel leaves 3.500 ms (2), gemm 1.000 ms (1), la gemm 4.000 ms (1)", "profile: line '%s'", line.c_str());
+  line = dl::ProfileFormat(&pr, dl::PROFILE_SOLVE, PETSC_TRUE);
+  CHECK(line == "dense LU profile (solve): wall 0.000 ms, stream 0.250 ms; residual 0.250 ms (1), low solve 0.000 ms (0), gmres 0.000 ms (0), fp64 solve 0.000 ms (0)", "profile: line '%s'", line.c_str());
+  dl::ProfileReset(&pr, dl::PROFILE_FACTOR);
+  CHECK(dl::ProfileStreamSum(&pr, dl::PROFILE_FACTOR, 0) == 0 && pr.count[dl::PHASE_LEAF] == 0 && pr.count[dl::PHASE_RESIDUAL] == 1, "profile: reset of one group");
+  {
+    const PetscInt        n = 100, nb = 16;
+    std::vector<double>   a(n * n), b, lu1, lu2;
+    std::vector<PetscInt> p1(n), p2(n);
+    PetscInt              z1, z2, diff = 0;
+    DenseLUSeed(5);
+    PetscCall(DenseLUMatrix("random", n, 0, a.data()));
+    lu1 = lu2 = a;
+    dl::ProfileClear(&pr);
+    PetscCall(ref::Factor(n, lu1.data(), n, nb, p1.data(), &z1));
+    PetscCall(ref::FactorProfiled(n, lu2.data(), n, nb, p2.data(), &z2, &pr));
+    for (PetscInt i = 0; i < n * n; i++) diff += lu1[i] != lu2[i];
+    for (PetscInt i = 0; i < n; i++) diff += p1[i] != p2[i];
+    CHECK(diff == 0 && z1 == z2, "profile: FactorProfiled differs from Factor in %d entries", (int)diff);
+    for (dl::Phase p : {dl::PHASE_LEAF, dl::PHASE_SWAP, dl::PHASE_TRSM, dl::PHASE_GEMM}) CHECK(pr.count[p] == (n + nb - 1) / nb && pr.ms[p] >= 0, "profile: reference %s counted %d times (expected %d)", dl::PhaseName(p), (int)pr.count[p], (int)((n + nb - 1) / nb));
+    CHECK(pr.count[dl::PHASE_WAIT] == 0 && pr.count[dl::PHASE_LA_GEMM] == 0, "profile: reference has no look-ahead phases");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -326,6 +402,7 @@ int main(int argc, char **argv)
   PetscCall(CompareLapack("singular", 31, 4));
   PetscCall(SwapPlans());
   PetscCall(DriverRules());
+  PetscCall(ProfileLogic());
   PetscCall(Rounding());
   PetscCall(MixedHostAll());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));

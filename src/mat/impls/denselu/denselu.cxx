@@ -38,6 +38,8 @@ typedef struct {
   PetscInt        nfallback; /* mixed-precision solves that fell back to FP64 */
   PetscLogDouble  tfactor;   /* seconds in the last numeric factorization */
   PetscLogDouble  tsolve;    /* seconds in all solves */
+  PetscBool       profile;   /* -mat_pgx_lu_profile: time each phase, report it with PetscInfo */
+  kern::Profile   prof;      /* the per-phase times of the last factorization and of the last solve */
 #if PGX_DENSELU_HAVE_CUDA
   kern::cuda::Data *d;       /* cuda backend: device factors and workspaces */
 #endif
@@ -145,15 +147,28 @@ static inline PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::Refine
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PetscInfo of the per-phase profile (-mat_pgx_lu_profile) of a group */
+static inline PetscErrorCode MatPGXDenseLUReportProfile(Mat F, kern::ProfileGroup g)
+{
+  Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(F, "%s\n", kern::ProfileFormat(&lu->prof, g, PETSC_FALSE).c_str()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x <- A^-1 x or A^-T x for nrhs columns of a host array with leading dimension ldx */
 static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscInt nrhs, PetscScalar *x, PetscInt ldx)
 {
   Mat_PGXDenseLU *lu = (Mat_PGXDenseLU *)F->data;
-  PetscLogDouble  t0, t1;
+  PetscLogDouble  t0, t1, tw = 0;
+  PetscBool       fellback = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(PGX_DenseLUSolve, F, 0, 0, 0));
+  if (lu->profile) kern::ProfileClear(&lu->prof); /* a fallback adds factor phases: reported with the solve */
+  PetscCall(kern::ProfileTic(lu->profile ? &lu->prof : NULL, &tw));
   if (lu->device == PGX_DEVICE_HOST) {
 #if !defined(PETSC_USE_COMPLEX)
     if (lu->mixed) {
@@ -161,10 +176,14 @@ static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscI
       PetscCall(kern::reference::MixedSolve(lu->mixed, transpose, nrhs, x, ldx, NULL, &res));
       PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
       PetscCall(MatPGXDenseLUReportRefine(F, &res));
+      fellback = res.fellback;
     } else
 #endif
     {
+      PetscLogDouble ts = 0;
+      PetscCall(kern::ProfileTic(lu->profile ? &lu->prof : NULL, &ts));
       PetscCall(kern::reference::Solve(lu->n, lu->lu, lu->n, lu->ipiv, transpose, nrhs, x, ldx));
+      PetscCall(kern::ProfileToc(lu->profile ? &lu->prof : NULL, kern::PHASE_SOLVE, ts));
       PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs));
     }
   } else {
@@ -175,7 +194,18 @@ static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscI
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
     PetscCall(MatPGXDenseLUReportRefine(F, &res));
+    fellback = res.fellback;
 #endif
+  }
+  if (lu->profile) {
+    PetscLogDouble tw1;
+    PetscCall(PetscTime(&tw1));
+    lu->prof.wall[kern::PROFILE_SOLVE] = (tw1 - tw) * 1e3;
+    PetscCall(MatPGXDenseLUReportProfile(F, kern::PROFILE_SOLVE));
+    if (fellback) { /* the FP64 factorization of the fallback, inside this solve */
+      lu->prof.wall[kern::PROFILE_FACTOR] = lu->prof.wall[kern::PROFILE_SOLVE];
+      PetscCall(MatPGXDenseLUReportProfile(F, kern::PROFILE_FACTOR));
+    }
   }
   PetscCall(PetscLogEventEnd(PGX_DenseLUSolve, F, 0, 0, 0));
   PetscCall(PetscTime(&t1));
@@ -253,7 +283,7 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
   const PetscScalar *aa;
   PetscInt           lda, n = lu->n, brow, bcol, m, nc;
   PetscBool          finite;
-  PetscLogDouble     t0, t1;
+  PetscLogDouble     t0, t1, tw = 0;
 
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &m, &nc));
@@ -269,11 +299,14 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
   }
   PetscCall(PetscLogEventBegin(PGX_DenseLUFactor, F, A, 0, 0));
+  if (lu->profile) kern::ProfileReset(&lu->prof, kern::PROFILE_FACTOR);
+  PetscCall(kern::ProfileTic(lu->profile ? &lu->prof : NULL, &tw));
   if (lu->device == PGX_DEVICE_HOST && PGXDenseLUHostMixed(lu)) {
 #if !defined(PETSC_USE_COMPLEX)
     lu->nb = lu->nbreq > 0 ? lu->nbreq : 32;
     {
       if (!lu->mixed) lu->mixed = new kern::reference::Mixed;
+      lu->mixed->prof = lu->profile ? &lu->prof : NULL;
       PetscCall(kern::reference::MixedFactor(lu->mixed, n, aa, lda, lu->precreq, lu->nb, &lu->zerocol));
       PetscCall(MatDenseRestoreArrayRead(A, &aa));
       PetscCall(PetscLogFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
@@ -293,7 +326,7 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
 #endif
     for (PetscInt j = 0; j < n; j++) PetscCall(PetscArraycpy(lu->lu + j * n, aa + j * lda, n));
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
-    PetscCall(kern::reference::Factor(n, lu->lu, n, lu->nb, lu->ipiv, &lu->zerocol));
+    PetscCall(kern::reference::FactorProfiled(n, lu->lu, n, lu->nb, lu->ipiv, &lu->zerocol, lu->profile ? &lu->prof : NULL));
     PetscCall(PetscLogFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
     lu->precused = kern::PRECISION_DOUBLE;
     lu->path     = "blocked";
@@ -308,6 +341,12 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
 #else
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
 #endif
+  }
+  if (lu->profile) {
+    PetscLogDouble tw1;
+    PetscCall(PetscTime(&tw1));
+    lu->prof.wall[kern::PROFILE_FACTOR] = (tw1 - tw) * 1e3;
+    PetscCall(MatPGXDenseLUReportProfile(F, kern::PROFILE_FACTOR));
   }
   PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
   PetscCall(PetscTime(&t1));
@@ -348,6 +387,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf", "Leaf width of the cuda panel recursion, 1..32 (0: default 32)", "MatGetFactor", lu->leafw, &lu->leafw, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_coop", "Factor the cuda panel leaves with the cooperative register kernel when its blocks fit (else one thread block)", "MatGetFactor", lu->coop, &lu->coop, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
@@ -370,6 +410,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
+    PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
 #endif
   }
   lu->zerocol                = -1;
@@ -392,6 +433,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
 . -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
   when its blocks fit on the device, else by one thread block (default true)
+. -mat_pgx_lu_profile - time each phase (panel leaves, swaps, trsm, gemm, look-ahead waits, conversions; the
+  refinement's residual, low-precision solve and GMRES-IR) and print the sums per phase with -info (cudaEvent pairs
+  on the cuda backend: opt-in, as they cost time)
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
   the low precision, as the specification of the cuda one; auto: tf32 from n = 4096 on the cuda backend, double

@@ -59,6 +59,8 @@ namespace reference
 /* In-place blocked LU of a (n x n, leading dimension lda) with block size nb >= 1; ipiv[n] as above;
    zerocol = first column with an exactly zero pivot, or -1 */
 PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol);
+/* The same, timing its phases (panel as PHASE_LEAF, swaps, trsm, gemm) into prof with PetscTime when prof is not NULL */
+PetscErrorCode FactorProfiled(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol, Profile *prof);
 /* The unblocked panel step 1 on the m x kb panel p (leading dimension lda) whose first row is row k of
    the matrix: ipiv[0..kb) are written relative to the panel's first row (add k for the matrix's rows) */
 PetscErrorCode FactorPanel(PetscInt m, PetscInt kb, PetscScalar *p, PetscInt lda, PetscInt *ipiv, PetscInt *zerocol);
@@ -89,6 +91,7 @@ struct Mixed {
   std::vector<double>   LUp;                   /* LUs promoted to FP64 (GMRES-IR's preconditioner) */
   std::vector<double>   LU;                    /* FP64 factors (after a fallback) */
   std::vector<PetscInt> ipiv;                  /* pivots of the factors in use */
+  Profile              *prof = nullptr;        /* per-phase profile (not owned; NULL: off) */
 };
 /* Factor a (n x n, lda) in the precision prec (not DOUBLE/AUTO); zerocol of the low-precision factorization:
    a zero pivot there makes it factor in FP64 at once (zerocol then of the FP64 factorization) */
@@ -112,6 +115,10 @@ PetscErrorCode Destroy(Data **);
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
 PetscErrorCode SetPrecision(Data *, Precision);
+/* Per-phase profile (denselu_profile.h): with prof, Factor and Solve bracket each phase with a cudaEvent pair on its
+   stream and add the times to prof when they return (Factor/Solve then wait for their events); NULL (the default):
+   no event is created or recorded */
+PetscErrorCode SetProfile(Data *, Profile *prof);
 /* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
    stream (same operations, so the same factors) */
 PetscErrorCode SetLookAhead(Data *, PetscBool);

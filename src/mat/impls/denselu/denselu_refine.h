@@ -23,9 +23,13 @@
      GmresStart(c, &beta)           V_0 = M^-1 R_c; beta = ||V_0||_2; V_0 /= beta when beta > 0 and finite
      GmresArnoldi(j, h)             w = M^-1 op(A) V_j, CGS2 against V_0..V_j; h[0..j] the coefficients,
                                     h[j+1] = ||w||_2; V_{j+1} = w / h[j+1] (h: j+2 values on the host)
-     GmresUpdate(c, j, y)           X_c += V(:, 0:j) y                                                      */
+     GmresUpdate(c, j, y)           X_c += V(:, 0:j) y
+     PhaseBegin(p), PhaseEnd(p)     the per-phase profile (denselu_profile.h): around Start and Residual
+                                    (PHASE_RESIDUAL), Plain (PHASE_LOWSOLVE), each GMRES-IR step with its
+                                    GmresPrepare (PHASE_GMRES); no-ops when not profiling                   */
 #pragma once
 #include <petscsys.h>
+#include "denselu_profile.h"
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -130,24 +134,34 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
   res->berr                      = 0;
   res->ratio                     = 0;
   res->stop                      = "step limit";
+  PetscCall(ops.PhaseBegin(PHASE_RESIDUAL));
   PetscCall(ops.Start(rn.data(), xn.data()));
+  PetscCall(ops.PhaseEnd(PHASE_RESIDUAL));
   for (PetscInt c = 0; c < k; c++) { /* b_c = 0: x_c = 0 is exact */
     active[c] = rn[c] <= tol * anorm * xn[c] ? PETSC_FALSE : PETSC_TRUE;
     nactive += active[c];
   }
   while (nactive > 0 && res->steps < o.maxsteps) {
-    if (!gmres) PetscCall(ops.Plain(active.get()));
-    else {
+    if (!gmres) {
+      PetscCall(ops.PhaseBegin(PHASE_LOWSOLVE));
+      PetscCall(ops.Plain(active.get()));
+      PetscCall(ops.PhaseEnd(PHASE_LOWSOLVE));
+    } else {
+      PetscCall(ops.PhaseBegin(PHASE_GMRES));
+      if (!res->gmres_steps) PetscCall(ops.GmresPrepare());
       for (PetscInt c = 0; c < k; c++)
         if (active[c]) {
           PetscInt its;
           PetscCall(RefineGmres(ops, c, o, &its));
           res->gmres_its += its;
         }
+      PetscCall(ops.PhaseEnd(PHASE_GMRES));
       res->gmres_steps++;
     }
     res->steps++;
+    PetscCall(ops.PhaseBegin(PHASE_RESIDUAL));
     PetscCall(ops.Residual(rnew.data(), xn.data()));
+    PetscCall(ops.PhaseEnd(PHASE_RESIDUAL));
     PetscReal ratio  = 0;
     PetscBool finite = PETSC_TRUE;
     for (PetscInt c = 0; c < k; c++) {
@@ -166,10 +180,8 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
     }
     if (!nactive) break;
     if (ratio > (gmres ? o.gmres_rho : o.plain_rho)) {
-      if (!gmres && o.gmres) {
-        gmres = PETSC_TRUE;
-        PetscCall(ops.GmresPrepare());
-      } else {
+      if (!gmres && o.gmres) gmres = PETSC_TRUE; /* GmresPrepare before the first GMRES-IR step (timed as GMRES) */
+      else {
         res->stop = "stagnated";
         break;
       }

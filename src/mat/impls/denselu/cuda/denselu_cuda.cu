@@ -75,6 +75,15 @@ struct Data {
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
+  /* per-phase profile (SetProfile; denselu_profile.h): NULL = off, and then no event is created or recorded */
+  struct ProfRec {
+    Phase p;
+    int   e0, e1; /* indices in evpool */
+  };
+  Profile                 *prof = nullptr;
+  std::vector<cudaEvent_t> evpool; /* timing events, created on demand and reused */
+  int                      nev = 0; /* events of evpool recorded since the last collection */
+  std::vector<ProfRec>     recs;    /* the pairs recorded since the last collection */
 };
 
 /* ------------------------------------------------------------------ kernels */
@@ -421,6 +430,56 @@ __global__ void AddKernel(int m, const double *x, double *y)
 }
 
 /* ------------------------------------------------------------------ host helpers */
+/* Profile: record the next event of the pool on s (the pool grows on demand) */
+static PetscErrorCode ProfRecord(Data *d, cudaStream_t s, int *idx)
+{
+  PetscFunctionBegin;
+  if ((size_t)d->nev == d->evpool.size()) {
+    cudaEvent_t e;
+    PGXCallCUDA(cudaEventCreate(&e));
+    d->evpool.push_back(e);
+  }
+  PGXCallCUDA(cudaEventRecord(d->evpool[d->nev], s));
+  *idx = d->nev++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+/* Profile: a phase on stream s begins (tok: its record, -1 when not profiling: nothing recorded) */
+static PetscErrorCode ProfBegin(Data *d, cudaStream_t s, Phase p, int *tok)
+{
+  int e0;
+
+  PetscFunctionBegin;
+  *tok = -1;
+  if (!d->prof) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ProfRecord(d, s, &e0));
+  d->recs.push_back({p, e0, -1});
+  *tok = (int)d->recs.size() - 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode ProfEnd(Data *d, cudaStream_t s, int tok)
+{
+  PetscFunctionBegin;
+  if (tok < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ProfRecord(d, s, &d->recs[tok].e1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+/* Profile: wait for the recorded pairs, add their times to d->prof, and free the pool for reuse */
+static PetscErrorCode ProfCollect(Data *d)
+{
+  PetscFunctionBegin;
+  if (!d->prof) PetscFunctionReturn(PETSC_SUCCESS);
+  for (const Data::ProfRec &r : d->recs) {
+    float ms = 0;
+    PetscCheck(r.e1 >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda profile: phase %s was begun and not ended", PhaseName(r.p));
+    PGXCallCUDA(cudaEventSynchronize(d->evpool[r.e1]));
+    PGXCallCUDA(cudaEventElapsedTime(&ms, d->evpool[r.e0], d->evpool[r.e1]));
+    ProfileAdd(d->prof, r.p, (double)ms);
+  }
+  d->recs.clear();
+  d->nev = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode LaunchCopyD2F(int n, int ncol, const double *x, int ldx, float *y, int ldy, cudaStream_t s)
 {
   PetscFunctionBegin;
@@ -533,20 +592,32 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   cublasHandle_t h;
   cudaStream_t   s;
 
+  int            tok;
+
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   if (kb <= d->leafw) {
+    PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
     PetscCall(FactorLeaf<T>(d, s, n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k));
+    PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PGXCUDAGetCUBLAS(&h));
   const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
   PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
+  PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
   PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
+  PetscCall(ProfEnd(d, s, tok));
+  PetscCall(ProfBegin(d, s, PHASE_PANEL_TRSM, &tok));
   PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
+  PetscCall(ProfEnd(d, s, tok));
+  PetscCall(ProfBegin(d, s, PHASE_PANEL_GEMM, &tok));
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
+  PetscCall(ProfEnd(d, s, tok));
   PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
+  PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
   PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
+  PetscCall(ProfEnd(d, s, tok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -560,6 +631,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   cublasHandle_t h;
   cudaStream_t   s;
   const int      n = (int)d->n;
+  int            tok;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetCUBLAS(&h));
@@ -567,8 +639,10 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   if (n <= d->nsmall) {
     d->path = "fused";
     d->nb   = n;
+    PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
     PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n, n, a, n, d->ipiv.data(), 0, d->flag.data());
     PGXCheckLaunch("denselu PanelKernel (fused)");
+    PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   d->path = "blocked";
@@ -588,10 +662,16 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
     /* the panel's interchanges on the columns left and right of it, one launch */
+    PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
     PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
+    PetscCall(ProfEnd(d, s, tok));
     if (mt > 0) {
+      PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PetscCall(ProfEnd(d, s, tok));
+      PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+      PetscCall(ProfEnd(d, s, tok));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -609,6 +689,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   cublasHandle_t h;
   cudaStream_t   s;
   const int      n = (int)d->n;
+  int            tok;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetCUBLAS(&h));
@@ -627,23 +708,41 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
+    PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
+    PetscCall(ProfEnd(d, s, tok));
     /* the columns left of the panel and the next panel's, on s */
+    PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
     PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
+    PetscCall(ProfEnd(d, s, tok));
     if (nb2 > 0) {
+      PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PetscCall(ProfEnd(d, s, tok));
+      PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+      PetscCall(ProfEnd(d, s, tok));
     }
     /* the rest of the trailing update, on s2 */
+    PetscCall(ProfBegin(d, d->s2, PHASE_LA_WAIT, &tok));
     PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
+    PetscCall(ProfEnd(d, d->s2, tok));
     if (mr > 0) {
+      PetscCall(ProfBegin(d, d->s2, PHASE_LA_SWAP, &tok));
       PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
+      PetscCall(ProfEnd(d, d->s2, tok));
+      PetscCall(ProfBegin(d, d->s2, PHASE_LA_TRSM, &tok));
       PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
+      PetscCall(ProfEnd(d, d->s2, tok));
+      PetscCall(ProfBegin(d, d->s2, PHASE_LA_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
+      PetscCall(ProfEnd(d, d->s2, tok));
     }
     PGXCallCUDA(cudaEventRecord(d->erest, d->s2));
   }
+  PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
   PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0)); /* s: everything done */
+  PetscCall(ProfEnd(d, s, tok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -654,9 +753,11 @@ static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
   int              hflag[2];
   const int        n = (int)d->n;
   std::vector<int> perm(n);
+  int              tok;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(ProfBegin(d, s, PHASE_FINISH, &tok));
   d->hpiv.resize(n);
   if (n) PGXCallCUDA(cudaMemcpyAsync(d->hpiv.data(), d->ipiv.data(), n * sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
@@ -665,6 +766,7 @@ static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
   for (int i = 0; i < n; i++) perm[i] = i;
   for (int k = 0; k < n; k++) std::swap(perm[k], perm[d->hpiv[k]]);
   PetscCall(d->perm.upload(perm.data(), n));
+  PetscCall(ProfEnd(d, s, tok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -683,11 +785,14 @@ static PetscErrorCode ResetFlag(Data *d)
 static PetscErrorCode FactorDouble(Data *d, PetscInt *zerocol)
 {
   cudaStream_t s;
+  int          tok;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(d->LU.resize((size_t)d->n * d->n));
+  PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
   if (d->n) PGXCallCUDA(cudaMemcpyAsync(d->LU.data(), d->A.data(), (size_t)d->n * d->n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+  PetscCall(ProfEnd(d, s, tok));
   PetscCall(ResetFlag(d));
   PetscCall(FactorDevice<double>(d, d->LU.data(), PRECISION_DOUBLE));
   PetscCall(FinishFactor(d, zerocol));
@@ -714,6 +819,7 @@ PetscErrorCode Destroy(Data **d)
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
   if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
+  for (cudaEvent_t e : (*d)->evpool) PGXCallCUDA(cudaEventDestroy(e));
   delete *d;
   *d = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -766,6 +872,14 @@ PetscErrorCode SetPrecision(Data *d, Precision p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SetProfile(Data *d, Profile *prof)
+{
+  PetscFunctionBegin;
+  PetscCheck(d->recs.empty(), PETSC_COMM_SELF, PETSC_ERR_ORDER, "denselu cuda: SetProfile while phases are being timed");
+  d->prof = prof;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Factor with A on the device in d->A (leading dimension n): finiteness, ||A||_inf (mixed), the factorization */
 static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite)
 {
@@ -773,18 +887,22 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
   int          hflag[2];
   Precision    prec = d->prec;
   const int    n    = (int)d->n;
+  int          tok;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(ResetFlag(d));
+  PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
   if (n) {
     FiniteKernel<<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, d->A.data(), d->flag.data());
     PGXCheckLaunch("denselu FiniteKernel");
   }
   PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCall(ProfEnd(d, s, tok));
   PGXCallCUDA(cudaStreamSynchronize(s));
   if (hflag[1]) {
     *finite = PETSC_FALSE;
+    PetscCall(ProfCollect(d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (prec == PRECISION_AUTO) prec = n >= 4096 ? PRECISION_TF32 : PRECISION_DOUBLE; /* to be measured */
@@ -792,6 +910,7 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
     PetscCall(FactorDouble(d, zerocol));
   } else {
     d->anorm = 0;
+    PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
     if (n) { /* ||A||_inf for the refinement's acceptance test */
       PetscCall(d->norms.resize((size_t)n + 1));
       RowAbsSumKernel<<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, d->A.data(), d->norms.data());
@@ -800,8 +919,11 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
       PGXCheckLaunch("denselu MaxKernel");
       PGXCallCUDA(cudaMemcpyAsync(&d->anorm, d->norms.data() + n, sizeof(double), cudaMemcpyDeviceToHost, s));
     }
+    PetscCall(ProfEnd(d, s, tok));
     PetscCall(d->LUs.resize((size_t)n * n));
+    PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
     PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, d->LUs.data(), n, s));
+    PetscCall(ProfEnd(d, s, tok));
     PetscCall(FactorDevice<float>(d, d->LUs.data(), prec));
     PetscCall(FinishFactor(d, zerocol)); /* synchronizes: d->anorm is on the host */
     d->lowvalid = true;
@@ -811,6 +933,7 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
       PetscCall(FactorDouble(d, zerocol));
     }
   }
+  PetscCall(ProfCollect(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -901,6 +1024,10 @@ struct CudaOps {
   cublasHandle_t       h;
   cudaStream_t         s;
   std::vector<double>  hn; /* host copy of the norms (2 k) */
+  int                  tok = -1; /* profile: the phase being timed */
+
+  PetscErrorCode PhaseBegin(Phase p) { return ProfBegin(d, s, p, &tok); }
+  PetscErrorCode PhaseEnd(Phase) { return ProfEnd(d, s, tok); }
 
   PetscInt  N() const { return n; }
   PetscInt  K() const { return k; }
@@ -1047,6 +1174,7 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
     PetscCall(Refine(ops, d->ropt, res));
     if (res->converged) {
       PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+      PetscCall(ProfCollect(d));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscInt zc;
@@ -1055,9 +1183,15 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
     res->fellback = PETSC_TRUE;
   }
   /* FP64 factors */
-  PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-  PetscCall(SolveFactors<double>(d, d->LU.data(), transpose, k, d->X.data(), d->T.data()));
-  PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+  {
+    int tok;
+    PetscCall(ProfBegin(d, s, PHASE_SOLVE, &tok));
+    PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PetscCall(SolveFactors<double>(d, d->LU.data(), transpose, k, d->X.data(), d->T.data()));
+    PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
+    PetscCall(ProfEnd(d, s, tok));
+  }
+  PetscCall(ProfCollect(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

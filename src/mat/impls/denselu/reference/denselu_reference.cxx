@@ -82,6 +82,13 @@ PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt
 
 PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol)
 {
+  return FactorProfiled(n, a, lda, nb, ipiv, zerocol, NULL);
+}
+
+PetscErrorCode FactorProfiled(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt *ipiv, PetscInt *zerocol, Profile *prof)
+{
+  PetscLogDouble t0 = 0;
+
   PetscFunctionBegin;
   PetscCheck(n >= 0 && lda >= (n > 1 ? n : 1) && nb >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu reference Factor: n %" PetscInt_FMT ", lda %" PetscInt_FMT ", block %" PetscInt_FMT, n, lda, nb);
   *zerocol = -1;
@@ -89,13 +96,18 @@ PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, Pet
     const PetscInt kb = PetscMin(nb, n - k), k2 = k + kb;
     PetscInt       zc;
     /* 1. panel */
+    PetscCall(ProfileTic(prof, &t0));
     PetscCall(FactorPanel(n - k, kb, a + k + k * lda, lda, ipiv + k, &zc));
     if (zc >= 0 && *zerocol < 0) *zerocol = k + zc;
     for (PetscInt j = k; j < k2; j++) ipiv[j] += k;
+    PetscCall(ProfileToc(prof, PHASE_LEAF, t0));
     /* 2. interchanges left and right of the panel */
+    PetscCall(ProfileTic(prof, &t0));
     PetscCall(ApplyPivots(k, a, lda, k, k2, ipiv, PETSC_FALSE));
     PetscCall(ApplyPivots(n - k2, a + k2 * lda, lda, k, k2, ipiv, PETSC_FALSE));
+    PetscCall(ProfileToc(prof, PHASE_SWAP, t0));
     /* 3. U block row: L(K,K)^-1 A(K, k2:n), unit lower, column by column */
+    PetscCall(ProfileTic(prof, &t0));
     for (PetscInt c = k2; c < n; c++) {
       PetscScalar *ac = a + c * lda;
       for (PetscInt j = k; j < k2; j++) {
@@ -104,7 +116,9 @@ PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, Pet
           for (PetscInt i = j + 1; i < k2; i++) ac[i] -= a[i + j * lda] * u;
       }
     }
+    PetscCall(ProfileToc(prof, PHASE_TRSM, t0));
     /* 4. trailing update A22 -= L21 U12 */
+    PetscCall(ProfileTic(prof, &t0));
     for (PetscInt c = k2; c < n; c++) {
       PetscScalar *ac = a + c * lda;
       for (PetscInt j = k; j < k2; j++) {
@@ -114,6 +128,7 @@ PetscErrorCode Factor(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, Pet
           for (PetscInt i = k2; i < n; i++) ac[i] -= lj[i] * u;
       }
     }
+    PetscCall(ProfileToc(prof, PHASE_GEMM, t0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -251,8 +266,11 @@ struct HostOps {
   const double       *B; /* n x k, leading dimension n */
   std::vector<double> X, R, V, w, t;
   std::vector<float>  C;
+  PetscLogDouble      t0 = 0; /* start of the phase being timed (m->prof) */
 
-  PetscInt  N() const { return n; }
+  PetscErrorCode PhaseBegin(Phase) { return ProfileTic(m->prof, &t0); }
+  PetscErrorCode PhaseEnd(Phase p) { return ProfileToc(m->prof, p, t0); }
+  PetscInt       N() const { return n; }
   PetscInt  K() const { return k; }
   PetscReal ANorm() const { return m->anorm; }
   void      Norms(PetscReal *rn, PetscReal *xn) const
@@ -358,24 +376,32 @@ struct HostOps {
 
 PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt lda, Precision prec, PetscInt nb, PetscInt *zerocol)
 {
+  PetscLogDouble t0 = 0;
+
   PetscFunctionBegin;
   PetscCheck(prec != PRECISION_DOUBLE && prec != PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "denselu reference MixedFactor: give a low precision (tf32, half, bf16)");
   mx->n    = n;
   mx->nb   = nb > 0 ? nb : 32;
   mx->prec = prec;
   mx->used = prec;
+  PetscCall(ProfileTic(mx->prof, &t0));
   mx->A.resize((size_t)n * n);
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = 0; i < n; i++) mx->A[i + j * n] = a[i + j * lda];
   mx->anorm = NormInf(n, mx->A.data(), n);
+  PetscCall(ProfileToc(mx->prof, PHASE_CHECK, t0));
+  PetscCall(ProfileTic(mx->prof, &t0));
   mx->LUs.assign(mx->A.begin(), mx->A.end());
+  PetscCall(ProfileToc(mx->prof, PHASE_CONVERT, t0));
   mx->ipiv.resize(n);
   mx->LUp.clear();
   mx->LU.clear();
-  PetscCall(FactorLow(n, mx->LUs.data(), mx->ipiv.data(), PrecisionBits(prec), zerocol));
+  PetscCall(ProfileTic(mx->prof, &t0));
+  PetscCall(FactorLow(n, mx->LUs.data(), mx->ipiv.data(), PrecisionBits(prec), zerocol)); /* unblocked: one leaf */
+  PetscCall(ProfileToc(mx->prof, PHASE_LEAF, t0));
   if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: FP64 */
     mx->LU = mx->A;
-    PetscCall(Factor(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), zerocol));
+    PetscCall(FactorProfiled(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), zerocol, mx->prof));
     mx->used = PRECISION_DOUBLE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -410,12 +436,17 @@ PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscSc
     }
     PetscInt zc;
     mx->LU = mx->A;
-    PetscCall(Factor(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), &zc));
+    PetscCall(FactorProfiled(n, mx->LU.data(), n, mx->nb, mx->ipiv.data(), &zc, mx->prof)); /* the fallback: factor phases */
     PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
     mx->used      = PRECISION_DOUBLE;
     res->fellback = PETSC_TRUE;
   }
-  PetscCall(Solve(n, mx->LU.data(), n, mx->ipiv.data(), transpose, nrhs, b, ldb));
+  {
+    PetscLogDouble t0 = 0;
+    PetscCall(ProfileTic(mx->prof, &t0));
+    PetscCall(Solve(n, mx->LU.data(), n, mx->ipiv.data(), transpose, nrhs, b, ldb));
+    PetscCall(ProfileToc(mx->prof, PHASE_SOLVE, t0));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
