@@ -208,6 +208,7 @@ int main(int argc, char **argv)
           PetscCall(PetscTime(&c0));
           PetscCall(dA.upload(A.data(), A.size()));
           PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
+          PGXCallCUDA(cudaDeviceSynchronize()); /* cuSOLVER runs on PGX's non-blocking stream: cudaMemcpy would not wait */
           PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
           PGXCallCUDA(cudaMemcpy(Zh.data(), dA.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToHost));
           PetscCall(PetscTime(&c1));

@@ -289,6 +289,25 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
   PetscCheck(lda >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, lda, n);
   if (S->n != n) PetscCall(PGXSytrdFreeDevice(S));
   S->n = n;
+  S->tau.assign(n > 0 ? n - 1 : 0, 0);
+  S->d.assign(n, 0);
+  S->e.assign(n > 0 ? n - 1 : 0, 0);
+  S->reduced = PETSC_FALSE;
+  S->haveW   = PETSC_FALSE;
+  S->haveZT  = PETSC_FALSE;
+  S->ZT.clear();
+  S->times = {0, 0, 0};
+  S->hostA   = PETSC_TRUE;
+#if PGX_SYTRD_CUDA
+  if (S->type == PGX_DEVICE_CUDA && n > 0) {
+    /* A goes up as given (lda) and its lower triangle is mirrored on the device: no n^2 host pass; the host copy
+       S->A is filled only if PGXSytrdGetReflectors() asks for the reduced matrix */
+    if (!S->dA) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dA));
+    PetscCall(K::cuda::upload_symmetric(n, A, lda, S->dA));
+    S->hostA = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   S->A.resize((size_t)n * n);
   /* the lower triangle, mirrored into the upper one (the full product of the cuda backend reads it); the mirror
      goes by 64 x 64 tiles so that its strided reads stay in cache (a plain column loop misses on every read: 0.2-0.4 s
@@ -304,22 +323,6 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
           for (PetscInt j = PetscMax(j0, i + 1); j < j1; j++) S->A[i + (size_t)j * n] = PetscConj(A[j + (size_t)i * lda]);
       }
   }
-  S->tau.assign(n > 0 ? n - 1 : 0, 0);
-  S->d.assign(n, 0);
-  S->e.assign(n > 0 ? n - 1 : 0, 0);
-  S->reduced = PETSC_FALSE;
-  S->haveW   = PETSC_FALSE;
-  S->haveZT  = PETSC_FALSE;
-  S->ZT.clear();
-  S->times = {0, 0, 0};
-  S->hostA   = PETSC_TRUE;
-#if PGX_SYTRD_CUDA
-  if (S->type == PGX_DEVICE_CUDA && n > 0) {
-    if (!S->dA) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dA));
-    PetscCall(PGXDeviceCopyArrayToDevice(S->dA, S->A.data(), (size_t)n * n));
-    S->hostA = PETSC_FALSE;
-  }
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -428,6 +431,7 @@ PetscErrorCode PGXSytrdGetReflectors(PGXSytrd S, const PetscScalar *A[], PetscIn
   PetscCall(PGXSytrdCheckReduced(S));
 #if PGX_SYTRD_CUDA
   if (!S->hostA && S->n > 0) {
+    S->A.resize((size_t)S->n * S->n);
     PetscCall(PGXDeviceCopyArrayToHost(S->A.data(), S->dA, (size_t)S->n * S->n));
     S->hostA = PETSC_TRUE;
   }

@@ -144,6 +144,42 @@ __global__ void k_build_v(PetscInt n, PetscInt i, PetscInt kb, const double *A, 
   V[idx]     = row < i + c + 1 ? 0.0 : (row == i + c + 1 ? 1.0 : A[row + (i + c) * lda]);
 }
 
+namespace
+{
+/* dA[i + j n] = dA[j + i n] for i < j, by 32 x 32 tiles through shared memory (coalesced reads and writes) */
+__global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
+{
+  __shared__ PetscScalar tile[32][33];
+  const PetscInt bi = (PetscInt)blockIdx.x * 32, bj = (PetscInt)blockIdx.y * 32; /* target tile: rows bi.., columns bj.. */
+  if (bi > bj + 31) return;                                                       /* wholly below the diagonal */
+  /* source: rows bj.., columns bi.. (the transposed tile), read along its columns */
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const PetscInt r = bj + threadIdx.x, c = bi + k;
+    if (r < n && c < n) tile[k][threadIdx.x] = dA[r + c * n];
+  }
+  __syncthreads();
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const PetscInt r = bi + threadIdx.x, c = bj + k; /* target entry (r, c) = source (c, r) = tile[r - bi][c - bj] */
+    if (r < n && c < n && r < c) dA[r + c * n] = tile[threadIdx.x][k];
+  }
+}
+} // namespace
+
+PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMemcpy2DAsync(dA, (size_t)n * sizeof(PetscScalar), A, (size_t)lda * sizeof(PetscScalar), (size_t)n * sizeof(PetscScalar), (size_t)n, cudaMemcpyHostToDevice, s));
+  const unsigned nt = (unsigned)((n + 31) / 32);
+  MirrorLowerKernel<<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel");
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode create(PetscInt n, const Options &o, Work **w)
 {
   PetscFunctionBegin;
