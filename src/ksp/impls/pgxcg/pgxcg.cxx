@@ -20,12 +20,27 @@ static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* KSPCG's test on p'Ap after KSPCheckDot(): zero, or a sign change from the second iteration on, is an indefinite or
+   negative definite matrix (KSPCG's message, reason and error) */
+static PetscErrorCode PGXCGIndefinite(KSP ksp, PetscInt i, PetscScalar dpi, PetscScalar dpiold, PetscBool *stop)
+{
+  PetscFunctionBegin;
+  *stop = PETSC_FALSE;
+  if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+    PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
+    *stop = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The iteration on resident arrays X (in: x0, out: x), B; R, Z, P work (W = A p shares Z, as in KSPCG) */
 static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
 {
   PetscScalar *W = Z;
   PetscScalar  dpi = 0.0, a = 1.0, beta = 0.0, betaold = 1.0, b, dpiold, betanext = 0.0;
-  PetscBool    fused;
+  PetscBool    fused, stop;
   PetscReal    dp  = 0.0;
   PetscInt     i;
   PetscScalar *ds      = NULL;
@@ -108,12 +123,8 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
       dpi = h[0];
       KSPCheckDot(ksp, dpi);
       betaold = beta;
-      if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
-        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
-        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-        PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
-        break;
-      }
+      PetscCall(PGXCGIndefinite(ksp, i, dpi, dpiold, &stop));
+      if (stop) break;
       betanext = h[1];
       dp       = PetscSqrtReal(PetscRealPart(h[2]));
       fused    = PETSC_TRUE;
@@ -122,12 +133,8 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
       PetscCall(PGXResidentDot(r, P, W, &dpi));
       KSPCheckDot(ksp, dpi);
       betaold = beta;
-      if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
-        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
-        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-        PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
-        break;
-      }
+      PetscCall(PGXCGIndefinite(ksp, i, dpi, dpiold, &stop));
+      if (stop) break;
       a = beta / dpi;
       PetscCall(PGXResidentAXPY(r, a, P, X));  /* x <- x + a p */
       PetscCall(PGXResidentAXPY(r, -a, W, R)); /* r <- r - a w */

@@ -191,26 +191,7 @@ PetscErrorCode Elementwise(PetscInt n, int op, PetscScalar a, PetscScalar b, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the first nres results of a reduction of kind over x, y, to the host */
-PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *h)
-{
-  cudaStream_t s;
-  int          nres = kind == 2 ? 2 : 1;
-
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
-  PetscCall(Workspace());
-  dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part);
-  PGXCheckLaunch("dot_partial");
-  finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d_res);
-  PGXCheckLaunch("finish");
-  PGXCallCUDA(cudaMemcpyAsync(h_res, d_res, sizeof(PetscScalar) * nres, cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
-  for (int i = 0; i < nres; i++) h[i] = h_res[i];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the same reduction, its results left in device memory at d */
+/* a reduction of kind over x, y, its nres results left in device memory at d */
 PetscErrorCode ReduceDev(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *d)
 {
   cudaStream_t s;
@@ -223,6 +204,29 @@ PetscErrorCode ReduceDev(PetscInt n, const PetscScalar *x, const PetscScalar *y,
   PGXCheckLaunch("dot_partial");
   finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d);
   PGXCheckLaunch("finish");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* k (<= NRESULT) results at d (device) to h (host) through the pinned buffer; synchronizes PGX's stream */
+PetscErrorCode ToHost(PetscInt k, const PetscScalar *d, PetscScalar *h)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(Workspace());
+  PGXCallCUDA(cudaMemcpyAsync(h_res, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  for (PetscInt i = 0; i < k; i++) h[i] = h_res[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same reduction, its results on the host */
+PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  PetscCall(ReduceDev(n, x, y, kind, d_res));
+  PetscCall(ToHost(kind == 2 ? 2 : 1, d_res, h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -311,9 +315,7 @@ PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, 
     PGXCheckLaunch("mdot_partial");
     finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d_res);
     PGXCheckLaunch("finish");
-    PGXCallCUDA(cudaMemcpyAsync(h_res, d_res, sizeof(PetscScalar) * kk, cudaMemcpyDeviceToHost, s));
-    PGXCallCUDA(cudaStreamSynchronize(s));
-    for (PetscInt j = 0; j < kk; j++) r[j0 + j] = h_res[j];
+    PetscCall(ToHost(kk, d_res, r + j0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -410,15 +412,9 @@ PetscErrorCode CGStep(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBoo
 
 PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
 {
-  cudaStream_t s;
-
   PetscFunctionBegin;
   PetscCheck(k >= 0 && k <= NRESULT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident cuda Fetch: %" PetscInt_FMT " scalars, at most %d", k, NRESULT);
-  PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(Workspace());
-  PGXCallCUDA(cudaMemcpyAsync(h_res, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
-  for (PetscInt i = 0; i < k; i++) h[i] = h_res[i];
+  PetscCall(ToHost(k, d, h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
