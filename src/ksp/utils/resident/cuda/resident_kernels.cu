@@ -224,7 +224,11 @@ PetscErrorCode ToHost(PetscInt k, const PetscScalar *d, PetscScalar *h)
 /* the same reduction, its results on the host */
 PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *h)
 {
+  cudaStream_t s;
+
   PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());          /* before d_res is read: it is passed by value below */
   PetscCall(ReduceDev(n, x, y, kind, d_res));
   PetscCall(ToHost(kind == 2 ? 2 : 1, d_res, h));
   PetscFunctionReturn(PETSC_SUCCESS);
