@@ -41,6 +41,7 @@ typedef struct {
   PetscScalar *d_val, *d_y0, *d_t;
   PetscBool    devvalues; /* the last setup read A's values on the device (AIJCUSPARSE): P and R gathered there */
   PetscInt     nrem;      /* entries of R */
+  PetscInt     nodiag;    /* rows without a diagonal entry (counted when the maps are built) */
   PetscInt    *d_tripos, *d_rpos; /* device value maps (pgx::kernels::aips::reference::value_maps), NULL until used */
   PetscScalar *d_tri;     /* P gathered on the device: dl, d, du (3 n) */
 } PC_AIPS;
@@ -355,20 +356,14 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       }
       for (PetscInt i = 0; i < m; i++)
         if (tripos[m + i] < 0) missing++;
+      aips->nodiag = missing;
       PetscCall(PetscFree2(rc, rpos));
     } else {
       da = NULL; /* a column twice in a row: the host extraction sums them */
       PetscCall(PetscInfo(pc, "PCAIPS: a row of A holds a column twice; A's values read on the host\n"));
     }
     PetscCall(PetscFree2(tripos, rp));
-  } else if (da) {
-    PetscInt *tripos;
-    PetscCall(PetscMalloc1(PetscMax(m, 1), &tripos)); /* the diagonal's positions: rows without one */
-    PetscCall(PGXDeviceCopyArrayToHost(tripos, aips->d_tripos + m, m));
-    for (PetscInt i = 0; i < m; i++)
-      if (tripos[i] < 0) missing++;
-    PetscCall(PetscFree(tripos));
-  }
+  } else if (da) missing = aips->nodiag; /* counted with the maps: the pattern is unchanged */
   if (da) {
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::gather(3 * m, aips->d_tripos, da, aips->d_tri));
