@@ -306,19 +306,19 @@ PetscErrorCode DotNorm2(PetscInt n, const PetscScalar *s_, const PetscScalar *t,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MDotDev(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
+
+/* MDotDev in chunks of NRESULT products, each brought to the host */
 PetscErrorCode MDot(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *r)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
-  PetscCall(Workspace());
+  PetscCall(Workspace());          /* before d_res is read: it is passed by value below */
   for (PetscInt j0 = 0; j0 < k; j0 += NRESULT) {
     const PetscInt kk = PetscMin(NRESULT, k - j0);
-    mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part);
-    PGXCheckLaunch("mdot_partial");
-    finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d_res);
-    PGXCheckLaunch("finish");
+    PetscCall(MDotDev(n, kk, V + (size_t)j0 * ldv, ldv, w, d_res));
     PetscCall(ToHost(kk, d_res, r + j0));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
