@@ -275,6 +275,19 @@ static std::vector<std::string> Split(const char *list)
   return w;
 }
 
+/* An integer-array option that keeps its default when absent (PETSc sets the count to 0 then); room: the array's size */
+static PetscErrorCode IntArrayOption(PGXOptionItems PetscOptionsObject, const char name[], const char text[], PetscInt a[], PetscInt room, PetscInt *n)
+{
+  PetscInt  def = *n;
+  PetscBool set;
+
+  PetscFunctionBegin;
+  *n = room;
+  PetscCall(PetscOptionsIntArray(name, text, NULL, a, n, &set));
+  if (!set) *n = def;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
@@ -286,42 +299,12 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_denselu options", NULL);
-  {
-    PetscInt  def = nsizes;
-    PetscBool set;
-    nsizes = 16; /* in: the room in the array */
-    PetscCall(PetscOptionsIntArray("-sizes", "matrix orders", NULL, sizes, &nsizes, &set));
-    if (!set) nsizes = def; /* PETSc sets the count to 0 when the option is absent */
-  }
+  PetscCall(IntArrayOption(PetscOptionsObject, "-sizes", "matrix orders", sizes, 16, &nsizes));
   PetscCall(PetscOptionsInt("-reps", "timed repetitions (median)", NULL, reps, &reps, NULL));
-  {
-    PetscInt  def = nblocks;
-    PetscBool set;
-    nblocks = 16; /* in: the room in the array */
-    PetscCall(PetscOptionsIntArray("-blocks", "PGX double: block sizes to sweep (0: PGX's default)", NULL, blocks, &nblocks, &set));
-    if (!set) nblocks = def; /* PETSc sets the count to 0 when the option is absent */
-  }
-  {
-    PetscInt  def = nleaves;
-    PetscBool set;
-    nleaves = 8; /* in: the room in the array */
-    PetscCall(PetscOptionsIntArray("-leaves", "PGX double: leaf widths to sweep (1..32)", NULL, leaves, &nleaves, &set));
-    if (!set) nleaves = def; /* PETSc sets the count to 0 when the option is absent */
-  }
-  {
-    PetscInt  def = nlas;
-    PetscBool set;
-    nlas = 2; /* in: the room in the array */
-    PetscCall(PetscOptionsIntArray("-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", NULL, las, &nlas, &set));
-    if (!set) nlas = def; /* PETSc sets the count to 0 when the option is absent */
-  }
-  {
-    PetscInt  def = ncoops;
-    PetscBool set;
-    ncoops = 2; /* in: the room in the array */
-    PetscCall(PetscOptionsIntArray("-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", NULL, coops, &ncoops, &set));
-    if (!set) ncoops = def; /* PETSc sets the count to 0 when the option is absent */
-  }
+  PetscCall(IntArrayOption(PetscOptionsObject, "-blocks", "PGX double: block sizes to sweep (0: PGX's default)", blocks, 16, &nblocks));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-leaves", "PGX double: leaf widths to sweep (1..32)", leaves, 8, &nleaves));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", las, 2, &nlas));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", coops, 2, &ncoops));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
