@@ -3,8 +3,11 @@
    For each n (-sizes, default 2048,4096,8192,16384,32768, skipped when the device memory does not hold it):
    - reduction: PGXSytrdReduce (device matrix uploaded before, untimed; d, e, tau come back to the host) and
      cusolverDnDsytrd (lower), median of -reps runs; GFLOP/s counted as 4/3 n^3 / time;
-   - the one-stage bandwidth bound: the symmetric products read at least n^3/3 elements of the lower triangle
-     (8 bytes each), at the device-to-device copy bandwidth measured here (cudaMemcpy, read + write);
+   - reduction rows: the fused panel (one cooperative kernel per panel; one row per -bpsm value, blocks per SM)
+     and the paper's launches per column;
+   - the one-stage bandwidth bound: the symmetric products read the lower triangle of the trailing matrix once
+     per column, n^3/6 elements (8 bytes each), at the device-to-device copy bandwidth measured here (cudaMemcpy,
+     read + write; until 2026-11-24 this bench counted n^3/3, twice the bound);
      printed beside each time with the fraction bound / time;
    - full eigensolve with all vectors, one row per method of T (-methods dc,stemr; any of auto, stedc, stemr, dc
      as -eps_pgx_tridiag): PGXSytrdSolve (reduction, the tridiagonal eigensolve (dc: divide and conquer with its
@@ -16,10 +19,11 @@
      the T of the reduction; one row per host thread count of -threads a,b,... (default 0: the cores available,
      at most 16; the first count is also that of the eigensolve rows), each checked bitwise against the first
      (-info prints the seconds of each phase of the merges).
-   Ablations at n = -ablation_n (default 16384; 0 skips): symv full vs lower, separate vs merged panel gemvs,
-   two rank-b vs one rank-2b update, one stream vs several; each printed as the time saved by the default.
+   Ablations at n = -ablation_n (default 16384; 0 skips), on the paper's launches panel: symv full vs lower,
+   separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
+   time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -bpsm 2
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
 #include <pgx/private/pgxcuda.h>
@@ -65,7 +69,7 @@ static PetscErrorCode CopyBandwidth(double *gbs)
 }
 
 /* median seconds of PGXSytrdReduce with the given settings (matrix set before each run, untimed) */
-static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt b, PGXSytrdSymv symv, PetscBool merged, PetscBool rank2b, PetscBool streams, PetscInt reps, double *sec, std::vector<double> *d, std::vector<double> *e)
+static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt b, PGXSytrdPanel panel, PetscInt bpsm, PGXSytrdSymv symv, PetscBool merged, PetscBool rank2b, PetscBool streams, PetscInt reps, double *sec, std::vector<double> *d, std::vector<double> *e)
 {
   PGXSytrd            S;
   std::vector<double> t;
@@ -75,6 +79,7 @@ static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt
   PetscCall(PGXSytrdSetBlockSize(S, b));
   PetscCall(PGXSytrdSetSymv(S, symv));
   PetscCall(PGXSytrdSetAblation(S, merged, rank2b, streams));
+  PetscCall(PGXSytrdSetPanel(S, panel, bpsm));
   for (PetscInt r = 0; r < reps + 1; r++) {
     PetscLogDouble t0, t1;
     PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
@@ -104,6 +109,7 @@ int main(int argc, char **argv)
   PetscInt              nmethods   = 8;
   PetscBool             tonly      = PETSC_TRUE;
   PetscInt              threads[8] = {0}, nthreads = 8;
+  PetscInt              bpsm[8] = {2}, nbpsm = 8; /* -bpsm: blocks per SM of the fused panel, one row each */
   double    bw = 1;
   char      dev[256];
 
@@ -116,6 +122,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ablation_n", &abl, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bpsm", bpsm, &nbpsm, &flg));
+  if (!flg || !nbpsm) nbpsm = 1, bpsm[0] = 2;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
   if (!flg) nmethods = 2;
@@ -146,10 +154,14 @@ int main(int argc, char **argv)
       continue;
     }
     PetscCall(RandomSymmetric(n, seed, A));
-    /* bound: n^3/3 doubles read at the copy rate (which counts read + write bytes) */
-    double flops = 4.0 / 3.0 * (double)n * n * n, bound = (double)n * n * n / 3.0 * 8.0 / (bw * 1e9);
-    double tp = 0, tcu = 0;
-    PetscCall(TimePGX(n, A, b, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tp, &dp, &ep));
+    /* bound: the symmetric products read the lower triangle of the trailing matrix once per column, sum over k of
+       (n-k)^2/2 = n^3/6 doubles, at the copy rate (which counts read + write bytes); the issue's 14 s at n = 32768 */
+    double flops = 4.0 / 3.0 * (double)n * n * n, bound = (double)n * n * n / 6.0 * 8.0 / (bw * 1e9);
+    double tp = 0, tcu = 0, tl = 0;
+    std::vector<double> tf(nbpsm);
+    for (PetscInt q = 0; q < nbpsm; q++) PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_FUSED, bpsm[q], PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tf[q], q ? NULL : &dp, q ? NULL : &ep));
+    tp = tf[0];
+    PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tl, NULL, NULL));
     /* cusolverDnDsytrd */
     {
       pgx::cuda::DeviceArray<double> dA, dd, de, dtau, work;
@@ -177,7 +189,13 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < n; i++) dmax = std::max(dmax, std::fabs(dc[i]));
     for (PetscInt i = 0; i < n; i++) err = std::max(err, std::fabs(dp[i] - dc[i]));
     for (PetscInt i = 0; i < n - 1; i++) err = std::max(err, std::fabs(std::fabs(ep[i]) - std::fabs(ec[i])));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e\n", (int)n, "pgx reduce", tp, flops / tp / 1e9, bound, bound / tp, err / dmax));
+    for (PetscInt q = 0; q < nbpsm; q++) {
+      char what[64];
+      PetscCall(PetscSNPrintf(what, sizeof(what), "pgx reduce fused/%d", (int)bpsm[q]));
+      if (q == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (fused panel, %d blocks per SM at most)\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], err / dmax, (int)bpsm[q]));
+      else PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q]));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
     if (solve) {
       /* cusolverDnDsyevd: time and eigenvalues */
@@ -291,8 +309,8 @@ int main(int argc, char **argv)
       };
       for (int a = 0; a < 4; a++) {
         double ta = 0;
-        PetscCall(TimePGX(n, A, b, v[a].symv, v[a].merged, v[a].rank2b, v[a].streams, reps, &ta, NULL, NULL));
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d ablation %-13s %10.4f %9.1f %10.4f %9.2f  default saves %.3f s (%.1f%%)\n", (int)n, v[a].name, ta, flops / ta / 1e9, bound, bound / ta, ta - tp, 100.0 * (ta - tp) / ta));
+        PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, v[a].symv, v[a].merged, v[a].rank2b, v[a].streams, reps, &ta, NULL, NULL));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d ablation %-13s %10.4f %9.1f %10.4f %9.2f  the launches' default saves %.3f s (%.1f%%)\n", (int)n, v[a].name, ta, flops / ta / 1e9, bound, bound / ta, ta - tl, 100.0 * (ta - tl) / ta));
       }
     }
   }

@@ -26,6 +26,17 @@ typedef enum {
 } PGXSytrdSymv;
 PETSC_EXTERN const char *const PGXSytrdSymvs[];
 
+/* The panel of the cuda reduction: FUSED is one cooperative kernel per panel (three grid synchronizations per
+   column, the lower product inside it; default), LAUNCHES the paper's sequence of cuBLAS calls and small kernels
+   per column (about ten dependent launches; the ablations of PGXSytrdSetAblation() and the full product apply
+   to it). FUSED falls back to LAUNCHES when the product is FULL, the gemvs are not merged, or the device cannot
+   keep the blocks resident. The reference ignores it. */
+typedef enum {
+  PGX_SYTRD_PANEL_FUSED,
+  PGX_SYTRD_PANEL_LAUNCHES
+} PGXSytrdPanel;
+PETSC_EXTERN const char *const PGXSytrdPanels[];
+
 /* The tridiagonal eigensolver of PGXSytrdSolve(): STEDC and STEMR are LAPACK on the host (dstedc with vectors is
    O(n^3) in the host's BLAS: 98% of the solve at n = 4096 with a reference BLAS on the GPU host; dstemr is MRRR,
    O(n^2) with vectors, no BLAS 3); DC is PGX's divide and conquer whose eigenvector gemms run in the backend
@@ -65,6 +76,8 @@ PETSC_EXTERN PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetPanel(PGXSytrd, PGXSytrdPanel, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetPanel(PGXSytrd, PGXSytrdPanel *, PetscInt *);
 /* cuda ablations (bench/sytrd): merged panel gemvs, rank-2b update, several streams (all PETSC_TRUE by default) */
 PETSC_EXTERN PetscErrorCode PGXSytrdSetAblation(PGXSytrd, PetscBool, PetscBool, PetscBool);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd, PGXDeviceType *);

@@ -257,7 +257,10 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
   PetscReal         *w, *wr;
   PGXSytrd           R, S;
   const PetscReal   *dr, *er, *d, *e;
-  const char        *names[6] = {"lower", "full", "separate-gemvs", "two-rank-b", "one-stream", "all-off"};
+  /* 0: the default (fused panel, lower product); 1-5: the launch sequence's ablations (fused needs the lower product
+     and merged gemvs: 1, 2 and 5 fall back to the launches); 6: launches with the defaults; 7: fused, one block per SM */
+  const char        *names[8] = {"fused", "full", "separate-gemvs", "fused-two-rank-b", "one-stream", "all-off", "launches", "fused-1-block-per-SM"};
+  const PGXSytrdPanel expect[8] = {PGX_SYTRD_PANEL_FUSED, PGX_SYTRD_PANEL_LAUNCHES, PGX_SYTRD_PANEL_LAUNCHES, PGX_SYTRD_PANEL_FUSED, PGX_SYTRD_PANEL_FUSED, PGX_SYTRD_PANEL_LAUNCHES, PGX_SYTRD_PANEL_LAUNCHES, PGX_SYTRD_PANEL_FUSED};
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc6(n * n, &A, n * n, &Q, n * n, &B, n * n, &Z, n, &w, n, &wr));
@@ -268,15 +271,20 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
   PetscCall(PGXSytrdReduce(R));
   PetscCall(PGXSytrdGetTridiagonal(R, &dr, &er));
   PetscCall(PGXSytrdSolve(R, wr, NULL, 0));
-  for (PetscInt v = 0; v < 6; v++) {
-    PetscReal errt = 0, erra, errw = 0, tmax = 0, tol;
+  for (PetscInt v = 0; v < 8; v++) {
+    PetscReal     errt = 0, erra, errw = 0, tmax = 0, tol;
+    PGXSytrdPanel used;
+    PetscInt      blocks;
     PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
     PetscCall(PGXSytrdSetBlockSize(S, b));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
     PetscCall(PGXSytrdSetSymv(S, v == 1 || v == 5 ? PGX_SYTRD_SYMV_FULL : PGX_SYTRD_SYMV_LOWER));
     PetscCall(PGXSytrdSetAblation(S, (PetscBool)(v != 2 && v != 5), (PetscBool)(v != 3 && v != 5), (PetscBool)(v != 4 && v != 5)));
+    PetscCall(PGXSytrdSetPanel(S, v == 6 ? PGX_SYTRD_PANEL_LAUNCHES : PGX_SYTRD_PANEL_FUSED, v == 7 ? 1 : PETSC_DECIDE));
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
     PetscCall(PGXSytrdReduce(S));
+    PetscCall(PGXSytrdGetPanel(S, &used, &blocks));
+    CHECK(used == expect[v] && (used == PGX_SYTRD_PANEL_FUSED) == (blocks > 0), "cuda %s: the %s panel ran (%d blocks), expected the %s one", names[v], PGXSytrdPanels[used], (int)blocks, PGXSytrdPanels[expect[v]]);
     PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
     /* T is determined by A only up to round-off amplified along the reduction (as in Lanczos): compare relative to
        max |T|; the backward-stability checks are Q T Q^H = A and the eigenvalues below */
@@ -296,7 +304,7 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscCall(CheckEigen(names[v], n, A, w, Z));
     PetscCall(PGXSytrdDestroy(&S));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda n=%d b=%d: T, Q T Q^H and eigenpairs agree with the reference for 6 variants\n", (int)n, (int)b));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda n=%d b=%d: T, Q T Q^H and eigenpairs agree with the reference for 8 variants\n", (int)n, (int)b));
   PetscCall(PGXSytrdDestroy(&R));
   PetscCall(PetscFree6(A, Q, B, Z, w, wr));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -13,6 +13,9 @@
 typedef struct {
   PetscInt       b;        /* panel width (-eps_pgx_block) */
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
+  PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
+  PGXSytrdPanel  panelused; /* the panel the last cuda reduction ran, and its blocks */
+  PetscInt       panelgrid;
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
   PetscInt       threads;  /* host threads of the divide and conquer (-eps_pgx_threads; 0: the default) */
@@ -114,6 +117,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
+    PetscCall(PGXSytrdSetPanel(ctx->S, ctx->panel, PETSC_DECIDE));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
@@ -124,6 +128,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
     PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
+    PetscCall(PGXSytrdGetPanel(ctx->S, &ctx->panelused, &ctx->panelgrid));
   }
   if (n) {
     PetscMPIInt nn;
@@ -210,6 +215,7 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsInt("-eps_pgx_block", "Panel width of the tridiagonal reduction", "EPSPGXSetBlockSize", b, &b, &flg));
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
+  PetscCall(PetscOptionsEnum("-eps_pgx_panel", "Panel of the GPU reduction: fused (one cooperative kernel per panel) or launches (the paper's cuBLAS calls and small kernels per column)", "PGXSytrdSetPanel", PGXSytrdPanels, (PetscEnum)ctx->panel, (PetscEnum *)&ctx->panel, NULL));
   PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
   PetscCall(PetscOptionsInt("-eps_pgx_threads", "Host threads of the divide and conquer for T (1: serial; 0: the cores available, at most 16); the results are the same bitwise for any number", "PGXSytrdSetThreads", ctx->threads, &ctx->threads, &flg));
   if (flg) {
@@ -232,6 +238,10 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
+  if (eps->state >= EPS_STATE_SOLVED && ctx->device == PGX_DEVICE_CUDA) {
+    if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks)\n", ctx->panelgrid));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s\n", ctx->panel == PGX_SYTRD_PANEL_FUSED ? " (fused asked for: it needs the lower product and resident blocks)" : ""));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: %s\n", PGXSytrdPanels[ctx->panel]));
   {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
@@ -452,6 +462,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   Options Database Keys:
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
+. -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
@@ -477,6 +488,7 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   eps->data = (void *)ctx;
   ctx->b    = PGX_SYTRD_DEFAULT_BLOCK;
   ctx->symv = PGX_SYTRD_SYMV_LOWER;
+  ctx->panel = PGX_SYTRD_PANEL_FUSED;
   ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
   eps->categ                = EPS_CATEGORY_OTHER;

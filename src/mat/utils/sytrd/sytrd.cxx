@@ -20,7 +20,8 @@ namespace K = pgx::kernels::sytrd;
 BLAS_EXTERN void PGXLAPACKstemr_(const char *, const char *, const PetscBLASInt *, PetscReal *, PetscReal *, const PetscReal *, const PetscReal *, const PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *, PetscReal *, PetscReal *, const PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *, PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
 BLAS_EXTERN void PGXLAPACKstedc_(const char *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscReal *, const PetscBLASInt *, PetscReal *, const PetscBLASInt *, PetscBLASInt *, const PetscBLASInt *, PetscBLASInt *);
 
-const char *const PGXSytrdSymvs[] = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
+const char *const PGXSytrdSymvs[]  = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
+const char *const PGXSytrdPanels[] = {"fused", "launches", "PGXSytrdPanel", "PGX_SYTRD_PANEL_", NULL};
 
 PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack;
 
@@ -31,6 +32,10 @@ struct _n_PGXSytrd {
   PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
+  PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
+  PetscInt      panelbpsm = 2;                 /* fused panel: at most this many blocks per multiprocessor */
+  PGXSytrdPanel panelused = PGX_SYTRD_PANEL_LAUNCHES; /* the panel of the last cuda reduction */
+  PetscInt      panelgrid = 0;                 /* its blocks (fused) */
   PetscInt      n     = -1;
   PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
   PetscBool     hostA   = PETSC_FALSE; /* A (host) holds the reduced matrix (cuda: downloaded) */
@@ -246,6 +251,60 @@ PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2
 }
 
 /*@C
+  PGXSytrdSetPanel - Chooses the panel of the cuda reduction.
+
+  Not Collective
+
+  Input Parameters:
++ S     - the object
+. panel - `PGX_SYTRD_PANEL_FUSED` (one cooperative kernel per panel; default) or `PGX_SYTRD_PANEL_LAUNCHES` (the
+          paper's cuBLAS calls and small kernels per column)
+- bpsm  - fused: at most this many blocks per multiprocessor (`PETSC_DECIDE`: 2)
+
+  Level: developer
+
+  Note:
+  The fused panel needs the lower symmetric product and merged gemvs; otherwise, or when the device cannot keep
+  its blocks resident, the launches run. `PGXSytrdGetPanel()` says which one ran.
+
+.seealso: `PGXSytrdGetPanel()`, `PGXSytrdSetSymv()`, `PGXSytrdSetAblation()`
+@*/
+PetscErrorCode PGXSytrdSetPanel(PGXSytrd S, PGXSytrdPanel panel, PetscInt bpsm)
+{
+  PetscFunctionBegin;
+  if (bpsm == PETSC_DECIDE || bpsm == PETSC_DEFAULT) bpsm = 2;
+  PetscCheck(bpsm >= 1 && bpsm <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Blocks per multiprocessor of the fused panel must be in 1..32, got %" PetscInt_FMT, bpsm);
+  PetscCheck(panel == PGX_SYTRD_PANEL_FUSED || panel == PGX_SYTRD_PANEL_LAUNCHES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown panel %d", (int)panel);
+  S->panel     = panel;
+  S->panelbpsm = bpsm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetPanel - The panel that the last cuda reduction ran (before any: the one asked for).
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameters:
++ panel  - `PGX_SYTRD_PANEL_FUSED` or `PGX_SYTRD_PANEL_LAUNCHES`
+- blocks - blocks of the fused kernel's cooperative launch (0 for the launches or the host backend); may be NULL
+
+  Level: developer
+
+.seealso: `PGXSytrdSetPanel()`
+@*/
+PetscErrorCode PGXSytrdGetPanel(PGXSytrd S, PGXSytrdPanel *panel, PetscInt *blocks)
+{
+  PetscFunctionBegin;
+  if (panel) *panel = S->reduced && S->type == PGX_DEVICE_CUDA ? S->panelused : S->panel;
+  if (blocks) *blocks = S->reduced && S->type == PGX_DEVICE_CUDA ? S->panelgrid : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXSytrdGetDeviceType - The backend of the object.
 
   Not Collective
@@ -359,8 +418,16 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.merged  = S->merged ? 1 : 0;
     o.rank2b  = S->rank2b ? 1 : 0;
     o.streams = S->streams ? 1 : 0;
+    o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
+    {
+      int g;
+      PetscCall(K::cuda::fused_grid(S->work, &g));
+      S->panelgrid = g;
+      S->panelused = g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES;
+      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[S->panelused], g > 0 ? " (one cooperative launch per panel)" : ""));
+    }
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::reduce(S->work, S->dA, S->d.data(), S->e.data(), S->tau.data()));
     PetscCall(PetscLogGpuTimeEnd());

@@ -90,12 +90,16 @@ struct Options {
   int  merged  = 1;
   int  rank2b  = 1;
   int  streams = 1;
+  int  fused   = 2; /* > 0: the fused panel (one cooperative launch per panel, needs SYMV_LOWER and merged) with
+                       at most this many blocks per multiprocessor; 0: the paper's sequence of launches */
 };
 
 /* Device state of one reduction (allocated by reduce, freed by destroy). dA: the matrix (n x n, lda = n). */
 struct Work;
 PetscErrorCode create(PetscInt n, const Options &, Work **);
 PetscErrorCode destroy(Work **);
+/* blocks of the fused panel's cooperative launch (0: the launch sequence runs) */
+PetscErrorCode fused_grid(const Work *, int *);
 /* Reduces the device matrix dA (n x n, ld n, full square uploaded); d, e, tau (host) are filled */
 PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, PetscScalar *tau);
 /* dA (n x n, ld n, device) <- the host matrix A (ld lda) with its strict upper triangle replaced by the mirror of

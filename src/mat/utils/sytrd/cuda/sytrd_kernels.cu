@@ -17,6 +17,7 @@
 #include <pgx/private/pgxcuda.h>
 #include "../sytrd_kernels.h"
 #include <vector>
+#include <cooperative_groups.h>
 
 namespace pgx
 {
@@ -31,6 +32,8 @@ struct Work {
   PetscInt     n = 0;
   Options      o;
   double      *M = nullptr, *N = nullptr, *y = nullptr, *t = nullptr, *tau = nullptr, *e = nullptr, *d = nullptr;
+  double      *acc   = nullptr; /* fused panel: sums of squares, dot products and M^T x, by column parity */
+  int          fgrid = 0;       /* fused panel: blocks of the cooperative launch (0: the launch sequence runs) */
   cudaStream_t s0 = nullptr, s1 = nullptr; /* s0: PGX's stream; s1: the symmetric product */
   cudaEvent_t  ev0 = nullptr, ev1 = nullptr;
 };
@@ -165,6 +168,245 @@ __global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
 }
 } // namespace
 
+/* ---- The fused panel (Options::fused): one cooperative launch per panel, every block resident, three grid
+   synchronizations per column instead of the ~10 dependent launches of Panel(). Per column i (rows relative to
+   the panel's trailing matrix, M = [v0 w0 v1 w1 ...], N = [w0 v0 w1 v1 ...], both ld n):
+   A  rows r >= i, 32 per row tile (lane = row, the 8 warps share the 2i columns): first w_{i-1}(r) = tau y'(r) +
+      alpha v_{i-1}(r) is finished and stored into M and N (the previous column's last step); then
+      x(r) = A(r,i) - M(r,0:2i) N(i,0:2i)^T (N's row i from the stored rows and, for its last two entries, w_{i-1}(i)
+      and v_{i-1}(i) recomputed by every block), stored into A(r,i); the sum of squares of x(i+2:) and
+      tx = M(i+2:,0:2i)^T x(i+2:) are accumulated (per block, then one atomic per block), y(i+1:) zeroed.
+   B  every block forms the same beta, tau and scale from the sums (LAPACK dlarfg); y = A22 v with v = [1;
+      scale x(i+2:)] formed on the fly, by 64 x 64 tiles of the lower triangle (each element read once, used
+      for its row and its column, atomics into y).
+   C  rows r >= i+1: t = M(i+1,:)^T + scale tx; y'(r) = y(r) - N(r,0:2i) t; v(r) into M, N and A (A(i+1,i) = beta);
+      y' kept in y; the dot y'^T v accumulated (alpha = -tau^2/2 y'^T v for the next column's first step).
+   After the last column the final w is stored. Cross-block data are read through L2 (__ldcg). The operations
+   are those of Panel() (merged gemvs, lower symv), in another summation order. */
+namespace fused
+{
+constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
+
+struct Args {
+  int      m, nb, c2max;
+  PetscInt lda, ld;
+  double  *A, *M, *N, *y, *tau, *e, *acc;
+};
+
+__device__ inline double WarpSum(double v)
+{
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__global__ void __launch_bounds__(NT) k_panel(Args p)
+{
+  namespace cg = cooperative_groups;
+  cg::grid_group   grid = cg::this_grid();
+  extern __shared__ double sm[];
+  double          *sN = sm, *sT = sm + p.c2max, *sTx = sm + 2 * p.c2max;
+  __shared__ double red[NW][33], sx[32], vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
+  const int        lane = threadIdx.x & 31, warp = threadIdx.x >> 5, m = p.m;
+  const PetscInt   lda = p.lda, ld = p.ld;
+  double *const    A = p.A, *const M = p.M, *const N = p.N, *const y = p.y;
+  double           tauprev = 0, alphaprev = 0;
+  bool             finishlast = false;
+
+  for (int i = 0; i < p.nb; i++) {
+    const int par = i & 1, c2 = 2 * i;
+    double   *ss = p.acc + par, *dot = p.acc + 2 + par, *tx = p.acc + 4 + (size_t)par * p.c2max;
+    /* ---- phase A */
+    if (i > 0) {
+      tauprev   = __ldcg(p.tau + i - 1);
+      alphaprev = -0.5 * tauprev * tauprev * __ldcg(p.acc + 2 + ((i - 1) & 1));
+    }
+    if (blockIdx.x == 0) { /* buffers of the next uses (their previous readers are past a grid sync) */
+      double *txn = p.acc + 4 + (size_t)((i + 1) & 1) * p.c2max;
+      for (int c = threadIdx.x; c < p.c2max; c += NT) txn[c] = 0;
+      if (threadIdx.x == 0) p.acc[(i + 1) & 1] = 0, p.acc[2 + par] = 0;
+    }
+    for (int c = threadIdx.x; c < c2; c += NT) {
+      sTx[c] = 0;
+      if (c < c2 - 2) sN[c] = __ldcg(N + i + c * ld);
+    }
+    if (i > 0 && threadIdx.x == 0) {
+      const double vi = __ldcg(M + i + (c2 - 2) * ld);
+      sN[c2 - 2]      = tauprev * __ldcg(y + i) + alphaprev * vi;
+      sN[c2 - 1]      = vi;
+    }
+    __syncthreads();
+    double    ssacc = 0;
+    const int len = m - i, nrt = (len + 31) / 32;
+    for (int rt = blockIdx.x; rt < nrt; rt += gridDim.x) {
+      const int  r = i + rt * 32 + lane;
+      const bool valid = r < m;
+      double     wr = 0, part = 0;
+      if (valid && i > 0) wr = tauprev * __ldcg(y + r) + alphaprev * __ldcg(M + r + (c2 - 2) * ld);
+      if (valid)
+        for (int c = warp; c < c2; c += NW) part += (c == c2 - 1 ? wr : __ldcg(M + r + c * ld)) * sN[c];
+      red[warp][lane] = part;
+      __syncthreads();
+      if (warp == 0) {
+        double x = 0;
+        if (valid) {
+          x = __ldcg(A + r + (PetscInt)i * lda);
+          for (int w = 0; w < NW; w++) x -= red[w][lane];
+          A[r + (PetscInt)i * lda] = x;
+          if (i > 0) M[r + (c2 - 1) * ld] = wr, N[r + (c2 - 2) * ld] = wr;
+          if (r >= i + 1) y[r] = 0;
+          if (r >= i + 2) ssacc += x * x;
+        }
+        sx[lane] = (valid && r >= i + 2) ? x : 0;
+      }
+      __syncthreads();
+      for (int c = warp; c < c2; c += NW) {
+        double v = 0;
+        if (valid) v = (c == c2 - 1 ? wr : __ldcg(M + r + c * ld)) * sx[lane];
+        v = WarpSum(v);
+        if (lane == 0) sTx[c] += v;
+      }
+      __syncthreads();
+    }
+    if (warp == 0) {
+      ssacc = WarpSum(ssacc);
+      if (lane == 0 && ssacc != 0) atomicAdd(ss, ssacc);
+    }
+    for (int c = threadIdx.x; c < c2; c += NT)
+      if (sTx[c] != 0) atomicAdd(tx + c, sTx[c]);
+    grid.sync();
+    const int L = m - i - 1;
+    if (L <= 0) break; /* uniform: the last column of the last panel has no reflector */
+    /* ---- phase B */
+    const double s = __ldcg(ss), ax = __ldcg(A + (i + 1) + (PetscInt)i * lda);
+    double       beta = ax, tau = 0, scal = 0;
+    if (s != 0) {
+      beta = -copysign(sqrt(ax * ax + s), ax);
+      scal = 1.0 / (ax - beta);
+      tau  = (beta - ax) / beta;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = beta;
+    if (s != 0) { /* uniform */
+      const double  *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
+      const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
+      const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
+      for (PetscInt b = blockIdx.x; b < ntiles; b += gridDim.x) {
+        PetscInt I = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > b) I--;
+        while ((I + 1) * (I + 2) / 2 <= b) I++;
+        const PetscInt J = b - I * (I + 1) / 2, r0 = I * TS, c0 = J * TS;
+        __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
+        if (threadIdx.x < TS) {
+          const PetscInt k = r0 + threadIdx.x;
+          vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+        } else if (threadIdx.x < 2 * TS) {
+          const PetscInt k     = c0 + threadIdx.x - TS;
+          vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+        }
+        __syncthreads();
+        const PetscInt r   = r0 + ttx;
+        const bool     rin = r < L;
+        double         a[CPT], rowacc = 0;
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          const PetscInt c = c0 + tty * CPT + k;
+          a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
+        }
+        const double vi = vI[ttx];
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          const PetscInt c = c0 + tty * CPT + k;
+          rowacc += a[k] * vJ[tty * CPT + k];
+          double cv = (I != J || r > c) ? a[k] * vi : 0.0;
+          cv        = WarpSum(cv);
+          if (lane == 0) cs[warp][k] = cv;
+        }
+        rs[tty][ttx] = rowacc;
+        __syncthreads();
+        if (threadIdx.x < TS) { /* row sums */
+          double v = 0;
+          for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
+          if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + i + 1 + r0 + threadIdx.x, v);
+        } else if (threadIdx.x < 2 * TS) { /* column sums (a diagonal tile's strict lower part only, masked above) */
+          const int cc = threadIdx.x - TS, q = cc / CPT, k = cc % CPT;
+          /* column cc is held by tile-thread row group q: warps 2q and 2q + 1 (rows 0..31, 32..63) */
+          const double v = cs[2 * q][k] + cs[2 * q + 1][k];
+          if (c0 + cc < L && v != 0) atomicAdd(y + i + 1 + c0 + cc, v);
+        }
+      }
+    }
+    grid.sync();
+    /* ---- phase C */
+    for (int c = threadIdx.x; c < c2; c += NT) sT[c] = __ldcg(M + (i + 1) + c * ld) + scal * __ldcg(tx + c);
+    __syncthreads();
+    double    dotacc = 0;
+    const int nrt2   = (L + 31) / 32;
+    for (int rt = blockIdx.x; rt < nrt2; rt += gridDim.x) {
+      const int  r = i + 1 + rt * 32 + lane;
+      const bool valid = r < m;
+      double     part = 0;
+      if (valid)
+        for (int c = warp; c < c2; c += NW) part += __ldcg(N + r + c * ld) * sT[c];
+      red[warp][lane] = part;
+      __syncthreads();
+      if (warp == 0 && valid) {
+        double yp = __ldcg(y + r);
+        for (int w = 0; w < NW; w++) yp -= red[w][lane];
+        const double vr = r == i + 1 ? 1.0 : scal * __ldcg(A + r + (PetscInt)i * lda);
+        y[r]              = yp;
+        M[r + c2 * ld]    = vr;
+        N[r + (c2 + 1) * ld] = vr;
+        A[r + (PetscInt)i * lda] = r == i + 1 ? beta : vr;
+        dotacc += yp * vr;
+      }
+      __syncthreads();
+    }
+    if (warp == 0) {
+      dotacc = WarpSum(dotacc);
+      if (lane == 0 && dotacc != 0) atomicAdd(dot, dotacc);
+    }
+    finishlast = i == p.nb - 1;
+    grid.sync();
+  }
+  if (finishlast) { /* w of the panel's last reflector (rows >= nb) */
+    const int    i = p.nb, c2 = 2 * i;
+    const double t = __ldcg(p.tau + i - 1), al = -0.5 * t * t * __ldcg(p.acc + 2 + ((i - 1) & 1));
+    for (int r = i + blockIdx.x * NT + threadIdx.x; r < m; r += gridDim.x * NT) {
+      const double wr = t * __ldcg(y + r) + al * __ldcg(M + r + (c2 - 2) * ld);
+      M[r + (c2 - 1) * ld] = wr, N[r + (c2 - 2) * ld] = wr;
+    }
+  }
+}
+
+static size_t SharedBytes(int b)
+{
+  return (size_t)3 * 2 * (b + 1) * sizeof(double);
+}
+} // namespace fused
+
+/* one panel by the fused kernel (W->fgrid blocks, cooperative) */
+static PetscErrorCode PanelFused(Work *W, PetscInt m, PetscInt nb, double *A, PetscInt lda, double *e, double *tau)
+{
+  fused::Args a;
+  PetscFunctionBegin;
+  a.m     = (int)m;
+  a.nb    = (int)nb;
+  a.c2max = 2 * (W->o.b + 1);
+  a.lda   = lda;
+  a.ld    = W->n;
+  a.A     = A;
+  a.M     = W->M;
+  a.N     = W->N;
+  a.y     = W->y;
+  a.tau   = tau;
+  a.e     = e;
+  a.acc   = W->acc;
+  PGXCallCUDA(cudaMemsetAsync(W->acc, 0, (size_t)(4 + 2 * a.c2max) * sizeof(double), W->s0));
+  void *args[] = {(void *)&a};
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::fused::k_panel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA)
 {
   cudaStream_t s;
@@ -200,7 +442,23 @@ PetscErrorCode create(PetscInt n, const Options &o, Work **w)
   PGXCallCUDA(cudaMalloc((void **)&W->tau, nn * sizeof(double)));
   PGXCallCUDA(cudaMalloc((void **)&W->e, nn * sizeof(double)));
   PGXCallCUDA(cudaMalloc((void **)&W->d, nn * sizeof(double)));
+  if (o.fused > 0 && o.symv == SYMV_LOWER && o.merged) { /* the fused panel, when its blocks can all be resident */
+    const cudaDeviceProp *prop;
+    int                   occ = 0;
+    PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fused::k_panel, fused::NT, fused::SharedBytes(o.b)));
+    if (prop->cooperativeLaunch && occ > 0) {
+      W->fgrid = prop->multiProcessorCount * PetscMin(occ, o.fused);
+      PGXCallCUDA(cudaMalloc((void **)&W->acc, (size_t)(4 + 4 * (o.b + 1)) * sizeof(double)));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode fused_grid(const Work *W, int *g)
+{
+  *g = W ? W->fgrid : 0;
+  return PETSC_SUCCESS;
 }
 
 PetscErrorCode destroy(Work **w)
@@ -208,7 +466,7 @@ PetscErrorCode destroy(Work **w)
   PetscFunctionBegin;
   if (!*w) PetscFunctionReturn(PETSC_SUCCESS);
   Work *W = *w;
-  for (double *p : {W->M, W->N, W->y, W->t, W->tau, W->e, W->d})
+  for (double *p : {W->M, W->N, W->y, W->t, W->tau, W->e, W->d, W->acc})
     if (p) PGXCallCUDA(cudaFree(p));
   if (W->ev0) PGXCallCUDA(cudaEventDestroy(W->ev0));
   if (W->ev1) PGXCallCUDA(cudaEventDestroy(W->ev1));
@@ -291,7 +549,8 @@ PetscErrorCode reduce(Work *W, PetscScalar *dA, PetscReal *d, PetscReal *e, Pets
   while (n - j > 1) {
     PetscInt m = n - j, nb = m > b + 1 ? b : m;
     double  *A = dA + j + j * n;
-    PetscCall(Panel(W, h, m, nb, A, n, W->e + j, W->tau + j));
+    if (W->fgrid > 0) PetscCall(PanelFused(W, m, nb, A, n, W->e + j, W->tau + j));
+    else PetscCall(Panel(W, h, m, nb, A, n, W->e + j, W->tau + j));
     if (nb < m) {
       int mt = (int)(m - nb);
       if (W->o.rank2b) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, mt, mt, 2 * (int)nb, &mone, W->M + nb, (int)n, W->N + nb, (int)n, &one, A + nb + nb * n, (int)n));
@@ -372,6 +631,11 @@ PetscErrorCode create(PetscInt, const Options &, Work **)
 PetscErrorCode destroy(Work **w)
 {
   *w = nullptr;
+  return PETSC_SUCCESS;
+}
+PetscErrorCode fused_grid(const Work *, int *g)
+{
+  *g = 0;
   return PETSC_SUCCESS;
 }
 PetscErrorCode reduce(Work *, PetscScalar *, PetscReal *, PetscReal *, PetscScalar *)
