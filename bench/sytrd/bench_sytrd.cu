@@ -23,7 +23,8 @@
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -bpsm 2
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -bpsm 2 -bback 256 (rows
+   "pgx eig+vec METHOD/BBACK": one per method and back-transformation block)
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
 #include <pgx/private/pgxcuda.h>
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
   PetscBool             tonly      = PETSC_TRUE;
   PetscInt              threads[8] = {0}, nthreads = 8;
   PetscInt              bpsm[8] = {2}, nbpsm = 8; /* -bpsm: blocks per SM of the fused panel, one row each */
+  PetscInt              bback[8] = {PGX_SYTRD_DEFAULT_BACK_BLOCK}, nbback = 8; /* -bback: back-transformation blocks, one eig+vec row each */
   double    bw = 1;
   char      dev[256];
 
@@ -124,6 +126,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bpsm", bpsm, &nbpsm, &flg));
   if (!flg || !nbpsm) nbpsm = 1, bpsm[0] = 2;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bback", bback, &nbback, &flg));
+  if (!flg || !nbback) nbback = 1, bback[0] = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
   if (!flg) nmethods = 2;
@@ -235,7 +239,8 @@ int main(int argc, char **argv)
       }
       double wmax = 0;
       for (PetscInt i = 0; i < n; i++) wmax = std::max(wmax, std::fabs(wsy[i]));
-      for (PetscInt mi = 0; mi < nmethods; mi++) {
+      for (PetscInt mq = 0; mq < nmethods * nbback; mq++) {
+        const PetscInt mi = mq / nbback, bq = mq % nbback;
         /* full eigensolve with vectors */
         PGXSytrd            S;
         std::vector<double> w(n), Z((size_t)n * n);
@@ -246,6 +251,7 @@ int main(int argc, char **argv)
         PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, methods[mi]));
         PetscCall(PGXSytrdSetThreads(S, threads[0]));
         PetscCall(PGXSytrdSetBlockSize(S, b));
+        PetscCall(PGXSytrdSetBackBlockSize(S, bback[bq]));
         PGXCallCUDA(cudaDeviceSynchronize());
         PetscCall(PetscTime(&t0));
         PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
@@ -265,7 +271,7 @@ int main(int argc, char **argv)
           for (PetscInt i = 0; i < n; i++) s += (r[i] - w[j] * Z[i + (size_t)j * n]) * (r[i] - w[j] * Z[i + (size_t)j * n]);
           res = std::max(res, std::sqrt(s));
         }
-        PetscCall(PetscSNPrintf(what, sizeof(what), "pgx eig+vec %s", PGXTridiagEigenMethods[methods[mi]]));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "pgx eig+vec %s/%d", PGXTridiagEigenMethods[methods[mi]], (int)bback[bq]));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  set matrix (host mirror + upload) %.3f, reduce %.3f, tridiagonal %.3f (%.0f%%), back %.3f, rest (Z download, ...) %.3f s; |w - w_syevd| %.1e, residual %.1e; syevd %.2fx faster (%.2fx with its copies)\n", (int)n, what, t1 - t0, "", "", "", tset - t0, tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back, (t1 - t0) - (tset - t0) - tt.reduce - tt.tridiag - tt.back, errw / wmax, res / wmax, (t1 - t0) / tsy, (t1 - t0) / tsyc));
       }
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnDsyevd", tsy));

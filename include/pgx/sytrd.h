@@ -65,6 +65,7 @@ typedef struct {
 } PGXStedcStats;
 
 #define PGX_SYTRD_DEFAULT_BLOCK 64
+#define PGX_SYTRD_DEFAULT_BACK_BLOCK 256
 
 typedef struct {
   PetscLogDouble reduce, tridiag, back; /* seconds of the last reduction, tridiagonal solve, back-transformation */
@@ -74,6 +75,7 @@ PETSC_EXTERN PetscErrorCode PGXSytrdCreate(PGXDeviceType, PGXSytrd *);
 PETSC_EXTERN PetscErrorCode PGXSytrdDestroy(PGXSytrd *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetBackBlockSize(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetPanel(PGXSytrd, PGXSytrdPanel, PetscInt);

@@ -14,6 +14,7 @@ typedef struct {
   PetscInt       b;        /* panel width (-eps_pgx_block) */
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
   PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
+  PetscInt       bback;    /* reflectors per block of the cuda back-transformation (-eps_pgx_back_block) */
   PGXSytrdPanel  panelused; /* the panel the last cuda reduction ran, and its blocks */
   PetscInt       panelgrid;
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
@@ -118,6 +119,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
     PetscCall(PGXSytrdSetPanel(ctx->S, ctx->panel, PETSC_DECIDE));
+    PetscCall(PGXSytrdSetBackBlockSize(ctx->S, ctx->bback));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
@@ -216,6 +218,11 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
   PetscCall(PetscOptionsEnum("-eps_pgx_panel", "Panel of the GPU reduction: fused (one cooperative kernel per panel) or launches (the paper's cuBLAS calls and small kernels per column)", "PGXSytrdSetPanel", PGXSytrdPanels, (PetscEnum)ctx->panel, (PetscEnum *)&ctx->panel, NULL));
+  PetscCall(PetscOptionsInt("-eps_pgx_back_block", "Reflectors per compact WY block of the GPU back-transformation (each block streams the eigenvectors once)", "PGXSytrdSetBackBlockSize", ctx->bback, &ctx->bback, &flg));
+  if (flg) {
+    if (ctx->bback == PETSC_DEFAULT || ctx->bback == PETSC_DECIDE) ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
+    PetscCheck(ctx->bback >= 1 && ctx->bback <= 1024, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_back_block must be in 1..1024, got %" PetscInt_FMT, ctx->bback);
+  }
   PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
   PetscCall(PetscOptionsInt("-eps_pgx_threads", "Host threads of the divide and conquer for T (1: serial; 0: the cores available, at most 16); the results are the same bitwise for any number", "PGXSytrdSetThreads", ctx->threads, &ctx->threads, &flg));
   if (flg) {
@@ -239,7 +246,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
   if (eps->state >= EPS_STATE_SOLVED && ctx->device == PGX_DEVICE_CUDA) {
-    if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks)\n", ctx->panelgrid));
+    if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks); back-transformation blocks of %" PetscInt_FMT " reflectors\n", ctx->panelgrid, ctx->bback));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s\n", ctx->panel == PGX_SYTRD_PANEL_FUSED ? " (fused asked for: it needs the lower product and resident blocks)" : ""));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: %s\n", PGXSytrdPanels[ctx->panel]));
   {
@@ -463,6 +470,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
 . -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
+. -eps_pgx_back_block <bb> - reflectors per compact WY block of the GPU back-transformation (default 256)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
@@ -489,6 +497,7 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   ctx->b    = PGX_SYTRD_DEFAULT_BLOCK;
   ctx->symv = PGX_SYTRD_SYMV_LOWER;
   ctx->panel = PGX_SYTRD_PANEL_FUSED;
+  ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
   eps->categ                = EPS_CATEGORY_OTHER;

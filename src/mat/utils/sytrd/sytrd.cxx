@@ -28,6 +28,7 @@ PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack;
 struct _n_PGXSytrd {
   PGXDeviceType type  = PGX_DEVICE_HOST;
   PetscInt      b     = PGX_SYTRD_DEFAULT_BLOCK; /* panel width */
+  PetscInt      bback = PGX_SYTRD_DEFAULT_BACK_BLOCK; /* reflectors per block of the cuda back-transformation */
   PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
   PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
@@ -138,7 +139,7 @@ PetscErrorCode PGXSytrdDestroy(PGXSytrd *S)
 
 /*@C
   PGXSytrdSetBlockSize - Sets the panel width b of the blocked reduction (and the block of the compact WY
-  back-transformation).
+  back-transformation of the reference backend; the cuda one uses `PGXSytrdSetBackBlockSize()`).
 
   Not Collective
 
@@ -155,6 +156,29 @@ PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd S, PetscInt b)
   PetscFunctionBegin;
   PetscCheck(b >= 1 && b <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Panel width %" PetscInt_FMT " must be in 1..1024", b);
   S->b = b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetBackBlockSize - Sets the number of reflectors per compact WY block of the cuda back-transformation
+  (Z <- Q Z): each block streams Z through the GPU once, so wider blocks than the panel pay.
+
+  Not Collective
+
+  Input Parameters:
++ S  - the object
+- bb - reflectors per block, 1..1024 (`PETSC_DECIDE`: 256, the default)
+
+  Level: developer
+
+.seealso: `PGXSytrdSetBlockSize()`, `PGXSytrdApplyQ()`
+@*/
+PetscErrorCode PGXSytrdSetBackBlockSize(PGXSytrd S, PetscInt bb)
+{
+  PetscFunctionBegin;
+  if (bb == PETSC_DECIDE || bb == PETSC_DEFAULT) bb = PGX_SYTRD_DEFAULT_BACK_BLOCK;
+  PetscCheck(bb >= 1 && bb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Back-transformation block %" PetscInt_FMT " must be in 1..1024", bb);
+  S->bback = bb;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -419,6 +443,7 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.rank2b  = S->rank2b ? 1 : 0;
     o.streams = S->streams ? 1 : 0;
     o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
+    o.bback   = (int)S->bback;
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
     {

@@ -574,50 +574,62 @@ PetscErrorCode reduce(Work *W, PetscScalar *dA, PetscReal *d, PetscReal *e, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tb (kb x kb, upper, column-major) of reflectors i..i+kb-1 from their Gram matrix G = V^T V and tau (device):
+   Tb(c,c) = tau_c, Tb(0:c,c) = -tau_c Tb(0:c,0:c) G(0:c,c), column after column (LAPACK dlarft); one block */
+__global__ void k_larft(int kb, const double *G, const double *tau, double *Tb)
+{
+  for (int c = 0; c < kb; c++) {
+    const double tc = tau[c];
+    for (int r = threadIdx.x; r < kb; r += blockDim.x) {
+      double v = 0;
+      if (r < c) {
+        double sum = 0;
+        for (int q = r; q < c; q++) sum += Tb[r + (size_t)q * kb] * G[q + (size_t)c * kb];
+        v = -tc * sum;
+      } else if (r == c) v = tc;
+      Tb[r + (size_t)c * kb] = v;
+    }
+    __syncthreads(); /* column c is read by the next columns */
+  }
+}
+
 PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, const PetscScalar *tau, PetscInt k, PetscScalar *dZ)
 {
   cublasHandle_t h;
-  PetscInt       n = W->n, b = W->o.b, nr = n - 1;
-  double        *V = nullptr, *G = nullptr, *Tb = nullptr, *Y = nullptr;
+  PetscInt       n = W->n, b = W->o.bback > 0 ? W->o.bback : W->o.b, nr = n - 1;
+  double        *V = nullptr, *G = nullptr, *Tb = nullptr, *Y = nullptr, *dtau = nullptr;
 
   PetscFunctionBegin;
   if (nr <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  b = PetscMin(b, nr);
   PetscCall(PGXCUDAGetCUBLAS(&h));
   PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-  pgx::cuda::DeviceArray<double> dV, dG, dT, dY;
+  pgx::cuda::DeviceArray<double> dV, dG, dT, dY, dTau;
   PetscCall(dV.resize((size_t)n * b));
   PetscCall(dG.resize((size_t)b * b));
   PetscCall(dT.resize((size_t)b * b));
   PetscCall(dY.resize((size_t)b * k));
-  V = dV.data(), G = dG.data(), Tb = dT.data(), Y = dY.data();
-  std::vector<double> hG((size_t)b * b), hT((size_t)b * b);
+  PetscCall(dTau.resize((size_t)nr));
+  V = dV.data(), G = dG.data(), Tb = dT.data(), Y = dY.data(), dtau = dTau.data();
+  PGXCallCUDA(cudaMemcpyAsync(dtau, tau, (size_t)nr * sizeof(double), cudaMemcpyHostToDevice, W->s0));
+  /* blocks of b reflectors (W->o.bback, wider than the panel: each block streams Z once, in and out), everything
+     on the device: no host synchronization between the blocks */
   PetscInt nblk = (nr + b - 1) / b;
   for (PetscInt s = 0; s < nblk; s++) {
     PetscInt blk = trans ? s : nblk - 1 - s, i = blk * b, kb = PetscMin(b, nr - i), L = n - i - 1;
     k_build_v<<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, V);
     PGXCheckLaunch("k_build_v");
-    /* Tb from the Gram matrix G = V^T V (host, kb x kb): Tb(0:c,c) = -tau_c Tb(0:c,0:c) G(0:c,c) */
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)kb, (int)L, &one, V, (int)L, V, (int)L, &zero, G, (int)kb));
-    PGXCallCUDA(cudaMemcpyAsync(hG.data(), G, (size_t)kb * kb * sizeof(double), cudaMemcpyDeviceToHost, W->s0));
-    PGXCallCUDA(cudaStreamSynchronize(W->s0));
-    for (PetscInt c = 0; c < kb; c++) {
-      for (PetscInt r = 0; r < c; r++) {
-        double sum = 0;
-        for (PetscInt q = r; q < c; q++) sum += hT[r + q * kb] * hG[q + c * kb];
-        hT[r + c * kb] = -tau[i + c] * sum;
-      }
-      hT[c + c * kb] = tau[i + c];
-      for (PetscInt r = c + 1; r < kb; r++) hT[r + c * kb] = 0;
-    }
-    PGXCallCUDA(cudaMemcpyAsync(Tb, hT.data(), (size_t)kb * kb * sizeof(double), cudaMemcpyHostToDevice, W->s0));
+    k_larft<<<1, 256, 0, W->s0>>>((int)kb, G, dtau + i, Tb);
+    PGXCheckLaunch("k_larft");
     /* Y = V^T Z; Y = Tb Y (or Tb^T Y); Z -= V Y */
     double *Zi = dZ + i + 1;
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)k, (int)L, &one, V, (int)L, Zi, (int)n, &zero, Y, (int)kb));
     PGXCallCUBLAS(cublasDtrmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)kb, (int)k, &one, Tb, (int)kb, Y, (int)kb, Y, (int)kb));
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)L, (int)k, (int)kb, &mone, V, (int)L, Y, (int)kb, &one, Zi, (int)n));
-    /* hT is reused by the next block: wait until the copy has left it */
-    PGXCallCUDA(cudaStreamSynchronize(W->s0));
   }
+  /* the work arrays are freed on return: wait for the queued work that reads them */
+  PGXCallCUDA(cudaStreamSynchronize(W->s0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #else
