@@ -97,6 +97,7 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(VecDestroy(&r->lvec));
   PetscCall(VecDestroy(&r->px));
   PetscCall(VecDestroy(&r->py));
+  if (r->vstage) PetscCall(PGXVecStageDestroy(&r->vstage));
   PetscCall(MatDestroy(&r->A));
   PetscCall(MatDestroy(&r->jacmat));
   r->nwork = r->nwork_n = 0;
@@ -330,15 +331,34 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* cuda backend and a Vec whose current values live on the device (VECCUDA of a CUDA PETSc): copied device to
+   device, ordered after PETSc's pending work on it (and PETSc's later work after the copy), no host copy */
+static PetscErrorCode IsDeviceVec(PGXResident r, Vec v, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  *dev = PETSC_FALSE;
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+  if (*dev && !r->vstage) PetscCall(PGXVecStageCreate(&r->vstage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentCopyIn(PGXResident r, Vec v, PetscScalar *d)
 {
   const PetscScalar *a;
+  PetscBool          dev;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_KSPCopy, 0, 0, 0, 0));
-  PetscCall(VecGetArrayRead(v, &a));
-  PetscCall(BPut(r, d, a, (size_t)r->n * sizeof(PetscScalar)));
-  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscCall(IsDeviceVec(r, v, &dev));
+  if (dev) {
+    PetscCall(PGXVecGetDeviceArrayRead(v, r->vstage, &a));
+    PetscCall(r->K->Copy(r->n, a, d));
+    PetscCall(PGXVecRestoreDeviceArrayRead(v, r->vstage, &a));
+  } else {
+    PetscCall(VecGetArrayRead(v, &a));
+    PetscCall(BPut(r, d, a, (size_t)r->n * sizeof(PetscScalar)));
+    PetscCall(VecRestoreArrayRead(v, &a));
+  }
   PetscCall(PetscLogEventEnd(PGX_KSPCopy, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -346,12 +366,20 @@ PetscErrorCode PGXResidentCopyIn(PGXResident r, Vec v, PetscScalar *d)
 PetscErrorCode PGXResidentCopyOut(PGXResident r, const PetscScalar *d, Vec v)
 {
   PetscScalar *a;
+  PetscBool    dev;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_KSPCopy, 0, 0, 0, 0));
-  PetscCall(VecGetArrayWrite(v, &a));
-  PetscCall(BGet(r, a, d, (size_t)r->n * sizeof(PetscScalar)));
-  PetscCall(VecRestoreArrayWrite(v, &a));
+  PetscCall(IsDeviceVec(r, v, &dev));
+  if (dev) {
+    PetscCall(PGXVecGetDeviceArrayWrite(v, r->vstage, &a));
+    PetscCall(r->K->Copy(r->n, d, a));
+    PetscCall(PGXVecRestoreDeviceArrayWrite(v, r->vstage, &a));
+  } else {
+    PetscCall(VecGetArrayWrite(v, &a));
+    PetscCall(BGet(r, a, d, (size_t)r->n * sizeof(PetscScalar)));
+    PetscCall(VecRestoreArrayWrite(v, &a));
+  }
   PetscCall(PetscLogEventEnd(PGX_KSPCopy, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -55,6 +55,7 @@ struct _n_PGXResident {
   Mat                                          jacmat;    /* jacobi: the Pmat invdiag came from, and its state */
   PetscObjectState                             jacstate;
   Vec                                          px, py;    /* PGX_RESIDENT_PC_HOST: Vecs wrapping host arrays */
+  PGXVecStage                                  vstage;    /* cuda: device access to CUDA Vecs (b in, x out) */
   /* work vectors: one block of nwork vectors of n entries, contiguous */
   PetscScalar                                 *work;
   PetscInt                                     nwork, nwork_n;

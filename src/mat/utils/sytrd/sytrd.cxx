@@ -34,7 +34,7 @@ struct _n_PGXSytrd {
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
-  PetscInt      panelbpsm = 2;                 /* fused panel: at most this many blocks per multiprocessor */
+  PetscInt      panelbpsm = 4;                 /* fused panel: at most this many blocks per multiprocessor */
   PGXSytrdPanel panelused = PGX_SYTRD_PANEL_LAUNCHES; /* the panel of the last cuda reduction */
   PetscInt      panelgrid = 0;                 /* its blocks (fused) */
   PetscInt      n     = -1;
@@ -283,20 +283,21 @@ PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2
 + S     - the object
 . panel - `PGX_SYTRD_PANEL_FUSED` (one cooperative kernel per panel; default) or `PGX_SYTRD_PANEL_LAUNCHES` (the
           paper's cuBLAS calls and small kernels per column)
-- bpsm  - fused: at most this many blocks per multiprocessor (`PETSC_DECIDE`: 2)
+- bpsm  - fused: at most this many blocks per multiprocessor (`PETSC_DECIDE`: 4)
 
   Level: developer
 
   Note:
   The fused panel needs the lower symmetric product and merged gemvs; otherwise, or when the device cannot keep
-  its blocks resident, the launches run. `PGXSytrdGetPanel()` says which one ran.
+  its blocks resident, the launches run. `PGXSytrdGetPanel()` says which one ran. The developer option
+  -pgx_sytrd_chunked 0 gives each block every G-th tile of the symmetric product instead of a contiguous range.
 
 .seealso: `PGXSytrdGetPanel()`, `PGXSytrdSetSymv()`, `PGXSytrdSetAblation()`
 @*/
 PetscErrorCode PGXSytrdSetPanel(PGXSytrd S, PGXSytrdPanel panel, PetscInt bpsm)
 {
   PetscFunctionBegin;
-  if (bpsm == PETSC_DECIDE || bpsm == PETSC_DEFAULT) bpsm = 2;
+  if (bpsm == PETSC_DECIDE || bpsm == PETSC_DEFAULT) bpsm = 4;
   PetscCheck(bpsm >= 1 && bpsm <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Blocks per multiprocessor of the fused panel must be in 1..32, got %" PetscInt_FMT, bpsm);
   PetscCheck(panel == PGX_SYTRD_PANEL_FUSED || panel == PGX_SYTRD_PANEL_LAUNCHES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown panel %d", (int)panel);
   S->panel     = panel;
@@ -444,6 +445,11 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.streams = S->streams ? 1 : 0;
     o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
     o.bback   = (int)S->bback;
+    {
+      PetscBool chunked = PETSC_TRUE; /* developer switch of the fused panel's tile schedule (bench/sytrd) */
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_sytrd_chunked", &chunked, NULL));
+      o.fchunk = chunked ? 1 : 0;
+    }
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
     {

@@ -188,7 +188,7 @@ namespace fused
 constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
 
 struct Args {
-  int      m, nb, c2max;
+  int      m, nb, c2max, chunked;
   PetscInt lda, ld;
   double  *A, *M, *N, *y, *tau, *e, *acc;
 };
@@ -289,15 +289,35 @@ __global__ void __launch_bounds__(NT) k_panel(Args p)
       const double  *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
       const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
       const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
-      for (PetscInt b = blockIdx.x; b < ntiles; b += gridDim.x) {
-        PetscInt I = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
-        while (I * (I + 1) / 2 > b) I--;
-        while ((I + 1) * (I + 2) / 2 <= b) I++;
-        const PetscInt J = b - I * (I + 1) / 2, r0 = I * TS, c0 = J * TS;
+      /* tiles in row-major order of the lower triangle: (0,0), (1,0), (1,1), (2,0), ...; chunked: block g takes the
+         contiguous range [g per, (g+1) per), so most consecutive tiles share their block row I and the row sums
+         stay in registers until I changes (one row flush per block row instead of per tile); strided: tile g,
+         g + G, ... (a row flush per tile) */
+      const PetscInt per = p.chunked ? (ntiles + gridDim.x - 1) / gridDim.x : 1;
+      const PetscInt b0 = p.chunked ? PetscMin((PetscInt)blockIdx.x * per, ntiles) : (PetscInt)blockIdx.x;
+      const PetscInt b1 = p.chunked ? PetscMin(b0 + per, ntiles) : ntiles;
+      const PetscInt bstep = p.chunked ? 1 : (PetscInt)gridDim.x;
+      PetscInt       I = (PetscInt)((sqrt(8.0 * (double)b0 + 1.0) - 1.0) / 2.0), J;
+      while (I * (I + 1) / 2 > b0) I--;
+      while ((I + 1) * (I + 2) / 2 <= b0) I++;
+      J              = b0 - I * (I + 1) / 2;
+      bool   newI    = true;
+      double rowacc  = 0;
+      for (PetscInt b = b0; b < b1; b += bstep) {
+        if (!p.chunked && b != b0) { /* strided: the tile's indices from scratch */
+          I = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
+          while (I * (I + 1) / 2 > b) I--;
+          while ((I + 1) * (I + 2) / 2 <= b) I++;
+          J    = b - I * (I + 1) / 2;
+          newI = true;
+        }
+        const PetscInt r0 = I * TS, c0 = J * TS;
         __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
         if (threadIdx.x < TS) {
-          const PetscInt k = r0 + threadIdx.x;
-          vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+          if (newI) {
+            const PetscInt k = r0 + threadIdx.x;
+            vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+          }
         } else if (threadIdx.x < 2 * TS) {
           const PetscInt k     = c0 + threadIdx.x - TS;
           vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
@@ -305,7 +325,7 @@ __global__ void __launch_bounds__(NT) k_panel(Args p)
         __syncthreads();
         const PetscInt r   = r0 + ttx;
         const bool     rin = r < L;
-        double         a[CPT], rowacc = 0;
+        double         a[CPT];
 #pragma unroll
         for (int k = 0; k < CPT; k++) {
           const PetscInt c = c0 + tty * CPT + k;
@@ -320,17 +340,26 @@ __global__ void __launch_bounds__(NT) k_panel(Args p)
           cv        = WarpSum(cv);
           if (lane == 0) cs[warp][k] = cv;
         }
-        rs[tty][ttx] = rowacc;
+        /* the block row ends here (the diagonal tile, or the chunk's last tile): flush its row sums */
+        const bool flush = !p.chunked || J == I || b + bstep >= b1;
+        if (flush) rs[tty][ttx] = rowacc, rowacc = 0;
         __syncthreads();
         if (threadIdx.x < TS) { /* row sums */
-          double v = 0;
-          for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
-          if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + i + 1 + r0 + threadIdx.x, v);
+          if (flush) {
+            double v = 0;
+            for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
+            if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + i + 1 + r0 + threadIdx.x, v);
+          }
         } else if (threadIdx.x < 2 * TS) { /* column sums (a diagonal tile's strict lower part only, masked above) */
           const int cc = threadIdx.x - TS, q = cc / CPT, k = cc % CPT;
           /* column cc is held by tile-thread row group q: warps 2q and 2q + 1 (rows 0..31, 32..63) */
           const double v = cs[2 * q][k] + cs[2 * q + 1][k];
           if (c0 + cc < L && v != 0) atomicAdd(y + i + 1 + c0 + cc, v);
+        }
+        if (p.chunked) { /* the next tile */
+          newI = J == I;
+          if (newI) I++, J = 0;
+          else J++;
         }
       }
     }
@@ -400,6 +429,7 @@ static PetscErrorCode PanelFused(Work *W, PetscInt m, PetscInt nb, double *A, Pe
   a.tau   = tau;
   a.e     = e;
   a.acc   = W->acc;
+  a.chunked = W->o.fchunk;
   PGXCallCUDA(cudaMemsetAsync(W->acc, 0, (size_t)(4 + 2 * a.c2max) * sizeof(double), W->s0));
   void *args[] = {(void *)&a};
   PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
