@@ -10,7 +10,8 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
    - the factors differ from the default path's by at most 1e-12 max|LU| (FP64) / 1e-5 max|LU| (low precision): the
      variants do the same operations, only scheduled differently (a leaf's rows per thread, where the swaps happen,
      which stream);
-   - the variant's cooperative leaves used min(R, 64 / W) rows per thread (W: the leaf kernel's width 8, 16 or 32)
+   - the variant's cooperative leaves used min(R, Rmax) rows per thread (W: the leaf kernel's width 8, 16 or 32;
+     Rmax = min(8, 512 / (W sizeof(T))), T double or float (mixed))
      when -leafrows R > 0, 1 with the default rule (n <= 8000: 1 row per thread fits on an H100); 0 with -coop 0;
    - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
      (or its FP64 fallback) of the variant has backward error < 1. */
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
     CHECK(npr == 0 && zr == z1, "%d pivots of the variant differ from the reference's (zero column %d, reference %d)", (int)npr, (int)z1, (int)zr);
   }
   {
-    const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, 64 / W) : 1);
+    const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
     CHECK(r0 == (su.coop ? 1 : 0) && r1 == want, "cooperative leaf rows per thread: default %d (expected %d), variant %d (expected %d)", (int)r0, su.coop ? 1 : 0, (int)r1, (int)want);
   }
   if (z1 < 0) {

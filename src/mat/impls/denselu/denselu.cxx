@@ -449,7 +449,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_priority <bool> - cuda: factor on a private stream of the greatest priority (look-ahead stream at
   the least), ordered with PGX's stream at the start and the end (default false)
 . -mat_pgx_lu_leaf_rows <0,1,2,4,8> - cuda: rows per thread of the cooperative leaf, fewer blocks per grid
-  synchronization (capped at 64 / leaf width; 0: the default rule, one row per thread first)
+  synchronization (capped so that a thread's leaf values stay in registers: FP64 leaves of width 32 up to 2, 16 up
+  to 4; FP32 leaves twice that; 0: the default rule, one row per thread first)
 . -mat_pgx_lu_leaf_swaps <bool> - cuda: each leaf applies its interchanges to the rest of its panel instead of one
   swap launch per level of the panel recursion (same pivots and factors; default false)
 . -mat_pgx_lu_profile - time each phase (panel leaves, swaps, trsm, gemm, look-ahead waits, conversions; the

@@ -129,8 +129,9 @@ PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);
    priority  - factor on a private stream of the greatest priority, ordered with PGX's stream by events at the start
                and the end of the factorization (callers see PGX's stream as before); the look-ahead stream s2 has
                the least priority, so the panel's blocks are scheduled before the trailing gemm's
-   leafrows  - rows per thread R of the cooperative leaf (1, 2, 4, 8; capped at 64 / W for a leaf of width W, so
-               that its W R values stay in registers): G = ceil(m / (256 R)) blocks take part in each grid
+   leafrows  - rows per thread R of the cooperative leaf (1, 2, 4, 8; capped so that a thread's W R values of a leaf
+               of width W stay in registers, W R sizeof(T) <= 512 bytes: FP64 W 8 up to R 8, W 16 up to 4, W 32 up
+               to 2; FP32 (mixed) W 8 and 16 up to 8, W 32 up to 4): G = ceil(m / (256 R)) blocks take part in each grid
                synchronization; 0: the default rule (R = 1, else 4 for W 8, 2 for W 16 and 32); when G blocks of R
                do not fit, 2 R, ... are tried, then the one-block kernel
    leafswaps - every leaf applies its interchanges to the other columns of its whole panel (in the cooperative

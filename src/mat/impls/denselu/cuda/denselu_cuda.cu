@@ -606,9 +606,18 @@ static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Most rows per thread of the cooperative leaf of width W on T: the leaf's W R values per thread must stay in
+   registers (at most 512 bytes: double W 8 up to R 8, W 16 up to 4, W 32 up to 2; float W 8 and 16 up to 8, W 32
+   up to 4) */
+template <class T, int W>
+constexpr int LeafRowsMax()
+{
+  return 512 / (W * (int)sizeof(T)) < 8 ? 512 / (W * (int)sizeof(T)) : 8;
+}
+
 /* Rows per thread R of the cooperative leaf of width W chosen at run time (1, 2, 4, 8): the instantiations are
-   R <= 64 / W (the leaf's W R values per thread stay in registers: W 8 up to R 8, W 16 up to 4, W 32 up to 2); a
-   larger R is never asked for here (LeafCoopTry caps it), the template arguments only keep the set finite */
+   R <= LeafRowsMax; a larger R is never asked for here (LeafCoopTry caps it), the template arguments only keep the
+   set finite */
 template <class T, int W>
 static PetscErrorCode LaunchLeafCoopR(Data *d, cudaStream_t s, int R, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
 {
@@ -621,21 +630,22 @@ static PetscErrorCode LaunchLeafCoopR(Data *d, cudaStream_t s, int R, int m, int
     PetscCall(LaunchLeafCoop<T, W, 2>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
     break;
   case 4:
-    PetscCall(LaunchLeafCoop<T, W, (W <= 16 ? 4 : 2)>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    PetscCall(LaunchLeafCoop<T, W, (LeafRowsMax<T, W>() < 4 ? LeafRowsMax<T, W>() : 4)>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
     break;
   default:
-    PetscCall(LaunchLeafCoop<T, W, (W <= 8 ? 8 : (W <= 16 ? 4 : 2))>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    PetscCall(LaunchLeafCoop<T, W, LeafRowsMax<T, W>()>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
     break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The cooperative leaf of width W: default rule (d->leafrows 0) R = 1, then the old second choice (W 8: 4; W 16,
-   32: 2); with -mat_pgx_lu_leaf_rows R: R (at most 64 / W), then 2 R, ... up to 64 / W while the blocks do not fit */
+   32: 2); with -mat_pgx_lu_leaf_rows R: R (at most LeafRowsMax), then 2 R, ... up to LeafRowsMax while the blocks do
+   not fit */
 template <class T, int W>
 static PetscErrorCode LeafCoopTry(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
 {
-  constexpr int rmax = 64 / W;
+  constexpr int rmax = LeafRowsMax<T, W>();
 
   PetscFunctionBegin;
   if (!d->leafrows) {
