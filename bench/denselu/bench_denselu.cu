@@ -7,12 +7,14 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "||Ax-b||_inf/(||A||_inf ||x||_inf n eps), f/getrf = cuSOLVER getrf time / this factor time, tot/cus =\n"
                            "cuSOLVER getrf+getrs time / this factor+solve time (> 1: faster than cuSOLVER), refinement steps, notes.\n"
                            "PGX double is run for every configuration of the sweep (-blocks x -leaves x -lookahead x -coop); the mixed\n"
-                           "precisions with -mixed_block and the first value of the other lists.\n"
+                           "precisions with -mixed_block and the first value of the other lists. The panel options (-priority x\n"
+                           "-leafrows x -leafswaps) are swept for every precision, each configuration one row (notes: prio, rows, lsw).\n"
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
                            "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
                            "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
-                           "  as two '#' lines under each PGX row)\n";
+                           "  as two '#' lines under each PGX row)  -priority 0,1 (panel on a greatest-priority stream)  -leafrows 0,1,2,4,8\n"
+                           "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
    FactorDeviceInput, which also copies A into its factor array and checks A for NaN/Inf; cuSOLVER: the copy into
    its work array), so neither time includes a host-to-device copy. Medians of -reps runs after two warm-ups
@@ -163,6 +165,9 @@ static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
 struct Config {
   PetscInt  nb, leaf, small;
   PetscBool lookahead, coop;
+  PetscBool priority;  /* -priority: SetPanelOptions */
+  PetscInt  leafrows;  /* -leafrows */
+  PetscBool leafswaps; /* -leafswaps */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -186,6 +191,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetSmallSize(d, cf.small));
   PetscCall(cu::SetLookAhead(d, cf.lookahead));
   PetscCall(cu::SetLeaf(d, cf.leaf, cf.coop));
+  PetscCall(cu::SetPanelOptions(d, cf.priority, cf.leafrows, cf.leafswaps));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -211,7 +217,12 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::GetInfo(d, &path, &nb, NULL));
   PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
   std::string note = std::string(path) + " nb " + std::to_string((long long)nb);
-  if (std::string(path) != "fused") note += " leaf " + std::to_string((long long)w) + " (" + std::to_string((long long)nc) + " coop, " + std::to_string((long long)nbl) + " 1-block)";
+  if (std::string(path) != "fused") {
+    PetscInt ru;
+    PetscCall(cu::GetLeafRowsUsed(d, &ru));
+    note += " leaf " + std::to_string((long long)w) + " (" + std::to_string((long long)nc) + " coop, " + std::to_string((long long)nbl) + " 1-block)";
+    note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
+  }
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
   if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
   PetscCall(Row(P, name, fms, sms, be, its, note));
@@ -292,6 +303,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
+  PetscInt  prios[2] = {0}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {0}, nlswaps = 1;
   PetscReal time_limit = 0;
   char      mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
   PetscBool flg, irs = PETSC_TRUE;
@@ -305,6 +317,9 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-leaves", "PGX double: leaf widths to sweep (1..32)", leaves, 8, &nleaves));
   PetscCall(IntArrayOption(PetscOptionsObject, "-lookahead", "PGX double: look-ahead off (0) / on (1) to sweep", las, 2, &nlas));
   PetscCall(IntArrayOption(PetscOptionsObject, "-coop", "PGX double: cooperative leaf kernel off (0) / on (1) to sweep", coops, 2, &ncoops));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-priority", "PGX: panel on a private greatest-priority stream off (0) / on (1) to sweep", prios, 2, &nprios));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-leafrows", "PGX: rows per thread of the cooperative leaf to sweep (0: default rule; 1, 2, 4, 8)", lrows, 5, &nlrows));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-leafswaps", "PGX: leaves swap the rest of their panel off (0) / on (1) to sweep", lswaps, 2, &nlswaps));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
@@ -362,18 +377,23 @@ int main(int argc, char **argv)
         dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
         const std::string name = "pgx " + pr;
-        if (prec == dl::PRECISION_DOUBLE) {
-          for (PetscInt ib = 0; ib < nblocks; ib++)
-            for (PetscInt il = 0; il < nleaves; il++)
-              for (PetscInt ia = 0; ia < nlas; ia++)
-                for (PetscInt ic = 0; ic < ncoops; ic++) {
-                  const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE};
-                  PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
-                }
-        } else {
-          const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE};
-          PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
-        }
+        for (PetscInt ip = 0; ip < nprios; ip++)
+          for (PetscInt ir = 0; ir < nlrows; ir++)
+            for (PetscInt is = 0; is < nlswaps; is++) {
+              const PetscBool pri = prios[ip] ? PETSC_TRUE : PETSC_FALSE, lsw = lswaps[is] ? PETSC_TRUE : PETSC_FALSE;
+              if (prec == dl::PRECISION_DOUBLE) {
+                for (PetscInt ib = 0; ib < nblocks; ib++)
+                  for (PetscInt il = 0; il < nleaves; il++)
+                    for (PetscInt ia = 0; ia < nlas; ia++)
+                      for (PetscInt ic = 0; ic < ncoops; ic++) {
+                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw};
+                        PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+                      }
+              } else {
+                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw};
+                PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+              }
+            }
       }
       if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));
       PGXCallCUDA(cudaFree(P.dA0));

@@ -23,6 +23,9 @@ typedef struct {
   PetscBool       lookahead; /* -mat_pgx_lu_lookahead: cuda blocked path with look-ahead on a second stream */
   PetscInt        leafw;     /* -mat_pgx_lu_leaf: cuda panel recursion's leaf width (0: default 32) */
   PetscBool       coop;      /* -mat_pgx_lu_coop: cuda leaves by the cooperative register kernel when it fits */
+  PetscBool       priority;  /* -mat_pgx_lu_priority: cuda factorization on a private greatest-priority stream */
+  PetscInt        leafrows;  /* -mat_pgx_lu_leaf_rows: rows per thread of the cooperative leaf (1, 2, 4, 8; 0: default rule) */
+  PetscBool       leafswaps; /* -mat_pgx_lu_leaf_swaps: the leaves swap the rest of their panel (no LaswpKernel in the recursion) */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
@@ -109,8 +112,12 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
     PetscInt w, nc, nbl;
     PetscCall(kern::cuda::GetLeafInfo(lu->d, &w, &nc, &nbl));
     PetscCall(PetscViewerASCIIPrintf(viewer, "panel leaves: width %" PetscInt_FMT ", %" PetscInt_FMT " by the cooperative kernel, %" PetscInt_FMT " by one thread block%s\n", w, nc, nbl, lu->lookahead ? "; look-ahead" : ""));
+    PetscCall(kern::cuda::GetLeafRowsUsed(lu->d, &w));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cooperative leaf rows per thread used: %" PetscInt_FMT "\n", w));
   }
 #endif
+  if (lu->leafrows) PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread %" PetscInt_FMT ", leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafswaps ? "on" : "off"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread by the default rule, leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafswaps ? "on" : "off"));
   if (lu->zerocol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last factorization failed: zero pivot in column %" PetscInt_FMT "\n", lu->zerocol));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -386,11 +393,15 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf", "Leaf width of the cuda panel recursion, 1..32 (0: default 32)", "MatGetFactor", lu->leafw, &lu->leafw, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_coop", "Factor the cuda panel leaves with the cooperative register kernel when its blocks fit (else one thread block)", "MatGetFactor", lu->coop, &lu->coop, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_priority", "Factor on a private stream of the greatest priority, the look-ahead stream at the least (cuda backend)", "MatGetFactor", lu->priority, &lu->priority, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf_rows", "Rows per thread of the cuda cooperative leaf kernel: 1, 2, 4 or 8 (fewer blocks per grid synchronization; 0: default rule)", "MatGetFactor", lu->leafrows, &lu->leafrows, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_leaf_swaps", "Each cuda panel leaf applies its interchanges to the rest of its panel (no swap launch per recursion level)", "MatGetFactor", lu->leafswaps, &lu->leafswaps, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
+  PetscCheck(lu->leafrows == 0 || lu->leafrows == 1 || lu->leafrows == 2 || lu->leafrows == 4 || lu->leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf_rows must be 1, 2, 4 or 8 (0: default rule), not %" PetscInt_FMT, lu->leafrows);
   PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
 #if !PGX_DENSELU_HAVE_CUDA
@@ -399,6 +410,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     lu->device = PGX_DEVICE_HOST;
   }
 #endif
+  PetscCall(PetscInfo(F, "panel options: stream priority %s, leaf rows per thread %" PetscInt_FMT "%s, leaf swaps %s (%s)\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafrows ? "" : " (default rule)", lu->leafswaps ? "on" : "off", lu->device == PGX_DEVICE_HOST ? "the host backend has no cuda panel: ignored" : "cuda backend"));
   if (lu->device == PGX_DEVICE_HOST) {
     PetscCall(PetscMalloc1((size_t)n * n, &lu->lu));
     PetscCall(PetscMalloc1(n, &lu->ipiv));
@@ -410,6 +422,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
+    PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
 #endif
   }
@@ -433,6 +446,13 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
 . -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
   when its blocks fit on the device, else by one thread block (default true)
+. -mat_pgx_lu_priority <bool> - cuda: factor on a private stream of the greatest priority (look-ahead stream at
+  the least), ordered with PGX's stream at the start and the end (default false)
+. -mat_pgx_lu_leaf_rows <0,1,2,4,8> - cuda: rows per thread of the cooperative leaf, fewer blocks per grid
+  synchronization (capped so that a thread's leaf values stay in registers: FP64 leaves of width 32 up to 2, 16 up
+  to 4; FP32 leaves twice that; 0: the default rule, one row per thread first)
+. -mat_pgx_lu_leaf_swaps <bool> - cuda: each leaf applies its interchanges to the rest of its panel instead of one
+  swap launch per level of the panel recursion (same pivots and factors; default false)
 . -mat_pgx_lu_profile - time each phase (panel leaves, swaps, trsm, gemm, look-ahead waits, conversions; the
   refinement's residual, low-precision solve and GMRES-IR) and print the sums per phase with -info (cudaEvent pairs
   on the cuda backend: opt-in, as they cost time)

@@ -125,6 +125,22 @@ PetscErrorCode SetLookAhead(Data *, PetscBool);
 /* Panel recursion: leaves of at most leafw columns (1..32; 0: 32), factored by the cooperative register kernel
    when coop and its blocks fit on the device, else by one thread block in global memory */
 PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);
+/* The panel's critical path (issue 14; all off/0 by default, the bench compares them):
+   priority  - factor on a private stream of the greatest priority, ordered with PGX's stream by events at the start
+               and the end of the factorization (callers see PGX's stream as before); the look-ahead stream s2 has
+               the least priority, so the panel's blocks are scheduled before the trailing gemm's
+   leafrows  - rows per thread R of the cooperative leaf (1, 2, 4, 8; capped so that a thread's W R values of a leaf
+               of width W stay in registers, W R sizeof(T) <= 512 bytes: FP64 W 8 up to R 8, W 16 up to 4, W 32 up
+               to 2; FP32 (mixed) W 8 and 16 up to 8, W 32 up to 4): G = ceil(m / (256 R)) blocks take part in each grid
+               synchronization; 0: the default rule (R = 1, else 4 for W 8, 2 for W 16 and 32); when G blocks of R
+               do not fit, 2 R, ... are tried, then the one-block kernel
+   leafswaps - every leaf applies its interchanges to the other columns of its whole panel (in the cooperative
+               kernel, after its last column; after the one-block kernel, one LaswpKernel) instead of one LaswpKernel
+               per recursion level and half: the same interchanges in the same order on every column, so the same
+               factors and pivots */
+PetscErrorCode SetPanelOptions(Data *, PetscBool priority, PetscInt leafrows, PetscBool leafswaps);
+/* The largest rows per thread a cooperative leaf used in the last factorization (0: none ran) */
+PetscErrorCode GetLeafRowsUsed(const Data *, PetscInt *rows);
 /* The leaf width, and how many leaves of the last factorization each kernel factored */
 PetscErrorCode GetLeafInfo(const Data *, PetscInt *leafw, PetscInt *ncoop, PetscInt *nblock);
 /* Upload A (host, column-major, lda) and factor it on the device. zerocol as in the reference (FP64

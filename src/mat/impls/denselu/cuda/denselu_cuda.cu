@@ -72,6 +72,14 @@ struct Data {
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
+  int                           leafrows  = 0;     /* rows per thread of the cooperative leaf (1, 2, 4, 8; 0: R = 1 first, then more) */
+  int                           leafrowsused = 0;  /* largest rows per thread a cooperative leaf used in the last factorization */
+  bool                          leafswaps = false; /* the leaves apply their interchanges to the panel's other columns (no Laswp in the recursion) */
+  bool                          priority  = false; /* factor on the private greatest-priority stream sp (s2 at the least priority) */
+  bool                          onsp      = false; /* a factorization is running on sp (WorkStream returns sp, hp) */
+  cudaStream_t                  sp        = nullptr; /* priority: the panel stream, ordered with PGX's stream by events */
+  cublasHandle_t                hp        = nullptr; /* priority: cuBLAS handle bound to sp */
+  cudaEvent_t                   espin = nullptr, espout = nullptr; /* priority: PGX's stream -> sp at the start, sp -> PGX's at the end */
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
@@ -185,14 +193,19 @@ __global__ void LaswpKernel(int ncol, int skip0, int skipn, T *a, int lda, int k
    owner of row j posts row j; after grid.sync every block picks the same pivot row among the G candidates and does
    the swap, the scaling and the rank-1 update of its own rows. The posts alternate between two buffers (column
    parity), so a fast block never overwrites a buffer that a slow one still reads. Cross-block data is read with
-   __ldcg (L2, not a stale L1 line). */
+   __ldcg (L2, not a stale L1 line).
+   Leaf swaps (-mat_pgx_lu_leaf_swaps; ol + or > 0): the leaf's kb interchanges are also applied to the panel's other
+   columns, the ol columns left of the leaf (p - ol lda .. p - lda) and the orr right of it (p + kb lda ..), as one
+   gather of denselu_swapplan.h per column after the last column (every block knows every pivot; blocks take the
+   columns in turn). The recursion then needs no LaswpKernel: every interchange of the panel reaches every panel
+   column in the same order as the recursion's swaps, before any operation reads those rows there. */
 template <class T, int W, int R>
-__global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag, T *cval, int *cidx)
+__global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag, T *cval, int *cidx, int ol, int orr)
 {
   namespace cg = cooperative_groups;
   constexpr int NT = DENSELU_LEAF_THREADS, NW = NT / 32;
   __shared__ T   sval[NW], prow[W], rj[W];
-  __shared__ int sidx[NW], spiv, swin;
+  __shared__ int sidx[NW], spiv, swin, lpiv[W], lslot[W], ltop[W], llow[W];
   cg::grid_group grid = cg::this_grid();
   const int      G = gridDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int      base = blockIdx.x * NT * R + threadIdx.x;
@@ -268,6 +281,7 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, in
     __syncthreads();
     const int pr = spiv;
     if (blockIdx.x == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
+    if (threadIdx.x == 0) lpiv[j] = pr; /* read after the loop's last __syncthreads */
     const T d = prow[j];
 #pragma unroll
     for (int r = 0; r < R; r++) {
@@ -302,6 +316,26 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, in
 #pragma unroll
       for (int c = 0; c < W; c++)
         if (c < kb) p[i + (size_t)c * lda] = v[r][c];
+  }
+  if (ol + orr > 0) { /* uniform */
+    const int nk = min(kb, m), ne = 2 * nk, per = NT / ne, no = ol + orr;
+    __syncthreads();
+    SwapPlanSlots(nk, lpiv, lslot, threadIdx.x, NT);
+    __syncthreads();
+    if (threadIdx.x == 0) SwapPlanSequential(0, nk, lpiv, lslot, ltop, llow);
+    __syncthreads();
+    const int e = threadIdx.x % ne, qq = threadIdx.x / ne;
+    int       dst = 0, src = 0;
+    const bool mv = qq < per && SwapPlanEntry(0, nk, lpiv, lslot, ltop, llow, e, &dst, &src);
+    for (int q0 = blockIdx.x * per; q0 < no; q0 += G * per) { /* block-uniform trip count */
+      const int q = q0 + qq;
+      T        *col = p + (ptrdiff_t)(q < ol ? q - ol : q - ol + kb) * lda;
+      T         val = (T)0;
+      if (mv && q < no) val = col[src];
+      __syncthreads(); /* a column's rows are sources and destinations: reads first */
+      if (mv && q < no) col[dst] = val;
+      __syncthreads();
+    }
   }
 }
 
@@ -513,6 +547,21 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* The stream and cuBLAS handle of the factorization's own work: the private greatest-priority stream sp while a
+   factorization with -mat_pgx_lu_priority runs on it (FactorDevice), else PGX's */
+static PetscErrorCode WorkStream(Data *d, cudaStream_t *s, cublasHandle_t *h)
+{
+  PetscFunctionBegin;
+  if (d->onsp) {
+    *s = d->sp;
+    *h = d->hp;
+  } else {
+    PetscCall(PGXCUDAGetStream(s));
+    PetscCall(PGXCUDAGetCUBLAS(h));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The interchanges k1..k2-1 on ncol logical columns of a (see LaswpKernel: q < skip0 -> column q, else q + skipn) */
 template <class T>
 static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, const char *what)
@@ -530,9 +579,10 @@ static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a
 }
 
 /* The cooperative leaf LeafCoopKernel<T, W, R> when its G = ceil(m / (NT R)) blocks can all be resident (and the
-   device has cooperative launches); *done says whether it ran */
+   device has cooperative launches); *done says whether it ran. ol, orr: the panel columns left and right of the leaf
+   that it swaps too (leaf swaps; else 0, 0) */
 template <class T, int W, int R>
-static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, bool *done)
+static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
 {
   static int maxblocks = -1; /* per instantiation (PGX uses one device per process) */
   const int  G         = (m + DENSELU_LEAF_THREADS * R - 1) / (DENSELU_LEAF_THREADS * R);
@@ -549,35 +599,85 @@ static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *
   if (G > maxblocks || G > DENSELU_LEAF_GMAX) PetscFunctionReturn(PETSC_SUCCESS);
   T    *cv   = (T *)d->cval.data();
   int  *ci   = d->cidx.data(), *flag = d->flag.data();
-  void *args[] = {(void *)&m, (void *)&kb, (void *)&p, (void *)&lda, (void *)&ipiv, (void *)&row0, (void *)&flag, (void *)&cv, (void *)&ci};
+  void *args[] = {(void *)&m, (void *)&kb, (void *)&p, (void *)&lda, (void *)&ipiv, (void *)&row0, (void *)&flag, (void *)&cv, (void *)&ci, (void *)&ol, (void *)&orr};
   PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)LeafCoopKernel<T, W, R>, dim3(G), dim3(DENSELU_LEAF_THREADS), args, 0, s));
-  *done = true;
+  *done             = true;
+  d->leafrowsused = PetscMax(d->leafrowsused, R);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb, one
-   row per thread, else two or four) when enabled and it fits, else PanelKernel (one block, in global memory) */
+/* Most rows per thread of the cooperative leaf of width W on T: the leaf's W R values per thread must stay in
+   registers (at most 512 bytes: double W 8 up to R 8, W 16 up to 4, W 32 up to 2; float W 8 and 16 up to 8, W 32
+   up to 4) */
+template <class T, int W>
+constexpr int LeafRowsMax()
+{
+  return 512 / (W * (int)sizeof(T)) < 8 ? 512 / (W * (int)sizeof(T)) : 8;
+}
+
+/* Rows per thread R of the cooperative leaf of width W chosen at run time (1, 2, 4, 8): the instantiations are
+   R <= LeafRowsMax; a larger R is never asked for here (LeafCoopTry caps it), the template arguments only keep the
+   set finite */
+template <class T, int W>
+static PetscErrorCode LaunchLeafCoopR(Data *d, cudaStream_t s, int R, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
+{
+  PetscFunctionBegin;
+  switch (R) {
+  case 1:
+    PetscCall(LaunchLeafCoop<T, W, 1>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    break;
+  case 2:
+    PetscCall(LaunchLeafCoop<T, W, 2>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    break;
+  case 4:
+    PetscCall(LaunchLeafCoop<T, W, (LeafRowsMax<T, W>() < 4 ? LeafRowsMax<T, W>() : 4)>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    break;
+  default:
+    PetscCall(LaunchLeafCoop<T, W, LeafRowsMax<T, W>()>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cooperative leaf of width W: default rule (d->leafrows 0) R = 1, then the old second choice (W 8: 4; W 16,
+   32: 2); with -mat_pgx_lu_leaf_rows R: R (at most LeafRowsMax), then 2 R, ... up to LeafRowsMax while the blocks do
+   not fit */
+template <class T, int W>
+static PetscErrorCode LeafCoopTry(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
+{
+  constexpr int rmax = LeafRowsMax<T, W>();
+
+  PetscFunctionBegin;
+  if (!d->leafrows) {
+    PetscCall(LaunchLeafCoopR<T, W>(d, s, 1, m, kb, p, lda, ipiv, row0, ol, orr, done));
+    if (!*done) PetscCall(LaunchLeafCoopR<T, W>(d, s, W <= 8 ? 4 : 2, m, kb, p, lda, ipiv, row0, ol, orr, done));
+  } else
+    for (int R = PetscMin(d->leafrows, rmax); R <= rmax && !*done; R *= 2) PetscCall(LaunchLeafCoopR<T, W>(d, s, R, m, kb, p, lda, ipiv, row0, ol, orr, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb; rows per
+   thread by LeafCoopTry) when enabled and it fits, else PanelKernel (one block, in global memory). ol, orr: the
+   panel columns left and right of the leaf that take its interchanges (leaf swaps; 0, 0 otherwise): the cooperative
+   kernel swaps them itself, after PanelKernel one LaswpKernel does (row0 is the leaf's first row and column) */
 template <class T>
-static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0)
+static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr)
 {
   bool done = false;
 
   PetscFunctionBegin;
-  if (d->coop && kb <= 8) {
-    PetscCall(LaunchLeafCoop<T, 8, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
-    if (!done) PetscCall(LaunchLeafCoop<T, 8, 4>(d, s, m, kb, p, lda, ipiv, row0, &done));
-  } else if (d->coop && kb <= 16) {
-    PetscCall(LaunchLeafCoop<T, 16, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
-    if (!done) PetscCall(LaunchLeafCoop<T, 16, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
-  } else if (d->coop && kb <= 32) {
-    PetscCall(LaunchLeafCoop<T, 32, 1>(d, s, m, kb, p, lda, ipiv, row0, &done));
-    if (!done) PetscCall(LaunchLeafCoop<T, 32, 2>(d, s, m, kb, p, lda, ipiv, row0, &done));
-  }
+  if (d->coop && kb <= 8) PetscCall(LeafCoopTry<T, 8>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
+  else if (d->coop && kb <= 16) PetscCall(LeafCoopTry<T, 16>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
+  else if (d->coop && kb <= 32) PetscCall(LeafCoopTry<T, 32>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
   if (done) d->ncoop++;
   else {
     PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(m, kb, p, lda, ipiv, row0, d->flag.data());
     PGXCheckLaunch("denselu PanelKernel (leaf)");
     d->nblockleaf++;
+    if (ol + orr > 0) { /* p - row0 - ol lda: row 0 of the panel's first column; ipiv - row0: the pivots' origin */
+      T *pc = p - row0 - (ptrdiff_t)ol * lda;
+      PetscCall(Laswp<T>(s, ol + orr, ol, kb, pc, lda, row0, row0 + PetscMin(kb, m), ipiv - row0, "denselu LaswpKernel (leaf swaps after PanelKernel)"));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -585,9 +685,11 @@ static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, i
 /* Recursive panel: columns [k, k+kb) of the n x n matrix a (leading dimension n), rows k..n-1. Left half
    recursively, its interchanges on the right half, U12 by trsm, A22 -= L21 U12 by gemm, right half
    recursively, its interchanges on the left half; leaves of at most d->leafw columns go to FactorLeaf.
-   Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS. */
+   Same pivots as the unblocked panel (exact arithmetic), with most of the panel's flops in cuBLAS.
+   [pk0, pk0 + pkb): the whole panel's columns. With leaf swaps (d->leafswaps) each leaf applies its interchanges to
+   the other columns of the whole panel and the recursion launches no LaswpKernel (see LeafCoopKernel). */
 template <class T>
-static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec)
+static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precision prec, int pk0, int pkb)
 {
   cublasHandle_t h;
   cudaStream_t   s;
@@ -595,38 +697,42 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   int            tok;
 
   PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(WorkStream(d, &s, &h));
   if (kb <= d->leafw) {
+    const int ol = d->leafswaps ? k - pk0 : 0, orr = d->leafswaps ? pk0 + pkb - (k + kb) : 0;
     PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
-    PetscCall(FactorLeaf<T>(d, s, n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k));
+    PetscCall(FactorLeaf<T>(d, s, n - k, kb, a + k + (size_t)k * n, n, d->ipiv.data() + k, k, ol, orr));
     PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PGXCUDAGetCUBLAS(&h));
   const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
-  PetscCall(PanelRecursive<T>(d, a, n, k, l, prec));
-  PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
-  PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
-  PetscCall(ProfEnd(d, s, tok));
+  PetscCall(PanelRecursive<T>(d, a, n, k, l, prec, pk0, pkb));
+  if (!d->leafswaps) {
+    PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
+    PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
+    PetscCall(ProfEnd(d, s, tok));
+  }
   PetscCall(ProfBegin(d, s, PHASE_PANEL_TRSM, &tok));
   PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
   PetscCall(ProfBegin(d, s, PHASE_PANEL_GEMM, &tok));
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
-  PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec));
-  PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
-  PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
-  PetscCall(ProfEnd(d, s, tok));
+  PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec, pk0, pkb));
+  if (!d->leafswaps) {
+    PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
+    PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
+    PetscCall(ProfEnd(d, s, tok));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <class T>
 static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb);
 
-/* In-place LU of the n x n device matrix a (leading dimension n); pivots into d->ipiv; flag[0] = zero column */
+/* In-place LU of the n x n device matrix a (leading dimension n) on the work stream (WorkStream) */
 template <class T>
-static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
 {
   cublasHandle_t h;
   cudaStream_t   s;
@@ -634,8 +740,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   int            tok;
 
   PetscFunctionBegin;
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(WorkStream(d, &s, &h));
   if (n <= d->nsmall) {
     d->path = "fused";
     d->nb   = n;
@@ -648,11 +753,6 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   d->path = "blocked";
   d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
   const int nb = (int)d->nb;
-  d->ncoop = d->nblockleaf = 0;
-  if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
-    PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
-    PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
-  }
   if (d->lookahead) {
     d->path = "blocked look-ahead";
     PetscCall(FactorLookAhead<T>(d, a, prec, nb));
@@ -660,7 +760,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   }
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
-    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
     /* the panel's interchanges on the columns left and right of it, one launch */
     PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
     PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
@@ -674,6 +774,47 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
       PetscCall(ProfEnd(d, s, tok));
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* In-place LU of the n x n device matrix a (leading dimension n); pivots into d->ipiv; flag[0] = zero column.
+   With d->priority the work runs on the private stream sp of the greatest priority (so that the panel's blocks are
+   scheduled before those of the look-ahead gemm on s2, created at the least priority): sp waits for what is queued
+   on PGX's stream (espin) and PGX's stream waits for sp at the end (espout), so callers see one stream as before.
+   Buffers are sized here, before the factorization's first launch (cudaMalloc would synchronize the device). */
+template <class T>
+static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  d->ncoop = d->nblockleaf = d->leafrowsused = 0;
+  if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
+    PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
+    PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
+  }
+  if (!d->priority) {
+    PetscCall(FactorDeviceWork<T>(d, a, prec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!d->sp) {
+    int least, greatest;
+    PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PGXCallCUDA(cudaStreamCreateWithPriority(&d->sp, cudaStreamNonBlocking, greatest));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->espin, cudaEventDisableTiming));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->espout, cudaEventDisableTiming));
+    PGXCallCUBLAS(cublasCreate(&d->hp));
+    PGXCallCUBLAS(cublasSetStream(d->hp, d->sp));
+  }
+  PGXCallCUDA(cudaEventRecord(d->espin, s));
+  PGXCallCUDA(cudaStreamWaitEvent(d->sp, d->espin, 0));
+  d->onsp              = true;
+  PetscErrorCode ierr = FactorDeviceWork<T>(d, a, prec);
+  d->onsp             = false;
+  PetscCall(ierr);
+  PGXCallCUDA(cudaEventRecord(d->espout, d->sp));
+  PGXCallCUDA(cudaStreamWaitEvent(s, d->espout, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -692,10 +833,11 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   int            tok;
 
   PetscFunctionBegin;
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  PetscCall(PGXCUDAGetStream(&s));
-  if (!d->s2) {
-    PGXCallCUDA(cudaStreamCreateWithFlags(&d->s2, cudaStreamNonBlocking));
+  PetscCall(WorkStream(d, &s, &h));
+  if (!d->s2) { /* the least priority (the default one; explicit, as the panel's stream may have the greatest) */
+    int least, greatest;
+    PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PGXCallCUDA(cudaStreamCreateWithPriority(&d->s2, cudaStreamNonBlocking, least));
     PGXCallCUDA(cudaEventCreateWithFlags(&d->epanel, cudaEventDisableTiming));
     PGXCallCUDA(cudaEventCreateWithFlags(&d->erest, cudaEventDisableTiming));
     PGXCallCUBLAS(cublasCreate(&d->h2));
@@ -706,7 +848,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
-    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec));
+    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
     PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
@@ -819,6 +961,10 @@ PetscErrorCode Destroy(Data **d)
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
   if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
+  if ((*d)->hp) PGXCallCUBLAS(cublasDestroy((*d)->hp));
+  if ((*d)->espin) PGXCallCUDA(cudaEventDestroy((*d)->espin));
+  if ((*d)->espout) PGXCallCUDA(cudaEventDestroy((*d)->espout));
+  if ((*d)->sp) PGXCallCUDA(cudaStreamDestroy((*d)->sp));
   for (cudaEvent_t e : (*d)->evpool) PGXCallCUDA(cudaEventDestroy(e));
   delete *d;
   *d = nullptr;
@@ -855,6 +1001,23 @@ PetscErrorCode GetLeafInfo(const Data *d, PetscInt *leafw, PetscInt *ncoop, Pets
   if (leafw) *leafw = d->leafw;
   if (ncoop) *ncoop = d->ncoop;
   if (nblock) *nblock = d->nblockleaf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPanelOptions(Data *d, PetscBool priority, PetscInt leafrows, PetscBool leafswaps)
+{
+  PetscFunctionBegin;
+  PetscCheck(leafrows == 0 || leafrows == 1 || leafrows == 2 || leafrows == 4 || leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf rows per thread %" PetscInt_FMT " must be 1, 2, 4 or 8 (0: default rule)", leafrows);
+  d->priority  = priority ? true : false;
+  d->leafrows  = (int)leafrows;
+  d->leafswaps = leafswaps ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetLeafRowsUsed(const Data *d, PetscInt *rows)
+{
+  PetscFunctionBegin;
+  *rows = d->leafrowsused;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,145 @@
+static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (stream priority, leaf rows per thread, leaf swaps) against the default path.\n"
+                     "  -matrix <random,diagdom,zerolead,singular,illcond>  -n <n>  -nb <nb>  -leaf <w>  -lookahead  -precision <double,tf32,half,bf16>\n"
+                     "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n";
+/* One matrix (seeded), factored twice on the device: by the default path (priority off, leaf rows by the default
+   rule, recursion swaps) and by the variant the options name (with the same block size, leaf width, look-ahead and
+   precision). Checks (prints "all checks passed" and one line naming the variant):
+   - the same zero pivot column (-1 when none) and finite input;
+   - the pivots are the same as the default path's (and, -refcheck with n <= 1500, as the reference's = LAPACK
+     dgetrf's minus one, for FP64);
+   - the factors differ from the default path's by at most 1e-12 max|LU| (FP64) / 1e-5 max|LU| (low precision): the
+     variants do the same operations, only scheduled differently (a leaf's rows per thread, where the swaps happen,
+     which stream);
+   - the variant's cooperative leaves used min(R, Rmax) rows per thread (W: the leaf kernel's width 8, 16 or 32;
+     Rmax = min(8, 512 / (W sizeof(T))), T double or float (mixed))
+     when -leafrows R > 0, 1 with the default rule (n <= 8000: 1 row per thread fits on an H100); 0 with -coop 0;
+   - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
+     (or its FP64 fallback) of the variant has backward error < 1. */
+#include <petscsys.h>
+#include <vector>
+#include <cmath>
+#include <cstring>
+#include "../../src/mat/impls/denselu/denselu_kernels.h"
+#define PGX_TEST_PLAIN_CHECK
+#include "../common/pgxtest.h"
+#include "denselu_matrices.h"
+
+namespace ref = pgx::kernels::denselu::reference;
+namespace cu  = pgx::kernels::denselu::cuda;
+namespace dl  = pgx::kernels::denselu;
+static int nfail = 0;
+
+struct Setup {
+  PetscInt      n = 1000, nb = 256, leaf = 0, leafrows = 0;
+  PetscBool     lookahead = PETSC_FALSE, priority = PETSC_FALSE, leafswaps = PETSC_FALSE, coop = PETSC_TRUE;
+  dl::Precision prec = dl::PRECISION_DOUBLE;
+};
+
+static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<double> &a, std::vector<double> &lu, std::vector<PetscInt> &piv, PetscInt *zc, PetscInt *rowsused, cu::Data **dout)
+{
+  const PetscInt n = su.n;
+  PetscBool      finite;
+  cu::Data      *d;
+
+  PetscFunctionBegin;
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetBlockSize(d, su.nb));
+  PetscCall(cu::SetSmallSize(d, 64));
+  PetscCall(cu::SetPrecision(d, su.prec));
+  PetscCall(cu::SetLookAhead(d, su.lookahead));
+  PetscCall(cu::SetLeaf(d, su.leaf, su.coop));
+  if (variant) PetscCall(cu::SetPanelOptions(d, su.priority, su.leafrows, su.leafswaps));
+  lu.assign(n * n, NAN);
+  piv.assign(n, -1);
+  PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+  CHECK(finite, "%s: the finite matrix was reported non-finite", variant ? "variant" : "default");
+  PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
+  PetscCall(cu::GetLeafRowsUsed(d, rowsused));
+  *dout = d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckSolves(const Setup &su, cu::Data *d, const std::vector<double> &a, const char *what)
+{
+  const PetscInt n = su.n, nrhs = 2;
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    std::vector<double> b(n * nrhs), x;
+    dl::RefineResult    rr;
+    for (auto &v : b) v = DenseLURand();
+    x = b;
+    PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
+    for (PetscInt r = 0; r < nrhs; r++) {
+      const double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
+      CHECK(be < (su.prec == dl::PRECISION_DOUBLE ? 10.0 : 1.0), "%s %s: backward error %g", what, t ? "transpose solve" : "solve", be);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  Setup       su;
+  char        kind[32] = "random", prec[16] = "double";
+  PetscBool   refcheck = PETSC_TRUE;
+  PetscReal   cond     = 1e6;
+  const char *precs[]  = {"double", "tf32", "half", "bf16"};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-precision", prec, sizeof(prec), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &su.n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &su.nb, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-leaf", &su.leaf, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-leafrows", &su.leafrows, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-lookahead", &su.lookahead, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-priority", &su.priority, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-leafswaps", &su.leafswaps, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-refcheck", &refcheck, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-coop", &su.coop, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
+  for (int p = 0; p < 4; p++)
+    if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;
+  const PetscInt      n = su.n;
+  const bool          dbl = su.prec == dl::PRECISION_DOUBLE;
+  std::vector<double> a(n * n), lu0, lu1;
+  std::vector<PetscInt> p0, p1;
+  PetscInt            z0, z1, r0, r1, np = 0;
+  cu::Data           *d0, *d1;
+  double              dm = 0, m = 0;
+
+  DenseLUSeed(7000 + n);
+  PetscCall(DenseLUMatrix(kind, n, cond, a.data()));
+  PetscCall(Run(su, PETSC_FALSE, a, lu0, p0, &z0, &r0, &d0));
+  PetscCall(Run(su, PETSC_TRUE, a, lu1, p1, &z1, &r1, &d1));
+  CHECK(z0 == z1, "zero pivot column: default %d, variant %d", (int)z0, (int)z1);
+  for (PetscInt k = 0; k < n; k++) np += p0[k] != p1[k];
+  CHECK(np == 0, "%d pivots of the variant differ from the default path's", (int)np);
+  for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lu1[i]) ? PetscMax(dm, std::fabs(lu1[i] - lu0[i])) : INFINITY, m = PetscMax(m, std::fabs(lu0[i]));
+  CHECK(dm <= (dbl ? 1e-12 : 1e-5) * m, "max |LU_variant - LU_default| = %g (max |LU| %g)", dm, m);
+  if (refcheck && dbl && n <= 1500) {
+    std::vector<double>   lr = a;
+    std::vector<PetscInt> pr(n);
+    PetscInt              zr, npr = 0;
+    PetscCall(ref::Factor(n, lr.data(), n, su.nb, pr.data(), &zr));
+    for (PetscInt k = 0; k < n; k++) npr += pr[k] != p1[k];
+    CHECK(npr == 0 && zr == z1, "%d pivots of the variant differ from the reference's (zero column %d, reference %d)", (int)npr, (int)z1, (int)zr);
+  }
+  {
+    const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
+    CHECK(r0 == (su.coop ? 1 : 0) && r1 == want, "cooperative leaf rows per thread: default %d (expected %d), variant %d (expected %d)", (int)r0, su.coop ? 1 : 0, (int)r1, (int)want);
+  }
+  if (z1 < 0) {
+    if (dbl) PetscCall(CheckSolves(su, d0, a, "default"));
+    PetscCall(CheckSolves(su, d1, a, "variant"));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s n %d nb %d leaf %d coop %d look-ahead %d: priority %d, leaf rows %d (used %d), leaf swaps %d: same pivots as the default path\n", prec, kind, (int)n, (int)su.nb, (int)su.leaf, (int)su.coop, (int)su.lookahead, (int)su.priority, (int)su.leafrows, (int)r1, (int)su.leafswaps));
+  PetscCall(cu::Destroy(&d0));
+  PetscCall(cu::Destroy(&d1));
+  if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
