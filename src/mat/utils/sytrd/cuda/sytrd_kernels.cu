@@ -40,6 +40,7 @@ struct Work {
 
 static const double one = 1.0, mone = -1.0, zero = 0.0;
 constexpr int BLOCK = 256, TILE = 32, TROWS = 8;
+constexpr int UPD_COLS = 1024; /* column block of the lower-only trailing update */
 
 /* sum of a block's values (all threads get it) */
 __device__ double BlockSum(double v)
@@ -582,11 +583,17 @@ PetscErrorCode reduce(Work *W, PetscScalar *dA, PetscReal *d, PetscReal *e, Pets
     if (W->fgrid > 0) PetscCall(PanelFused(W, m, nb, A, n, W->e + j, W->tau + j));
     else PetscCall(Panel(W, h, m, nb, A, n, W->e + j, W->tau + j));
     if (nb < m) {
-      int mt = (int)(m - nb);
-      if (W->o.rank2b) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, mt, mt, 2 * (int)nb, &mone, W->M + nb, (int)n, W->N + nb, (int)n, &one, A + nb + nb * n, (int)n));
-      else {
-        PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, mt, mt, (int)nb, &mone, W->M + nb, (int)(2 * n), W->M + nb + n, (int)(2 * n), &one, A + nb + nb * n, (int)n));
-        PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, mt, mt, (int)nb, &mone, W->M + nb + n, (int)(2 * n), W->M + nb, (int)(2 * n), &one, A + nb + nb * n, (int)n));
+      /* A22 -= M N^T: the full square for the full product (it reads the strict upper triangle), else only the
+         columns' lower parts, by column blocks of UPD_COLS (the rectangle from the block's diagonal down) */
+      const int mt = (int)(m - nb), cw = W->o.symv == SYMV_FULL ? mt : UPD_COLS;
+      for (int c0 = 0; c0 < mt; c0 += cw) {
+        const int cb = PetscMin(cw, mt - c0), rb = W->o.symv == SYMV_FULL ? mt : mt - c0, r0 = W->o.symv == SYMV_FULL ? 0 : c0;
+        double   *C = A + nb + r0 + (nb + c0) * n;
+        if (W->o.rank2b) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, rb, cb, 2 * (int)nb, &mone, W->M + nb + r0, (int)n, W->N + nb + c0, (int)n, &one, C, (int)n));
+        else {
+          PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, rb, cb, (int)nb, &mone, W->M + nb + r0, (int)(2 * n), W->M + nb + c0 + n, (int)(2 * n), &one, C, (int)n));
+          PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, rb, cb, (int)nb, &mone, W->M + nb + r0 + n, (int)(2 * n), W->M + nb + c0, (int)(2 * n), &one, C, (int)n));
+        }
       }
     }
     PetscInt ns = PetscMin(nb, m - 1);
