@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
-  PetscInt  prios[2] = {0}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {0}, nlswaps = 1;
+  PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
   PetscBool flg, irs = PETSC_TRUE;

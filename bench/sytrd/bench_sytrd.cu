@@ -36,6 +36,7 @@
 #include "../common/pgxbench.h"
 
 static PetscInt warmup = 1; /* -warmup: untimed runs of PGX's reduction before the timed ones */
+static PetscInt lastblocks = 0; /* blocks of the fused panel's launch in the last TimePGX */
 
 static PetscErrorCode RandomSymmetric(PetscInt n, PetscInt seed, std::vector<double> &A)
 {
@@ -99,6 +100,12 @@ static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt
     PetscCall(PGXSytrdGetTridiagonal(S, &dd, &ee));
     d->assign(dd, dd + n);
     e->assign(ee, ee + n - 1);
+  }
+  {
+    PGXSytrdPanel used;
+    PetscInt      blocks;
+    PetscCall(PGXSytrdGetPanel(S, &used, &blocks));
+    lastblocks = blocks;
   }
   PetscCall(PGXSytrdDestroy(&S));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -167,7 +174,11 @@ int main(int argc, char **argv)
     double flops = 4.0 / 3.0 * (double)n * n * n, bound = (double)n * n * n / 6.0 * 8.0 / (bw * 1e9);
     double tp = 0, tcu = 0, tl = 0;
     std::vector<double> tf(nbpsm);
-    for (PetscInt q = 0; q < nbpsm; q++) PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_FUSED, bpsm[q], PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tf[q], q ? NULL : &dp, q ? NULL : &ep));
+    std::vector<PetscInt> fb(nbpsm);
+    for (PetscInt q = 0; q < nbpsm; q++) {
+      PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_FUSED, bpsm[q], PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tf[q], q ? NULL : &dp, q ? NULL : &ep));
+      fb[q] = lastblocks;
+    }
     tp = tf[0];
     PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tl, NULL, NULL));
     /* cusolverDnDsytrd */
@@ -200,8 +211,8 @@ int main(int argc, char **argv)
     for (PetscInt q = 0; q < nbpsm; q++) {
       char what[64];
       PetscCall(PetscSNPrintf(what, sizeof(what), "pgx reduce fused/%d", (int)bpsm[q]));
-      if (q == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (fused panel, %d blocks per SM at most)\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], err / dmax, (int)bpsm[q]));
-      else PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q]));
+      if (q == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (fused panel, %d blocks per SM at most: %d blocks)\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], err / dmax, (int)bpsm[q], (int)fb[q]));
+      else PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  %d blocks\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], (int)fb[q]));
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));

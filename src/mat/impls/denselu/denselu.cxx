@@ -498,6 +498,11 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->device                 = PGX_DEVICE_HOST;
   lu->nsmall                 = -1;
   lu->coop                   = PETSC_TRUE;
+  /* measured on the H100 (bench/results/2026-11-24-gpu-s5/call3-denselu.txt, n = 4096 and 16384): look-ahead with
+     the panel on the greatest-priority stream and the interchanges inside the leaves is the fastest FP64 and mixed */
+  lu->lookahead              = PETSC_TRUE;
+  lu->priority               = PETSC_TRUE;
+  lu->leafswaps              = PETSC_TRUE;
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";
