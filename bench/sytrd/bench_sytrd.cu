@@ -23,7 +23,7 @@
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -bpsm 2 -bback 256 (rows
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 2 -bback 256 (rows
    "pgx eig+vec METHOD/BBACK": one per method and back-transformation block)
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
@@ -36,6 +36,7 @@
 #include "../common/pgxbench.h"
 
 static PetscInt warmup = 1; /* -warmup: untimed runs of PGX's reduction before the timed ones */
+static PetscBool launches = PETSC_TRUE; /* -launches 0: no row for the paper's launch sequence */
 static PetscInt lastblocks = 0; /* blocks of the fused panel's launch in the last TimePGX */
 
 static PetscErrorCode RandomSymmetric(PetscInt n, PetscInt seed, std::vector<double> &A)
@@ -134,6 +135,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ablation_n", &abl, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-launches", &launches, NULL));
   PetscCheck(warmup >= 0 && reps >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-warmup must be >= 0 and -reps >= 1");
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bpsm", bpsm, &nbpsm, &flg));
   if (!flg || !nbpsm) nbpsm = 1, bpsm[0] = 2;
@@ -180,7 +182,7 @@ int main(int argc, char **argv)
       fb[q] = lastblocks;
     }
     tp = tf[0];
-    PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tl, NULL, NULL));
+    if (launches) PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tl, NULL, NULL));
     /* cusolverDnDsytrd */
     {
       pgx::cuda::DeviceArray<double> dA, dd, de, dtau, work;
@@ -214,7 +216,7 @@ int main(int argc, char **argv)
       if (q == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (fused panel, %d blocks per SM at most: %d blocks)\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], err / dmax, (int)bpsm[q], (int)fb[q]));
       else PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  %d blocks\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], (int)fb[q]));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
+    if (launches) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
     if (solve) {
       /* cusolverDnDsyevd: time and eigenvalues */

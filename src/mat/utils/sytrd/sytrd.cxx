@@ -446,9 +446,9 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
     o.bback   = (int)S->bback;
     {
-      PetscBool chunked = PETSC_TRUE; /* developer switch of the fused panel's tile schedule (bench/sytrd) */
-      PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_sytrd_chunked", &chunked, NULL));
-      o.fchunk = chunked ? 1 : 0;
+      PetscInt chunked = 1; /* developer switch of the fused panel's tile schedule (bench/sytrd): 1 chunked, 0 strided, 2 the first kernel */
+      PetscCall(PetscOptionsGetInt(NULL, NULL, "-pgx_sytrd_chunked", &chunked, NULL));
+      o.fchunk = (int)chunked;
     }
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
