@@ -289,8 +289,7 @@ PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2
 
   Note:
   The fused panel needs the lower symmetric product and merged gemvs; otherwise, or when the device cannot keep
-  its blocks resident, the launches run. `PGXSytrdGetPanel()` says which one ran. The developer option
-  -pgx_sytrd_chunked 0 gives each block every G-th tile of the symmetric product instead of a contiguous range.
+  its blocks resident, the launches run. `PGXSytrdGetPanel()` says which one ran.
 
 .seealso: `PGXSytrdGetPanel()`, `PGXSytrdSetSymv()`, `PGXSytrdSetAblation()`
 @*/
@@ -445,11 +444,6 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.streams = S->streams ? 1 : 0;
     o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
     o.bback   = (int)S->bback;
-    {
-      PetscInt chunked = 1; /* developer switch of the fused panel's tile schedule (bench/sytrd): 1 chunked, 0 strided, 2 the first kernel */
-      PetscCall(PetscOptionsGetInt(NULL, NULL, "-pgx_sytrd_chunked", &chunked, NULL));
-      o.fchunk = (int)chunked;
-    }
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
     {

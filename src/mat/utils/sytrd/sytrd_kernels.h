@@ -91,7 +91,6 @@ struct Options {
   int  rank2b  = 1;
   int  streams = 1;
   int  bback   = 256; /* reflectors per compact WY block of the back-transformation (0: b) */
-  int  fchunk  = 1; /* fused: each block takes a contiguous range of the product's tiles (row sums kept across a block row) */
   int  fused   = 4; /* > 0: the fused panel (one cooperative launch per panel, needs SYMV_LOWER and merged) with
                        at most this many blocks per multiprocessor; 0: the paper's sequence of launches */
 };

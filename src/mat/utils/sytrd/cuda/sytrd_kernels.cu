@@ -189,7 +189,7 @@ namespace fused
 constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
 
 struct Args {
-  int      m, nb, c2max, chunked;
+  int      m, nb, c2max;
   PetscInt lda, ld;
   double  *A, *M, *N, *y, *tau, *e, *acc;
 };
@@ -200,216 +200,10 @@ __device__ inline double WarpSum(double v)
   return v;
 }
 
+/* The tiles of the product go to the blocks round-robin (tile g, g + G, ...). A variant giving each block a
+   contiguous range of tiles and keeping its row sums across a block row (half the atomics) was measured 1.6x slower
+   on the H100 at n = 8192 and 16384 (bench/results/2026-11-24-gpu-s5/call4-sytrd-ab.txt) and removed. */
 __global__ void __launch_bounds__(NT) k_panel(Args p)
-{
-  namespace cg = cooperative_groups;
-  cg::grid_group   grid = cg::this_grid();
-  extern __shared__ double sm[];
-  double          *sN = sm, *sT = sm + p.c2max, *sTx = sm + 2 * p.c2max;
-  __shared__ double red[NW][33], sx[32], vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
-  const int        lane = threadIdx.x & 31, warp = threadIdx.x >> 5, m = p.m;
-  const PetscInt   lda = p.lda, ld = p.ld;
-  double *const    A = p.A, *const M = p.M, *const N = p.N, *const y = p.y;
-  double           tauprev = 0, alphaprev = 0;
-  bool             finishlast = false;
-
-  for (int i = 0; i < p.nb; i++) {
-    const int par = i & 1, c2 = 2 * i;
-    double   *ss = p.acc + par, *dot = p.acc + 2 + par, *tx = p.acc + 4 + (size_t)par * p.c2max;
-    /* ---- phase A */
-    if (i > 0) {
-      tauprev   = __ldcg(p.tau + i - 1);
-      alphaprev = -0.5 * tauprev * tauprev * __ldcg(p.acc + 2 + ((i - 1) & 1));
-    }
-    if (blockIdx.x == 0) { /* buffers of the next uses (their previous readers are past a grid sync) */
-      double *txn = p.acc + 4 + (size_t)((i + 1) & 1) * p.c2max;
-      for (int c = threadIdx.x; c < p.c2max; c += NT) txn[c] = 0;
-      if (threadIdx.x == 0) p.acc[(i + 1) & 1] = 0, p.acc[2 + par] = 0;
-    }
-    for (int c = threadIdx.x; c < c2; c += NT) {
-      sTx[c] = 0;
-      if (c < c2 - 2) sN[c] = __ldcg(N + i + c * ld);
-    }
-    if (i > 0 && threadIdx.x == 0) {
-      const double vi = __ldcg(M + i + (c2 - 2) * ld);
-      sN[c2 - 2]      = tauprev * __ldcg(y + i) + alphaprev * vi;
-      sN[c2 - 1]      = vi;
-    }
-    __syncthreads();
-    double    ssacc = 0;
-    const int len = m - i, nrt = (len + 31) / 32;
-    for (int rt = blockIdx.x; rt < nrt; rt += gridDim.x) {
-      const int  r = i + rt * 32 + lane;
-      const bool valid = r < m;
-      double     wr = 0, part = 0;
-      if (valid && i > 0) wr = tauprev * __ldcg(y + r) + alphaprev * __ldcg(M + r + (c2 - 2) * ld);
-      if (valid)
-        for (int c = warp; c < c2; c += NW) part += (c == c2 - 1 ? wr : __ldcg(M + r + c * ld)) * sN[c];
-      red[warp][lane] = part;
-      __syncthreads();
-      if (warp == 0) {
-        double x = 0;
-        if (valid) {
-          x = __ldcg(A + r + (PetscInt)i * lda);
-          for (int w = 0; w < NW; w++) x -= red[w][lane];
-          A[r + (PetscInt)i * lda] = x;
-          if (i > 0) M[r + (c2 - 1) * ld] = wr, N[r + (c2 - 2) * ld] = wr;
-          if (r >= i + 1) y[r] = 0;
-          if (r >= i + 2) ssacc += x * x;
-        }
-        sx[lane] = (valid && r >= i + 2) ? x : 0;
-      }
-      __syncthreads();
-      for (int c = warp; c < c2; c += NW) {
-        double v = 0;
-        if (valid) v = (c == c2 - 1 ? wr : __ldcg(M + r + c * ld)) * sx[lane];
-        v = WarpSum(v);
-        if (lane == 0) sTx[c] += v;
-      }
-      __syncthreads();
-    }
-    if (warp == 0) {
-      ssacc = WarpSum(ssacc);
-      if (lane == 0 && ssacc != 0) atomicAdd(ss, ssacc);
-    }
-    for (int c = threadIdx.x; c < c2; c += NT)
-      if (sTx[c] != 0) atomicAdd(tx + c, sTx[c]);
-    grid.sync();
-    const int L = m - i - 1;
-    if (L <= 0) break; /* uniform: the last column of the last panel has no reflector */
-    /* ---- phase B */
-    const double s = __ldcg(ss), ax = __ldcg(A + (i + 1) + (PetscInt)i * lda);
-    double       beta = ax, tau = 0, scal = 0;
-    if (s != 0) {
-      beta = -copysign(sqrt(ax * ax + s), ax);
-      scal = 1.0 / (ax - beta);
-      tau  = (beta - ax) / beta;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = beta;
-    if (s != 0) { /* uniform */
-      const double  *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
-      const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
-      const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
-      /* tiles in row-major order of the lower triangle: (0,0), (1,0), (1,1), (2,0), ...; chunked: block g takes the
-         contiguous range [g per, (g+1) per), so most consecutive tiles share their block row I and the row sums
-         stay in registers until I changes (one row flush per block row instead of per tile); strided: tile g,
-         g + G, ... (a row flush per tile) */
-      const PetscInt per = p.chunked ? (ntiles + gridDim.x - 1) / gridDim.x : 1;
-      const PetscInt b0 = p.chunked ? PetscMin((PetscInt)blockIdx.x * per, ntiles) : (PetscInt)blockIdx.x;
-      const PetscInt b1 = p.chunked ? PetscMin(b0 + per, ntiles) : ntiles;
-      const PetscInt bstep = p.chunked ? 1 : (PetscInt)gridDim.x;
-      PetscInt       I = (PetscInt)((sqrt(8.0 * (double)b0 + 1.0) - 1.0) / 2.0), J;
-      while (I * (I + 1) / 2 > b0) I--;
-      while ((I + 1) * (I + 2) / 2 <= b0) I++;
-      J              = b0 - I * (I + 1) / 2;
-      bool   newI    = true;
-      double rowacc  = 0;
-      for (PetscInt b = b0; b < b1; b += bstep) {
-        if (!p.chunked && b != b0) { /* strided: the tile's indices from scratch */
-          I = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
-          while (I * (I + 1) / 2 > b) I--;
-          while ((I + 1) * (I + 2) / 2 <= b) I++;
-          J    = b - I * (I + 1) / 2;
-          newI = true;
-        }
-        const PetscInt r0 = I * TS, c0 = J * TS;
-        __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
-        if (threadIdx.x < TS) {
-          if (newI) {
-            const PetscInt k = r0 + threadIdx.x;
-            vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-          }
-        } else if (threadIdx.x < 2 * TS) {
-          const PetscInt k     = c0 + threadIdx.x - TS;
-          vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-        }
-        __syncthreads();
-        const PetscInt r   = r0 + ttx;
-        const bool     rin = r < L;
-        double         a[CPT];
-#pragma unroll
-        for (int k = 0; k < CPT; k++) {
-          const PetscInt c = c0 + tty * CPT + k;
-          a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
-        }
-        const double vi = vI[ttx];
-#pragma unroll
-        for (int k = 0; k < CPT; k++) {
-          const PetscInt c = c0 + tty * CPT + k;
-          rowacc += a[k] * vJ[tty * CPT + k];
-          double cv = (I != J || r > c) ? a[k] * vi : 0.0;
-          cv        = WarpSum(cv);
-          if (lane == 0) cs[warp][k] = cv;
-        }
-        /* the block row ends here (the diagonal tile, or the chunk's last tile): flush its row sums */
-        const bool flush = !p.chunked || J == I || b + bstep >= b1;
-        if (flush) rs[tty][ttx] = rowacc, rowacc = 0;
-        __syncthreads();
-        if (threadIdx.x < TS) { /* row sums */
-          if (flush) {
-            double v = 0;
-            for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
-            if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + i + 1 + r0 + threadIdx.x, v);
-          }
-        } else if (threadIdx.x < 2 * TS) { /* column sums (a diagonal tile's strict lower part only, masked above) */
-          const int cc = threadIdx.x - TS, q = cc / CPT, k = cc % CPT;
-          /* column cc is held by tile-thread row group q: warps 2q and 2q + 1 (rows 0..31, 32..63) */
-          const double v = cs[2 * q][k] + cs[2 * q + 1][k];
-          if (c0 + cc < L && v != 0) atomicAdd(y + i + 1 + c0 + cc, v);
-        }
-        if (p.chunked) { /* the next tile */
-          newI = J == I;
-          if (newI) I++, J = 0;
-          else J++;
-        }
-      }
-    }
-    grid.sync();
-    /* ---- phase C */
-    for (int c = threadIdx.x; c < c2; c += NT) sT[c] = __ldcg(M + (i + 1) + c * ld) + scal * __ldcg(tx + c);
-    __syncthreads();
-    double    dotacc = 0;
-    const int nrt2   = (L + 31) / 32;
-    for (int rt = blockIdx.x; rt < nrt2; rt += gridDim.x) {
-      const int  r = i + 1 + rt * 32 + lane;
-      const bool valid = r < m;
-      double     part = 0;
-      if (valid)
-        for (int c = warp; c < c2; c += NW) part += __ldcg(N + r + c * ld) * sT[c];
-      red[warp][lane] = part;
-      __syncthreads();
-      if (warp == 0 && valid) {
-        double yp = __ldcg(y + r);
-        for (int w = 0; w < NW; w++) yp -= red[w][lane];
-        const double vr = r == i + 1 ? 1.0 : scal * __ldcg(A + r + (PetscInt)i * lda);
-        y[r]              = yp;
-        M[r + c2 * ld]    = vr;
-        N[r + (c2 + 1) * ld] = vr;
-        A[r + (PetscInt)i * lda] = r == i + 1 ? beta : vr;
-        dotacc += yp * vr;
-      }
-      __syncthreads();
-    }
-    if (warp == 0) {
-      dotacc = WarpSum(dotacc);
-      if (lane == 0 && dotacc != 0) atomicAdd(dot, dotacc);
-    }
-    finishlast = i == p.nb - 1;
-    grid.sync();
-  }
-  if (finishlast) { /* w of the panel's last reflector (rows >= nb) */
-    const int    i = p.nb, c2 = 2 * i;
-    const double t = __ldcg(p.tau + i - 1), al = -0.5 * t * t * __ldcg(p.acc + 2 + ((i - 1) & 1));
-    for (int r = i + blockIdx.x * NT + threadIdx.x; r < m; r += gridDim.x * NT) {
-      const double wr = t * __ldcg(y + r) + al * __ldcg(M + r + (c2 - 2) * ld);
-      M[r + (c2 - 1) * ld] = wr, N[r + (c2 - 2) * ld] = wr;
-    }
-  }
-}
-
-/* the first version of k_panel (2026-11-24, call 1: the strided schedule), kept for an A/B measurement
-   (-pgx_sytrd_chunked 2) */
-__global__ void __launch_bounds__(NT) k_panel_v1(Args p)
 {
   namespace cg = cooperative_groups;
   cg::grid_group   grid = cg::this_grid();
@@ -610,10 +404,9 @@ static PetscErrorCode PanelFused(Work *W, PetscInt m, PetscInt nb, double *A, Pe
   a.tau   = tau;
   a.e     = e;
   a.acc   = W->acc;
-  a.chunked = W->o.fchunk;
   PGXCallCUDA(cudaMemsetAsync(W->acc, 0, (size_t)(4 + 2 * a.c2max) * sizeof(double), W->s0));
   void *args[] = {(void *)&a};
-  PGXCallCUDA(cudaLaunchCooperativeKernel(W->o.fchunk == 2 ? (const void *)fused::k_panel_v1 : (const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::fused::k_panel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
