@@ -23,7 +23,7 @@
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 2 -bback 256 (rows
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 3 -bback 256 (rows
    "pgx eig+vec METHOD/BBACK": one per method and back-transformation block)
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
   PetscInt              nmethods   = 8;
   PetscBool             tonly      = PETSC_TRUE;
   PetscInt              threads[8] = {0}, nthreads = 8;
-  PetscInt              bpsm[8] = {2}, nbpsm = 8; /* -bpsm: blocks per SM of the fused panel, one row each */
+  PetscInt              bpsm[8] = {3}, nbpsm = 8; /* -bpsm: blocks per SM of the fused panel, one row each */
   PetscInt              bback[8] = {PGX_SYTRD_DEFAULT_BACK_BLOCK}, nbback = 8; /* -bback: back-transformation blocks, one eig+vec row each */
   double    bw = 1;
   char      dev[256];
@@ -138,7 +138,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-launches", &launches, NULL));
   PetscCheck(warmup >= 0 && reps >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-warmup must be >= 0 and -reps >= 1");
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bpsm", bpsm, &nbpsm, &flg));
-  if (!flg || !nbpsm) nbpsm = 1, bpsm[0] = 2;
+  if (!flg || !nbpsm) nbpsm = 1, bpsm[0] = 3;
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bback", bback, &nbback, &flg));
   if (!flg || !nbback) nbback = 1, bback[0] = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));

@@ -34,7 +34,7 @@ struct _n_PGXSytrd {
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
-  PetscInt      panelbpsm = 4;                 /* fused panel: at most this many blocks per multiprocessor */
+  PetscInt      panelbpsm = 3;                 /* fused panel: at most this many blocks per multiprocessor */
   PGXSytrdPanel panelused = PGX_SYTRD_PANEL_LAUNCHES; /* the panel of the last cuda reduction */
   PetscInt      panelgrid = 0;                 /* its blocks (fused) */
   PetscInt      n     = -1;
@@ -283,7 +283,7 @@ PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2
 + S     - the object
 . panel - `PGX_SYTRD_PANEL_FUSED` (one cooperative kernel per panel; default) or `PGX_SYTRD_PANEL_LAUNCHES` (the
           paper's cuBLAS calls and small kernels per column)
-- bpsm  - fused: at most this many blocks per multiprocessor (`PETSC_DECIDE`: 4)
+- bpsm  - fused: at most this many blocks per multiprocessor (`PETSC_DECIDE`: 3, measured best on the H100)
 
   Level: developer
 
@@ -296,7 +296,7 @@ PetscErrorCode PGXSytrdSetAblation(PGXSytrd S, PetscBool merged, PetscBool rank2
 PetscErrorCode PGXSytrdSetPanel(PGXSytrd S, PGXSytrdPanel panel, PetscInt bpsm)
 {
   PetscFunctionBegin;
-  if (bpsm == PETSC_DECIDE || bpsm == PETSC_DEFAULT) bpsm = 4;
+  if (bpsm == PETSC_DECIDE || bpsm == PETSC_DEFAULT) bpsm = 3;
   PetscCheck(bpsm >= 1 && bpsm <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Blocks per multiprocessor of the fused panel must be in 1..32, got %" PetscInt_FMT, bpsm);
   PetscCheck(panel == PGX_SYTRD_PANEL_FUSED || panel == PGX_SYTRD_PANEL_LAUNCHES, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown panel %d", (int)panel);
   S->panel     = panel;

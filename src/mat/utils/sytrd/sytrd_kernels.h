@@ -91,7 +91,7 @@ struct Options {
   int  rank2b  = 1;
   int  streams = 1;
   int  bback   = 256; /* reflectors per compact WY block of the back-transformation (0: b) */
-  int  fused   = 4; /* > 0: the fused panel (one cooperative launch per panel, needs SYMV_LOWER and merged) with
+  int  fused   = 3; /* > 0: the fused panel (one cooperative launch per panel, needs SYMV_LOWER and merged) with
                        at most this many blocks per multiprocessor; 0: the paper's sequence of launches */
 };
 

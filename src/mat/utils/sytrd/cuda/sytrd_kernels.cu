@@ -34,7 +34,6 @@ struct Work {
   double      *M = nullptr, *N = nullptr, *y = nullptr, *t = nullptr, *tau = nullptr, *e = nullptr, *d = nullptr;
   double      *acc   = nullptr; /* fused panel: sums of squares, dot products and M^T x, by column parity */
   int          fgrid = 0;       /* fused panel: blocks of the cooperative launch (0: the launch sequence runs) */
-  int          fminb = 0;       /* fused panel: the kernel instance (<0>: the compiler's registers (3 blocks per multiprocessor on sm_90), <4>: registers for 4) */
   cudaStream_t s0 = nullptr, s1 = nullptr; /* s0: PGX's stream; s1: the symmetric product */
   cudaEvent_t  ev0 = nullptr, ev1 = nullptr;
 };
@@ -204,8 +203,7 @@ __device__ inline double WarpSum(double v)
 /* The tiles of the product go to the blocks round-robin (tile g, g + G, ...). A variant giving each block a
    contiguous range of tiles and keeping its row sums across a block row (half the atomics) was measured 1.6x slower
    on the H100 at n = 8192 and 16384 (bench/results/2026-11-24-gpu-s5/call4-sytrd-ab.txt) and removed. */
-template <int MINB>
-__global__ void __launch_bounds__(NT, MINB) k_panel(Args p)
+__global__ void __launch_bounds__(NT) k_panel(Args p)
 {
   namespace cg = cooperative_groups;
   cg::grid_group   grid = cg::this_grid();
@@ -408,7 +406,7 @@ static PetscErrorCode PanelFused(Work *W, PetscInt m, PetscInt nb, double *A, Pe
   a.acc   = W->acc;
   PGXCallCUDA(cudaMemsetAsync(W->acc, 0, (size_t)(4 + 2 * a.c2max) * sizeof(double), W->s0));
   void *args[] = {(void *)&a};
-  PGXCallCUDA(cudaLaunchCooperativeKernel(W->fminb == 4 ? (const void *)fused::k_panel<4> : (const void *)fused::k_panel<0>, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::fused::k_panel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -452,15 +450,9 @@ PetscErrorCode create(PetscInt n, const Options &o, Work **w)
     const cudaDeviceProp *prop;
     int                   occ = 0;
     PetscCall(PGXCUDAGetDeviceProperties(&prop));
-    /* two instances: the compiler's choice of registers (80 on sm_90: 3 resident blocks per multiprocessor), or at
-       most 64 for 4 blocks (asked for with o.fused >= 4, used when 4 fit) */
-    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fused::k_panel<0>, fused::NT, fused::SharedBytes(o.b)));
-    W->fminb = 0;
-    if (o.fused >= 4) {
-      int occ4 = 0;
-      PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ4, fused::k_panel<4>, fused::NT, fused::SharedBytes(o.b)));
-      if (occ4 >= 4) occ = occ4, W->fminb = 4;
-    }
+    /* the compiler's registers (78 on sm_90: 3 resident blocks per multiprocessor); an instance bounded to 64
+       registers for 4 blocks spilled and ran 4-9% slower (bench/results/2026-11-24-gpu-s5/call5-sytrd-bpsm.txt) */
+    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fused::k_panel, fused::NT, fused::SharedBytes(o.b)));
     if (prop->cooperativeLaunch && occ > 0) {
       W->fgrid = prop->multiProcessorCount * PetscMin(occ, o.fused);
       PGXCallCUDA(cudaMalloc((void **)&W->acc, (size_t)(4 + 4 * (o.b + 1)) * sizeof(double)));
