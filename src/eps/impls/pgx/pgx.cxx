@@ -15,8 +15,7 @@ typedef struct {
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
   PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
   PetscInt       bback;    /* reflectors per block of the cuda back-transformation (-eps_pgx_back_block) */
-  PGXSytrdPanel  panelused; /* the panel the last cuda reduction ran, and its blocks */
-  PetscInt       panelgrid;
+  PetscInt       panelgrid; /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
   PetscInt       threads;  /* host threads of the divide and conquer (-eps_pgx_threads; 0: the default) */
@@ -130,7 +129,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
     PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
-    PetscCall(PGXSytrdGetPanel(ctx->S, &ctx->panelused, &ctx->panelgrid));
+    PetscCall(PGXSytrdGetPanel(ctx->S, NULL, &ctx->panelgrid));
   }
   if (n) {
     PetscMPIInt nn;

@@ -35,8 +35,7 @@ struct _n_PGXSytrd {
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
   PetscInt      panelbpsm = 3;                 /* fused panel: at most this many blocks per multiprocessor */
-  PGXSytrdPanel panelused = PGX_SYTRD_PANEL_LAUNCHES; /* the panel of the last cuda reduction */
-  PetscInt      panelgrid = 0;                 /* its blocks (fused) */
+  PetscInt      panelgrid = 0;                 /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
   PetscInt      n     = -1;
   PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
   PetscBool     hostA   = PETSC_FALSE; /* A (host) holds the reduced matrix (cuda: downloaded) */
@@ -323,7 +322,7 @@ PetscErrorCode PGXSytrdSetPanel(PGXSytrd S, PGXSytrdPanel panel, PetscInt bpsm)
 PetscErrorCode PGXSytrdGetPanel(PGXSytrd S, PGXSytrdPanel *panel, PetscInt *blocks)
 {
   PetscFunctionBegin;
-  if (panel) *panel = S->reduced && S->type == PGX_DEVICE_CUDA ? S->panelused : S->panel;
+  if (panel) *panel = S->reduced && S->type == PGX_DEVICE_CUDA ? (S->panelgrid > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES) : S->panel;
   if (blocks) *blocks = S->reduced && S->type == PGX_DEVICE_CUDA ? S->panelgrid : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -450,8 +449,7 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
       int g;
       PetscCall(K::cuda::fused_grid(S->work, &g));
       S->panelgrid = g;
-      S->panelused = g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES;
-      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[S->panelused], g > 0 ? " (one cooperative launch per panel)" : ""));
+      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES], g > 0 ? " (one cooperative launch per panel)" : ""));
     }
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::reduce(S->work, S->dA, S->d.data(), S->e.data(), S->tau.data()));
@@ -571,7 +569,7 @@ PetscErrorCode PGXSytrdApplyQ(PGXSytrd S, PetscBool trans, PetscInt k, PetscScal
     PetscCall(PGXDeviceMallocArray((size_t)S->n * k, &dZ));
     for (PetscInt j = 0; j < k; j++) PetscCall(PGXDeviceCopyArrayToDevice(dZ + (size_t)j * S->n, Z + (size_t)j * ldz, (size_t)S->n));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscErrorCode ierr = K::cuda::apply_q(S->work, trans ? 1 : 0, S->dA, S->tau.data(), k, dZ);
+    PetscErrorCode ierr = K::cuda::apply_q(S->work, trans ? 1 : 0, S->dA, k, dZ);
     PetscCall(PetscLogGpuTimeEnd());
     if (ierr) PetscCall(PGXDeviceFree(&dZ));
     PetscCall(ierr);
@@ -1011,7 +1009,7 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
   #else
     PetscErrorCode ierr;
     PetscCall(PetscLogGpuTimeBegin());
-    ierr = K::cuda::apply_q(S->work, 0, S->dA, S->tau.data(), n, S->dZT);
+    ierr = K::cuda::apply_q(S->work, 0, S->dA, n, S->dZT);
     PetscCall(PetscLogGpuTimeEnd());
     for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, S->dZT + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
     PetscCall(PGXDeviceFree(&S->dZT));

@@ -106,8 +106,8 @@ PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, Petsc
 /* dA (n x n, ld n, device) <- the host matrix A (ld lda) with its strict upper triangle replaced by the mirror of
    its lower one (what the reduction reads); synchronous */
 PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA);
-/* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and tau (host) */
-PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, const PetscScalar *tau, PetscInt k, PetscScalar *dZ);
+/* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and the tau that reduce() left on the device */
+PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ);
 } // namespace cuda
 #endif
 } // namespace sytrd

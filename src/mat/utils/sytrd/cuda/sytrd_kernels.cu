@@ -605,25 +605,23 @@ __global__ void k_larft(int kb, const double *G, const double *tau, double *Tb)
   }
 }
 
-PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, const PetscScalar *tau, PetscInt k, PetscScalar *dZ)
+PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ)
 {
   cublasHandle_t h;
   PetscInt       n = W->n, b = W->o.bback > 0 ? W->o.bback : W->o.b, nr = n - 1;
-  double        *V = nullptr, *G = nullptr, *Tb = nullptr, *Y = nullptr, *dtau = nullptr;
+  double        *V = nullptr, *G = nullptr, *Tb = nullptr, *Y = nullptr;
 
   PetscFunctionBegin;
   if (nr <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   b = PetscMin(b, nr);
   PetscCall(PGXCUDAGetCUBLAS(&h));
   PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-  pgx::cuda::DeviceArray<double> dV, dG, dT, dY, dTau;
+  pgx::cuda::DeviceArray<double> dV, dG, dT, dY;
   PetscCall(dV.resize((size_t)n * b));
   PetscCall(dG.resize((size_t)b * b));
   PetscCall(dT.resize((size_t)b * b));
   PetscCall(dY.resize((size_t)b * k));
-  PetscCall(dTau.resize((size_t)nr));
-  V = dV.data(), G = dG.data(), Tb = dT.data(), Y = dY.data(), dtau = dTau.data();
-  PGXCallCUDA(cudaMemcpyAsync(dtau, tau, (size_t)nr * sizeof(double), cudaMemcpyHostToDevice, W->s0));
+  V = dV.data(), G = dG.data(), Tb = dT.data(), Y = dY.data();
   /* blocks of b reflectors (W->o.bback, wider than the panel: each block streams Z once, in and out), everything
      on the device: no host synchronization between the blocks */
   PetscInt nblk = (nr + b - 1) / b;
@@ -632,7 +630,7 @@ PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, const PetscSca
     k_build_v<<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, V);
     PGXCheckLaunch("k_build_v");
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)kb, (int)L, &one, V, (int)L, V, (int)L, &zero, G, (int)kb));
-    k_larft<<<1, 256, 0, W->s0>>>((int)kb, G, dtau + i, Tb);
+    k_larft<<<1, 256, 0, W->s0>>>((int)kb, G, W->tau + i, Tb); /* tau as reduce() left it on the device */
     PGXCheckLaunch("k_larft");
     /* Y = V^T Z; Y = Tb Y (or Tb^T Y); Z -= V Y */
     double *Zi = dZ + i + 1;
@@ -666,7 +664,7 @@ PetscErrorCode reduce(Work *, PetscScalar *, PetscReal *, PetscReal *, PetscScal
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
 }
-PetscErrorCode apply_q(Work *, int, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *)
+PetscErrorCode apply_q(Work *, int, const PetscScalar *, PetscInt, PetscScalar *)
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
 }
