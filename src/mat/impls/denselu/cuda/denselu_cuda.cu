@@ -782,6 +782,21 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
    scheduled before those of the look-ahead gemm on s2, created at the least priority): sp waits for what is queued
    on PGX's stream (espin) and PGX's stream waits for sp at the end (espout), so callers see one stream as before.
    Buffers are sized here, before the factorization's first launch (cudaMalloc would synchronize the device). */
+/* A private non-blocking stream of the greatest (or least) priority, its cuBLAS handle and two events */
+static PetscErrorCode CreateStream(bool greatest, cudaStream_t *st, cublasHandle_t *h, cudaEvent_t *e1, cudaEvent_t *e2)
+{
+  int least, great;
+
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &great));
+  PGXCallCUDA(cudaStreamCreateWithPriority(st, cudaStreamNonBlocking, greatest ? great : least));
+  PGXCallCUDA(cudaEventCreateWithFlags(e1, cudaEventDisableTiming));
+  PGXCallCUDA(cudaEventCreateWithFlags(e2, cudaEventDisableTiming));
+  PGXCallCUBLAS(cublasCreate(h));
+  PGXCallCUBLAS(cublasSetStream(*h, *st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <class T>
 static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
 {
@@ -798,15 +813,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     PetscCall(FactorDeviceWork<T>(d, a, prec));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!d->sp) {
-    int least, greatest;
-    PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    PGXCallCUDA(cudaStreamCreateWithPriority(&d->sp, cudaStreamNonBlocking, greatest));
-    PGXCallCUDA(cudaEventCreateWithFlags(&d->espin, cudaEventDisableTiming));
-    PGXCallCUDA(cudaEventCreateWithFlags(&d->espout, cudaEventDisableTiming));
-    PGXCallCUBLAS(cublasCreate(&d->hp));
-    PGXCallCUBLAS(cublasSetStream(d->hp, d->sp));
-  }
+  if (!d->sp) PetscCall(CreateStream(true, &d->sp, &d->hp, &d->espin, &d->espout));
   PGXCallCUDA(cudaEventRecord(d->espin, s));
   PGXCallCUDA(cudaStreamWaitEvent(d->sp, d->espin, 0));
   d->onsp              = true;
@@ -834,15 +841,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
 
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
-  if (!d->s2) { /* the least priority (the default one; explicit, as the panel's stream may have the greatest) */
-    int least, greatest;
-    PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    PGXCallCUDA(cudaStreamCreateWithPriority(&d->s2, cudaStreamNonBlocking, least));
-    PGXCallCUDA(cudaEventCreateWithFlags(&d->epanel, cudaEventDisableTiming));
-    PGXCallCUDA(cudaEventCreateWithFlags(&d->erest, cudaEventDisableTiming));
-    PGXCallCUBLAS(cublasCreate(&d->h2));
-    PGXCallCUBLAS(cublasSetStream(d->h2, d->s2));
-  }
+  if (!d->s2) PetscCall(CreateStream(false, &d->s2, &d->h2, &d->epanel, &d->erest)); /* the least priority: explicit, as the panel's stream may have the greatest */
   /* s2 starts after everything already queued on s (the copy of A, the flag reset) */
   PGXCallCUDA(cudaEventRecord(d->erest, s));
   PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
