@@ -137,7 +137,7 @@ PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst
 SLEPC_TUTORIALS := $(if $(filter 1,$(HAVE_SLEPC)),eps/tutorials/ex1 eps/tutorials/ex2)
 SLEPC_TUT_BIN := $(foreach t,$(SLEPC_TUTORIALS),$(BUILD)/slepc-tutorials/$(subst /tutorials/,_,$(t)))
 
-.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325 check-complex
+.PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325 gpuhostc check-complex
 all: lib programs tutorials-petsc
 
 ifeq ($(HAVE_PETSC),1)
@@ -256,6 +256,21 @@ gpuhost325:
 	@mkdir -p .gpuhost325; [ -f .gpuhost325/petsc325.tar.xz ] || tar -C / -cJf .gpuhost325/petsc325.tar.xz $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so.3.25 $(patsubst /%,%,$(PETSC325_DIR))/lib/libpetsc.so.3.25.4
 	@du -sh lib-gpu325 build-gpu325 .gpuhost .gpuhost325 | sed 's/^/  /'
 	@echo "carry: lib-gpu325 build-gpu325 .gpuhost .gpuhost325; on the host: tools/gpuhost-run.sh tests325 [bench325]"
+
+# The same against Debian's complex PETSc/SLEPc for the GPU host: build-gpuc/, lib-gpuc/ and
+# .gpuhostc/complex-runtime.tar.xz (libpetsc_complex, libslepc_complex, libzmumps: tools/pack-complex.sh; they unpack
+# beside the real runtime of .gpuhost/). Carry .gpuhost and .gpuhostc (with the builds tarred in it, see
+# bench/results/README.md); on the host: tools/gpuhost-run.sh testsc.
+GPUC_VARS = PETSC_DIR=$(PETSC_COMPLEX_DIR) PETSC_ARCH= BUILD=build-gpuc LIBDIR=lib-gpuc OBJDIR=.gpuobjc CUDA=1 CUDA_ARCH=90 OPT=-O3
+gpuhostc:
+	@[ -n "$(PETSC_COMPLEX_DIR)" ] || { echo "PGX: no complex PETSc found (PGX_DEPS_COMPLEX=1 make deps)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory $(GPUC_VARS) lib
+	@$(MAKE) --no-print-directory $(GPUC_VARS) programs tutorials-petsc
+	@find build-gpuc -name '*.d' -delete; find build-gpuc -name '*.cu.o' -delete; rm -rf build-gpuc/testlogs
+	@strip --strip-unneeded lib-gpuc/libpgx.so.$(PGX_VERSION) $$(find build-gpuc -type f -perm -u+x) 2>/dev/null || true
+	@[ -f .gpuhostc/complex-runtime.tar.xz ] || tools/pack-complex.sh
+	@du -sh lib-gpuc build-gpuc .gpuhostc | sed 's/^/  /'
+	@echo "carry: lib-gpuc build-gpuc .gpuhost .gpuhostc; on the host: tools/gpuhost-run.sh testsc"
 
 # The whole build and test suite again against Debian's 64-bit-index PETSc (libpetsc64-real3.18-dev).
 PETSC64_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc64-3.*/x86_64-linux-gnu-real))

@@ -9,6 +9,8 @@
 #     tests325: the suite built against PETSc 3.25 with CUDA ('make gpuhost325' here: build-gpu325/, lib-gpu325/,
 #             .gpuhost325/), device-Vec tests (tests/cudapetsc.tests) included
 #     bench325: bench/cudapetsc/run.sh (PETSc's GPU solvers beside PGX's with CUDA Vecs)
+#     testsc: the suite built against Debian's complex PETSc/SLEPc ('make gpuhostc' here: build-gpuc/, lib-gpuc/,
+#             .gpuhostc/complex-runtime.tar.xz, unpacked into the real runtime's lib directory)
 # Logs and result tables go to $OUT (or ./gpuhost-out); a summary is printed last.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +54,16 @@ for w in "${what[@]}"; do
       rc=$?
       summary+=("bench $name: exit $rc ($(( $(date +%s) - t0 )) s)")
     done < "$list"
+    ;;
+  testsc)
+    if [ ! -f "$PB_ROOT/lib/libpetsc_complex.so.3.18" ]; then
+      tar -C "$(dirname "$PB_ROOT")" -xJf .gpuhostc/complex-runtime.tar.xz || { summary+=("testsc: cannot unpack .gpuhostc/complex-runtime.tar.xz"); continue; }
+    fi
+    t0=$(date +%s)
+    LD_LIBRARY_PATH="$ROOT/lib-gpuc:$LD_LIBRARY_PATH" PGX_BUILD=build-gpuc PGX_LIB=lib-gpuc \
+      PGX_REQUIRE_GPU=1 tests/run.sh > "$OUTDIR/testsc.log" 2>&1
+    summary+=("testsc: $(grep -E '^[0-9]+ passed' "$OUTDIR/testsc.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+    grep -E '^(FAIL|failed:)' "$OUTDIR/testsc.log" | head -20 | while read -r l; do echo "  $l"; done
     ;;
   tests325|bench325)
     # PETSc 3.25 (CUDA) at the path it was built for, before the Debian runtime on the library path
