@@ -55,6 +55,7 @@ typedef struct {
   PetscLogDouble t_numeric;  /* seconds of the last numeric setup */
   PetscInt       nanalysis;  /* analyses done (reuse check) */
   PetscInt       smallrows;  /* cuda, multicolor: at most this many rows -> single-block apply (-pc_dilu_single_block_rows) */
+  PetscBool      permapply;  /* cuda, multicolor: r gathered into the color order once, y scattered once (-pc_dilu_permuted_apply) */
 } PC_DILU;
 
 static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
@@ -205,6 +206,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(K::cuda::Create(&d));
     dilu->cu = d;
     PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
+    PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
     PetscCall(K::cuda::Analyze(d, n, dilu->A.rowptr, dilu->A.colidx, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
     if (mc) PetscCall(K::cuda::GetColors(d, dilu->color, &dilu->ncolors));
 #endif
@@ -310,6 +312,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       PetscCall(K::cuda::Create(&d));
       dilu->cuT = d;
       PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
+      PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
       PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
 #endif
     } else {
@@ -427,6 +430,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   if (flg) PetscCall(PCDILUSetShift(pc, shift));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
+  PetscCall(PetscOptionsBool("-pc_dilu_permuted_apply", "cuda, multicolor: gather r into the color order once and scatter y once around contiguous sweeps (else row by row inside the sweeps)", "PCDILU", dilu->permapply, &dilu->permapply, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -455,7 +459,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
     PetscBool single;
     PetscCall(K::cuda::GetSingleBlock((K::cuda::Data *)dilu->cu, &single));
     if (single) PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: both sweeps in one single-block kernel (%" PetscInt_FMT " rows <= -pc_dilu_single_block_rows %" PetscInt_FMT ")%s\n", dilu->A.n, dilu->smallrows, size > 1 ? " (rank 0)" : ""));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: one launch per color (CUDA graph)%s\n", size > 1 ? " (rank 0)" : ""));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: one launch per color (CUDA graph)%s%s\n", dilu->permapply ? ", r and y permuted to the color order once" : "", size > 1 ? " (rank 0)" : ""));
   }
 #endif
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
@@ -653,6 +657,9 @@ PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
     (coarse multigrid levels have few rows and many colors); the same result bit for bit; 0 (default) turns it off.
     Measured on an H100 in GAMG on ex45 100^3 with 8192 (levels of 233 and 7044 rows in 73 and 53 colors) it was
     slower than the per-color launches (a color step in one block costs about what a launch costs), so it is off
+. -pc_dilu_permuted_apply <true> - cuda backend, multicolor: gather r into the color order once, run both sweeps on
+    contiguous rank-space arrays from one CUDA graph whatever the input and output arrays are, and scatter y once;
+    false: the sweeps gather r and scatter y row by row (strided in the color order). The same result bit for bit.
 - -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
 
   Level: intermediate
@@ -688,6 +695,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->shift    = 0.0;
   dilu->badrow   = -1;
   dilu->smallrows = 0;
+  dilu->permapply = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 
   pc->ops->setup               = PCSetUp_DILU;

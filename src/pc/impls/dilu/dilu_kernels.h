@@ -136,6 +136,10 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph);
    color after color with a barrier between colors, instead of one launch per color (coarse multigrid levels:
    many colors, few rows); same bits as the per-color launches. Default 0: never (PCDILU says why). */
 PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
+/* multicolor (per-color launches): gather r into the color order once, run the sweeps on rank-space arrays only
+   (contiguous reads and writes, one graph on fixed arrays whatever r and y are) and scatter y once (default
+   PETSC_TRUE), or gather r and scatter y row by row inside the sweeps (PETSC_FALSE). Same bits either way. */
+PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);
 /* y = Inf (the factor-failure convention) */

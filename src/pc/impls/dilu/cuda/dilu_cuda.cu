@@ -92,6 +92,11 @@ struct Data {
      new pair per call (GMRES's basis, Chebyshev's work vectors); two device copies cost far less than a capture */
   Graph                    gstaged;
   DeviceArray<PetscScalar> rs, ys;
+  /* multicolor, permuted apply (default; SetPermutedApply): r is gathered into the color order once (rs), the
+     sweeps read and write only rank-space arrays, contiguously, from a graph on fixed arrays (gperm), and one
+     scatter writes y; without it the sweeps gather r and scatter y row by row in the color order */
+  bool  permapply = true;
+  Graph gperm;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
   DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
@@ -302,6 +307,7 @@ struct RowArgs {
   bool         perm;
   PetscInt     off;
   PetscScalar *y;
+  bool         rperm; /* sweeps: r is already in rank space (the permuted apply); the backward sweep leaves y alone */
 };
 
 /* The three row operations */
@@ -335,11 +341,11 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
     PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = s;
     a.x[xi]        = d;
     if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)a.rank[i]);
-  } else if (KIND == FORWARD) a.x[xi] = (a.r[i] - s) / a.E[xi];
+  } else if (KIND == FORWARD) a.x[xi] = (a.r[a.rperm ? xi : i] - s) / a.E[xi];
   else {
     PetscScalar v = a.x[xi] - s / a.E[xi];
     a.x[xi]       = v;
-    if (a.perm) a.y[i] = v;
+    if (a.perm && !a.rperm) a.y[i] = v;
   }
 }
 
@@ -751,6 +757,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   d->gapply.reset();
   d->gfactor.reset();
   d->gstaged.reset();
+  d->gperm.reset();
   d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
   d->n          = n;
@@ -980,6 +987,44 @@ static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* multicolor, permuted: rs (r in the color order) -> work (y in rank space), fixed arrays */
+static PetscErrorCode ApplyLaunchesPermuted(Data *d, cudaStream_t s)
+{
+  RowArgs a = {};
+
+  PetscFunctionBegin;
+  a.E     = d->E.data();
+  a.x     = d->work.data();
+  a.r     = d->rs.data();
+  a.perm  = true;
+  a.rperm = true;
+  a.order = d->L.order.data();
+  a.ptr   = d->L.ptr.data();
+  a.col   = d->L.col.data();
+  a.val   = d->L.val.data();
+  PetscCall(RunSweep<FORWARD>(d, d->L, a, s));
+  a.order = d->U.order.data();
+  a.ptr   = d->U.ptr.data();
+  a.col   = d->U.col.data();
+  a.val   = d->U.val.data();
+  PetscCall(RunSweep<BACKWARD>(d, d->U, a, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the permuted apply: gather r into the color order, replay the sweeps on fixed arrays, scatter y (r == y is fine:
+   r is read completely before y is written) */
+static PetscErrorCode ApplyPermuted(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
+{
+  PetscFunctionBegin;
+  PetscCall(d->rs.resize(d->n));
+  KGather<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), r, d->rs.data());
+  PGXCheckLaunch("PCDILU KGather (r into the color order)");
+  PetscCall(Replay(d, d->gperm, d->rs.data(), d->work.data(), 0, s, [&]() { return ApplyLaunchesPermuted(d, s); }));
+  KUnpermute<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), d->work.data(), y);
+  PGXCheckLaunch("PCDILU KUnpermute (y from the color order)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* natural: (E+L) w = r; w := E w; (E+U) y = w, by cuSPARSE SpSV on EA (w in d->work, so r == y is fine) */
 static PetscErrorCode ApplySpSV(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
 {
@@ -1036,6 +1081,7 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   PetscCall(PGXCUDAGetStream(&s));
   if (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) PetscCall(ApplySpSV(d, r, y, s));
   else if (UseSmall(d)) PetscCall(ApplySmall(d, r, y, s));
+  else if (d->multicolor && d->permapply) PetscCall(ApplyPermuted(d, r, y, s));
   else if (d->usegraph && d->gapply.exec && (d->gapply.k1 != r || d->gapply.k2 != y)) {
     /* arrays other than those of the first graph: through the staged graph, not a new capture per call */
     PetscCall(d->rs.resize(d->n));
@@ -1046,6 +1092,13 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
     PetscCall(Replay(d, d->gstaged, rs, ys, 0, s, [&]() { return ApplyLaunches(d, rs, ys, s); }));
     PGXCallCUDA(cudaMemcpyAsync(y, ys, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   } else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPermutedApply(Data *d, PetscBool perm)
+{
+  PetscFunctionBegin;
+  d->permapply = perm ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1071,6 +1124,7 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph)
   if (!graph) {
     d->gapply.reset();
     d->gstaged.reset();
+  d->gperm.reset();
     d->gfactor.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
