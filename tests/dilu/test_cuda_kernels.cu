@@ -166,6 +166,14 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
   }
   PetscCall(CudaApply(d, n, x, y, true));
   CHECK(RelErr(y, yr) <= TOL, "%s %s in-place apply: differs from the reference by %g", name, sched, RelErr(y, yr));
+  if (mc) { /* in place, the pair differs from the apply graph's: gathered into the color order (default) or staged, the same bits */
+    std::vector<PetscScalar> staged;
+    PetscCall(K::cuda::SetPermutedApply(d, PETSC_FALSE));
+    PetscCall(CudaApply(d, n, x, staged, true));
+    PetscCall(K::cuda::SetPermutedApply(d, PETSC_TRUE));
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(y == staged && y == first, "%s multicolor, other arrays: the gathered and the staged applies differ, or differ from the first apply's bits", name);
+  }
   if (mc) { /* direct launches instead of the CUDA graph */
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
     PetscCall(CudaApply(d, n, x, y, false));

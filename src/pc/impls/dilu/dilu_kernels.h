@@ -136,9 +136,10 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph);
    color after color with a barrier between colors, instead of one launch per color (coarse multigrid levels:
    many colors, few rows); same bits as the per-color launches. Default 0: never (PCDILU says why). */
 PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
-/* multicolor (per-color launches): gather r into the color order once, run the sweeps on rank-space arrays only
-   (contiguous reads and writes, one graph on fixed arrays whatever r and y are) and scatter y once (default
-   PETSC_TRUE), or gather r and scatter y row by row inside the sweeps (PETSC_FALSE). Same bits either way. */
+/* multicolor (per-color launches from CUDA graphs), calls whose r and y are not the arrays the apply graph was
+   captured on (device Vecs: GMRES's basis, multigrid smoothers): gather r into the color order once, run the sweeps
+   on rank-space arrays from a graph on fixed arrays and scatter y once (default PETSC_TRUE), or copy r and y through
+   staging arrays around the row-by-row sweeps (PETSC_FALSE). Same bits either way. */
 PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);

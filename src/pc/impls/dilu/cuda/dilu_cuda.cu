@@ -92,9 +92,10 @@ struct Data {
      new pair per call (GMRES's basis, Chebyshev's work vectors); two device copies cost far less than a capture */
   Graph                    gstaged;
   DeviceArray<PetscScalar> rs, ys;
-  /* multicolor, permuted apply (default; SetPermutedApply): r is gathered into the color order once (rs), the
-     sweeps read and write only rank-space arrays, contiguously, from a graph on fixed arrays (gperm), and one
-     scatter writes y; without it the sweeps gather r and scatter y row by row in the color order */
+  /* multicolor, calls whose r, y differ from gapply's (SetPermutedApply, default): instead of gstaged's two copies,
+     r is gathered into the color order once (rs), the sweeps read and write only rank-space arrays from a graph on
+     fixed arrays (gperm), and one scatter writes y. (On gapply's own arrays the row-by-row gathers inside the sweeps
+     are faster: measured on an H100, bench/results/README.md.) */
   bool  permapply = true;
   Graph gperm;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
@@ -1081,7 +1082,7 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   PetscCall(PGXCUDAGetStream(&s));
   if (!d->multicolor && d->spsv && d->sweeps == NATURAL_SPSV) PetscCall(ApplySpSV(d, r, y, s));
   else if (UseSmall(d)) PetscCall(ApplySmall(d, r, y, s));
-  else if (d->multicolor && d->permapply) PetscCall(ApplyPermuted(d, r, y, s));
+  else if (d->usegraph && d->gapply.exec && (d->gapply.k1 != r || d->gapply.k2 != y) && d->multicolor && d->permapply) PetscCall(ApplyPermuted(d, r, y, s));
   else if (d->usegraph && d->gapply.exec && (d->gapply.k1 != r || d->gapply.k2 != y)) {
     /* arrays other than those of the first graph: through the staged graph, not a new capture per call */
     PetscCall(d->rs.resize(d->n));
