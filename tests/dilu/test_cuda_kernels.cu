@@ -173,6 +173,13 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     PetscCall(K::cuda::SetPermutedApply(d, PETSC_TRUE));
     PetscCall(CudaApply(d, n, x, y, true));
     CHECK(y == staged && y == first, "%s multicolor, other arrays: the gathered and the staged applies differ, or differ from the first apply's bits", name);
+    /* programmatic dependent launches between the colors: the same bits, on the graph's arrays and on others */
+    PetscCall(K::cuda::SetPDL(d, PETSC_TRUE));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(y == first, "%s multicolor, programmatic dependent launches: not the same bits as the first apply", name);
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(y == first, "%s multicolor, programmatic dependent launches in place: not the same bits as the first apply", name);
+    PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
   }
   if (mc) { /* direct launches instead of the CUDA graph */
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));

@@ -55,6 +55,7 @@ typedef struct {
   PetscLogDouble t_numeric;  /* seconds of the last numeric setup */
   PetscInt       nanalysis;  /* analyses done (reuse check) */
   PetscInt       smallrows;  /* cuda, multicolor: at most this many rows -> single-block apply (-pc_dilu_single_block_rows) */
+  PetscBool      pdl;        /* cuda, multicolor: programmatic dependent launches between colors (-pc_dilu_pdl) */
   PetscBool      permapply;  /* cuda, multicolor, other arrays: r gathered into the color order, y scattered (-pc_dilu_permuted_apply) */
 } PC_DILU;
 
@@ -207,6 +208,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     dilu->cu = d;
     PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
     PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
+    PetscCall(K::cuda::SetPDL(d, dilu->pdl));
     PetscCall(K::cuda::Analyze(d, n, dilu->A.rowptr, dilu->A.colidx, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
     if (mc) PetscCall(K::cuda::GetColors(d, dilu->color, &dilu->ncolors));
 #endif
@@ -313,6 +315,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       dilu->cuT = d;
       PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
       PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
+      PetscCall(K::cuda::SetPDL(d, dilu->pdl));
       PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
 #endif
     } else {
@@ -430,6 +433,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   if (flg) PetscCall(PCDILUSetShift(pc, shift));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
+  PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_permuted_apply", "cuda, multicolor: input/output arrays other than the first ones: gather r into the color order and scatter y around contiguous sweeps (else staging copies)", "PCDILU", dilu->permapply, &dilu->permapply, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -662,6 +666,9 @@ PetscErrorCode PCDILUGetShift(PC pc, PetscReal *shift)
     on contiguous arrays from a second graph and scatter y; false: copy r and y through staging arrays. The same result
     bit for bit. Measured on an H100 (ex45 100^3, CUDA Vecs): GAMG with dilu smoothing 6% faster, PETSc's CG on the
     first arrays unchanged (there the row-by-row gathers inside the sweeps are faster than a gather and a scatter).
+. -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
+    programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
+    same result bit for bit
 - -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
 
   Level: intermediate
@@ -698,6 +705,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->badrow   = -1;
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
+  dilu->pdl       = PETSC_FALSE;
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 
   pc->ops->setup               = PCSetUp_DILU;

@@ -141,6 +141,10 @@ PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
    on rank-space arrays from a graph on fixed arrays and scatter y once (default PETSC_TRUE), or copy r and y through
    staging arrays around the row-by-row sweeps (PETSC_FALSE). Same bits either way. */
 PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
+/* multicolor sweeps: launch each color's kernel as a programmatic dependent launch of the previous one (compute
+   capability 9.0 and later; ignored below), so that its launch overlaps the previous color's last blocks. Default
+   PETSC_FALSE. Same bits either way. */
+PetscErrorCode SetPDL(Data *d, PetscBool pdl);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);
 /* y = Inf (the factor-failure convention) */

@@ -98,6 +98,8 @@ struct Data {
      are faster: measured on an H100, bench/results/README.md.) */
   bool  permapply = true;
   Graph gperm;
+  /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
+  bool pdl = false;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
   DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
@@ -355,6 +357,11 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
 template <int KIND, int SUB>
 __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  /* launched as a programmatic dependent of the previous color (SetPDL): wait here until it has completed and its
+     writes are visible (a no-op for an ordinary launch) */
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const PetscInt t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   const PetscInt p = lo + t / SUB;
   RowOp<KIND>(a, p, (int)(t % SUB), p < hi, SUB);
@@ -386,19 +393,41 @@ __global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU
   }
 }
 
+/* one level kernel, as a programmatic dependent launch of the previous kernel in the stream when pdl (sm_90: its
+   launch overlaps the previous color's tail; the kernel waits for it with griddepcontrol.wait) */
+template <int KIND, int SUB>
+static void LaunchK(unsigned grid, cudaStream_t s, bool pdl, const RowArgs &a, PetscInt lo, PetscInt hi)
+{
+  if (!pdl) {
+    KLevel<KIND, SUB><<<grid, BLOCK, 0, s>>>(a, lo, hi);
+    return;
+  }
+  cudaLaunchConfig_t  cfg = {};
+  cudaLaunchAttribute at[1];
+  at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.gridDim                                      = dim3(grid);
+  cfg.blockDim                                     = dim3(BLOCK);
+  cfg.dynamicSmemBytes                             = 0;
+  cfg.stream                                       = s;
+  cfg.attrs                                        = at;
+  cfg.numAttrs                                     = 1;
+  (void)cudaLaunchKernelEx(&cfg, KLevel<KIND, SUB>, a, lo, hi); /* an error is left for PGXCheckLaunch */
+}
+
 /* the one place that maps the threads-per-row choice to a kernel instance */
 template <int KIND>
-static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, int sub, cudaStream_t s)
+static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, int sub, cudaStream_t s, bool pdl)
 {
   PetscFunctionBegin;
   unsigned grid = PGXCUDAGridSize((hi - lo) * (PetscInt)sub, BLOCK);
   switch (sub) {
-  case 1: KLevel<KIND, 1><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
-  case 2: KLevel<KIND, 2><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
-  case 4: KLevel<KIND, 4><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
-  case 8: KLevel<KIND, 8><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
-  case 16: KLevel<KIND, 16><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
-  default: KLevel<KIND, 32><<<grid, BLOCK, 0, s>>>(a, lo, hi); break;
+  case 1: LaunchK<KIND, 1>(grid, s, pdl, a, lo, hi); break;
+  case 2: LaunchK<KIND, 2>(grid, s, pdl, a, lo, hi); break;
+  case 4: LaunchK<KIND, 4>(grid, s, pdl, a, lo, hi); break;
+  case 8: LaunchK<KIND, 8>(grid, s, pdl, a, lo, hi); break;
+  case 16: LaunchK<KIND, 16>(grid, s, pdl, a, lo, hi); break;
+  default: LaunchK<KIND, 32>(grid, s, pdl, a, lo, hi); break;
   }
   PGXCheckLaunch("PCDILU KLevel");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -843,7 +872,7 @@ static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t 
     if (hi == lo) continue;
     if (a.perm && &S == &d->U) a.off = d->L.lptr[d->ncolors - 1 - l] - lo; /* U's color block -> its ranks */
     else a.off = 0;
-    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : ThreadsPerRow(S, d->n), s));
+    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : ThreadsPerRow(S, d->n), s, d->pdl && d->multicolor && KIND != FACTOR));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1093,6 +1122,19 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
     PetscCall(Replay(d, d->gstaged, rs, ys, 0, s, [&]() { return ApplyLaunches(d, rs, ys, s); }));
     PGXCallCUDA(cudaMemcpyAsync(y, ys, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   } else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPDL(Data *d, PetscBool pdl)
+{
+  const cudaDeviceProp *prop;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetDeviceProperties(&prop));
+  d->pdl = pdl && prop->major >= 9;
+  d->gapply.reset();
+  d->gstaged.reset();
+  d->gperm.reset();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
