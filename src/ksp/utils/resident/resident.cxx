@@ -76,6 +76,11 @@ PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
 static PetscErrorCode PGXResidentReset(PGXResident r)
 {
   PetscFunctionBegin;
+  if (r->shared) { /* the PC's arrays */
+    r->rowptr_d = r->colidx_d = NULL;
+    r->val_d                  = NULL;
+    r->shared                 = PETSC_FALSE;
+  }
   PetscCall(BFree(r, &r->rowptr_d));
   PetscCall(BFree(r, &r->colidx_d));
   PetscCall(BFree(r, &r->val_d));
@@ -192,7 +197,8 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
     PetscCall(BFree(r, &r->val_o));
     PetscCall(PetscMemzero(&r->Ao, sizeof(r->Ao)));
   }
-  PetscCall(CopyBlock(r, Ad, pattern, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, n));
+  /* the diagonal block: shared with the PC (PGXResidentSharePC decides after the PC is bound), or copied */
+  if (!r->shared) PetscCall(CopyBlock(r, Ad, pattern, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, n));
   if (ismpi) {
     PetscInt ng;
     PetscCall(MatGetSize(Ao, NULL, &ng));
@@ -233,6 +239,54 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
   r->Astate   = st;
   r->Anzstate = nz;
   PetscCall(PetscInfo(A, "%s: %s of the operator (%" PetscInt_FMT " local rows, %" PetscInt_FMT " + %" PetscInt_FMT " entries, %" PetscInt_FMT " ghosts) to the %s backend\n", ktype, pattern ? "copied pattern and values" : "refreshed the values", n, r->nnzd, r->nnzo, r->nghost, r->K->name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda: the diagonal block of the operator read from the PC's device copy of it (PCDILU: "PGXPCGetDeviceMatrix_C")
+   when the PC holds the same Mat at its current state, so that A is on the device once; otherwise (or when that
+   stops being true) the resident copy of its own */
+static PetscErrorCode PGXResidentSharePC(PGXResident r)
+{
+  Mat                Ad = NULL, B = NULL;
+  PetscObjectState   st = 0, bst = 0;
+  PetscInt           n = 0, nnz = 0;
+  const PetscInt    *rowptr = NULL, *colidx = NULL;
+  const PetscScalar *val = NULL;
+  PetscBool          ismpi, use;
+
+  PetscFunctionBegin;
+  if (r->device != PGX_DEVICE_CUDA || !r->A) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
+  else Ad = r->A;
+  if (r->pc && r->pckind == PGX_RESIDENT_PC_DEVICE) PetscTryMethod(r->pc, "PGXPCGetDeviceMatrix_C", (PC, Mat *, PetscObjectState *, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **, const PetscScalar **), (r->pc, &B, &bst, &n, &nnz, &rowptr, &colidx, &val));
+  if (B) PetscCall(PetscObjectStateGet((PetscObject)Ad, &st));
+  use = (PetscBool)(B && B == Ad && bst == st && n == r->n);
+  if (use) {
+    if (!r->shared) { /* drop the own copy */
+      PetscCall(BFree(r, &r->rowptr_d));
+      PetscCall(BFree(r, &r->colidx_d));
+      PetscCall(BFree(r, &r->val_d));
+      PetscCall(PetscInfo(r->A, "resident operator: the diagonal block is the PC's device copy (%" PetscInt_FMT " rows, %" PetscInt_FMT " entries); the own copy is freed\n", n, nnz));
+    }
+    r->shared     = PETSC_TRUE;
+    r->rowptr_d   = (PetscInt *)rowptr;
+    r->colidx_d   = (PetscInt *)colidx;
+    r->val_d      = (PetscScalar *)val;
+    r->nnzd       = nnz;
+    r->Ad.nrows   = n;
+    r->Ad.ncols   = n;
+    r->Ad.nnz     = nnz;
+    r->Ad.rowptr  = rowptr;
+    r->Ad.colidx  = colidx;
+    r->Ad.val     = val;
+  } else if (r->shared) { /* the PC no longer holds it: a copy of our own again */
+    r->rowptr_d = r->colidx_d = NULL;
+    r->val_d                  = NULL;
+    r->shared                 = PETSC_FALSE;
+    PetscCall(CopyBlock(r, Ad, PETSC_TRUE, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, r->n));
+    PetscCall(PetscInfo(r->A, "resident operator: the PC's device copy no longer matches; copied the diagonal block again\n"));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -300,6 +354,7 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
 #endif
   PetscCall(PGXResidentSetOperator(r, A, ktype));
   PetscCall(PGXResidentSetPC(r, pc, ktype));
+  PetscCall(PGXResidentSharePC(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -327,6 +382,7 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  resident operator: %" PetscInt_FMT " local rows, %" PetscInt_FMT " diagonal-block + %" PetscInt_FMT " off-diagonal-block entries, %" PetscInt_FMT " ghosts\n", r->n, r->nnzd, r->nnzo, r->nghost));
   if (r->sct) PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, through host buffers\n", r->nsend, r->nghost));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
+  if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  preconditioner %s applied by %s\n", pcname, how[r->pckind]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

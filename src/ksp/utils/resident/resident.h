@@ -48,6 +48,7 @@ struct _n_PGXResident {
   PetscScalar                                 *sendbuf_h, *sendbuf; /* their values (host, device) */
   PetscScalar                                 *ghost;  /* cuda: device copy of the ghost values */
   PetscInt                                     npattern, nvalues; /* copies of the pattern, refreshes of values */
+  PetscBool                                    shared;   /* cuda: rowptr_d, colidx_d, val_d are the PC's device copy of the diagonal block (not owned) */
   /* the preconditioner */
   PC                                           pc;
   PGXResidentPCKind                            pckind;

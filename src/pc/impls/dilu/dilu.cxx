@@ -41,6 +41,7 @@ typedef struct {
   PetscBool      haveT;      /* T is analyzed for the current pattern */
   PetscBool      Tvalues;    /* T.val holds the current values */
   PetscBool      devvalues;  /* cuda: the last numeric setup read A's values on the device (AIJCUSPARSE) */
+  PetscObjectState valstate; /* cuda: the state of local whose values the device copy holds (PGXPCGetDeviceMatrix_C) */
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
@@ -265,6 +266,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     PetscCall(PetscLogGpuTimeEnd());
     if (!da) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
     PetscCall(PetscInfo(pc, "PCDILU: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
+    PetscCall(PetscObjectStateGet((PetscObject)dilu->local, &dilu->valstate));
     PetscCall(PetscLogGpuFlops(3.0 * dilu->A.nnz));
     if (dilu->badrow >= 0) {
       PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, dilu->E));
@@ -394,6 +396,33 @@ static PetscErrorCode PCApplyTranspose_DILU(PC pc, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(PCDILUApply_Private(pc, x, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device copy of the factored matrix (composed as "PGXPCGetDeviceMatrix_C"): *B is the SEQAIJ matrix it was
+   copied from (Pmat or its diagonal block; NULL when there is none: host backend, not set up) and *state B's state
+   when its values were copied. The resident KSPs use it for their products instead of a second copy of A. */
+static PetscErrorCode PGXPCGetDeviceMatrix_DILU(PC pc, Mat *B, PetscObjectState *state, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val)
+{
+  PC_DILU *dilu = (PC_DILU *)pc->data;
+
+  PetscFunctionBegin;
+  *B = NULL;
+#if PGX_HAVE_CUDA
+  if (pc->setupcalled && dilu->device == PGX_DEVICE_CUDA && dilu->cu && dilu->local && !pc->failedreason) {
+    *B     = dilu->local;
+    *state = dilu->valstate;
+    PetscCall(K::cuda::GetDeviceMatrix((K::cuda::Data *)dilu->cu, n, nnz, rowptr, colidx, val));
+  }
+#else
+  (void)dilu;
+  (void)state;
+  (void)n;
+  (void)nnz;
+  (void)rowptr;
+  (void)colidx;
+  (void)val;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -536,6 +565,7 @@ static PetscErrorCode PCDestroy_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -725,6 +755,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", PCDILUGetAnalysisCount_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCDILUGetDiagonal_C", PCDILUGetDiagonal_DILU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PGXPCApplyDevice_DILU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", PGXPCGetDeviceMatrix_DILU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

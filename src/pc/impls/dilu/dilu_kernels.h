@@ -145,6 +145,9 @@ PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
    capability 9.0 and later; ignored below), so that its launch overlaps the previous color's last blocks. Default
    PETSC_FALSE. Same bits either way. */
 PetscErrorCode SetPDL(Data *d, PetscBool pdl);
+/* the device copy of A that the factorization read (A's CSR in its own ordering, values as of the last
+   Factor/FactorDevice): the resident KSPs use it for their products instead of a second copy */
+PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);
 /* y = Inf (the factor-failure convention) */

@@ -1125,6 +1125,17 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val)
+{
+  PetscFunctionBegin;
+  *n      = d->n;
+  *nnz    = d->nnz;
+  *rowptr = d->rowptr.data();
+  *colidx = d->colidx.data();
+  *val    = d->aval.data();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SetPDL(Data *d, PetscBool pdl)
 {
   const cudaDeviceProp *prop;
