@@ -6,6 +6,7 @@
 #include <pgx/private/pgximpl.h>
 #include <pgx/tridiag.h>
 #include <petsc/private/pcimpl.h>
+#include <petscsf.h>
 #include "aips_kernels.h"
 
 namespace K = pgx::kernels::aips;
@@ -44,7 +45,37 @@ typedef struct {
   PetscInt     nodiag;    /* rows without a diagonal entry (counted when the maps are built) */
   PetscInt    *d_tripos, *d_rpos; /* device value maps (pgx::kernels::aips::reference::value_maps), NULL until used */
   PetscScalar *d_tri;     /* P gathered on the device: dl, d, du (3 n) */
+  /* cuda backend, several ranks: R's off-diagonal block (that of A) on the device, its ghost values exchanged
+     through host buffers (only the entries other ranks need leave the device) */
+  PetscInt        *d_orow, *d_ocol, nnzo, nghost;
+  PetscScalar     *d_oval, *d_ghost;
+  PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
+  VecScatter       sct;      /* owned x -> ghost values (host) */
+  Vec              xg, lvec; /* MPI Vec without array wrapping hx; host ghost values */
+  PetscInt         nsend;
+  PetscInt        *sendidx_h, *d_sendidx;
+  PetscScalar     *sendbuf_h, *d_sendbuf, *hx;
 } PC_AIPS;
+
+/* frees the off-diagonal block and the ghost exchange (cuda, several ranks) */
+static PetscErrorCode PCAIPSGhostsFree(PC_AIPS *aips)
+{
+  PetscFunctionBegin;
+  if (aips->d_orow) PetscCall(PGXDeviceFree(&aips->d_orow));
+  if (aips->d_ocol) PetscCall(PGXDeviceFree(&aips->d_ocol));
+  if (aips->d_oval) PetscCall(PGXDeviceFree(&aips->d_oval));
+  if (aips->d_ghost) PetscCall(PGXDeviceFree(&aips->d_ghost));
+  if (aips->d_sendidx) PetscCall(PGXDeviceFree(&aips->d_sendidx));
+  if (aips->d_sendbuf) PetscCall(PGXDeviceFree(&aips->d_sendbuf));
+  PetscCall(PetscFree2(aips->sendidx_h, aips->sendbuf_h));
+  PetscCall(PetscFree(aips->hx));
+  PetscCall(VecScatterDestroy(&aips->sct));
+  PetscCall(VecDestroy(&aips->xg));
+  PetscCall(VecDestroy(&aips->lvec));
+  aips->nnzo = aips->nghost = aips->nsend = 0;
+  aips->onzstate                         = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode PCReset_AIPS(PC pc)
 {
@@ -68,6 +99,7 @@ static PetscErrorCode PCReset_AIPS(PC pc)
   if (aips->d_tripos) PetscCall(PGXDeviceFree(&aips->d_tripos));
   if (aips->d_rpos) PetscCall(PGXDeviceFree(&aips->d_rpos));
   if (aips->d_tri) PetscCall(PGXDeviceFree(&aips->d_tri));
+  PetscCall(PCAIPSGhostsFree(aips));
   aips->devvalues = PETSC_FALSE;
   aips->nrem      = 0;
   aips->n        = 0;
@@ -153,14 +185,104 @@ static PetscErrorCode PCAIPSApplyVec(PC pc, PetscBool trans, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The series on device arrays (cuda backend, one rank): R is held on the device */
+/* cuda, several ranks: the off-diagonal block of pmat on the device (values every setup, pattern and the ghost
+   exchange when the nonzero state changed) */
+static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
+{
+  PC_AIPS           *aips = (PC_AIPS *)pc->data;
+  Mat                Ao;
+  const PetscInt    *garray, *ia, *ja;
+  const PetscScalar *oa;
+  PetscInt           nr, ng;
+  PetscBool          done;
+  PetscObjectState   nz;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(pc->pmat, NULL, &Ao, &garray));
+  PetscCall(MatGetNonzeroState(pc->pmat, &nz));
+  PetscCall(MatGetSize(Ao, NULL, &ng));
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == aips->n, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "MatGetRowIJ() failed on the local off-diagonal block");
+  if (!aips->sct || nz != aips->onzstate) {
+    IS                 is;
+    PetscInt           nir, N;
+    const PetscMPIInt *iranks;
+    const PetscInt    *ioffset, *irootloc;
+
+    PetscCall(PCAIPSGhostsFree(aips));
+    PetscCall(MatGetSize(pc->pmat, &N, NULL));
+    aips->nghost = ng;
+    aips->nnzo   = ia[nr];
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)pc), 1, aips->n, N, NULL, &aips->xg));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &aips->lvec));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
+    PetscCall(VecScatterCreate(aips->xg, is, aips->lvec, NULL, &aips->sct));
+    PetscCall(ISDestroy(&is));
+    /* the entries of x that leave this rank: the roots of the scatter's star forest other ranks reference */
+    PetscCall(PetscSFSetUp(aips->sct));
+    PetscCall(PetscSFGetLeafRanks(aips->sct, &nir, &iranks, &ioffset, &irootloc));
+    aips->nsend = ioffset[nir];
+    PetscCall(PetscMalloc2(aips->nsend, &aips->sendidx_h, aips->nsend, &aips->sendbuf_h));
+    PetscCall(PetscArraycpy(aips->sendidx_h, irootloc, aips->nsend));
+    PetscCall(PetscCalloc1(PetscMax(aips->n, 1), &aips->hx));
+    PetscCall(PGXDeviceMallocArray(PetscMax(ng, 1), &aips->d_ghost));
+    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nsend, 1), &aips->d_sendidx));
+    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nsend, 1), &aips->d_sendbuf));
+    if (aips->nsend) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_sendidx, aips->sendidx_h, aips->nsend));
+    PetscCall(PGXDeviceMallocArray(nr + 1, &aips->d_orow));
+    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nnzo, 1), &aips->d_ocol));
+    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nnzo, 1), &aips->d_oval));
+    PetscCall(PGXDeviceCopyArrayToDevice(aips->d_orow, ia, nr + 1));
+    if (aips->nnzo) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ocol, ja, aips->nnzo));
+    aips->onzstate = nz;
+  }
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &oa));
+  if (aips->nnzo) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_oval, oa, aips->nnzo));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* t = R y on device arrays: R's diagonal block, plus (several ranks) its off-diagonal block on the ghost values of y,
+   exchanged through host buffers while the diagonal block runs */
+static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscScalar *t)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  if (aips->sct) {
+    PetscCall(K::cuda::gather(aips->nsend, aips->d_sendidx, y, aips->d_sendbuf));
+    PetscCall(PGXDeviceCopyArrayToHost(aips->sendbuf_h, aips->d_sendbuf, aips->nsend));
+    for (PetscInt i = 0; i < aips->nsend; i++) aips->hx[aips->sendidx_h[i]] = aips->sendbuf_h[i];
+    PetscCall(VecPlaceArray(aips->xg, aips->hx));
+    PetscCall(VecScatterBegin(aips->sct, aips->xg, aips->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(K::cuda::csr_product(aips->n, aips->d_rowptr, aips->d_col, aips->d_val, y, t));
+  if (aips->sct) {
+    const PetscScalar *g;
+    PetscCall(VecScatterEnd(aips->sct, aips->xg, aips->lvec, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecResetArray(aips->xg));
+    PetscCall(VecGetArrayRead(aips->lvec, &g));
+    if (aips->nghost) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ghost, g, aips->nghost));
+    PetscCall(VecRestoreArrayRead(aips->lvec, &g));
+    PetscCall(K::cuda::csr_product_add(aips->n, aips->d_orow, aips->d_ocol, aips->d_oval, aips->d_ghost, t));
+  }
+#else
+  (void)aips;
+  (void)y;
+  (void)t;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The series on device arrays (cuda backend): R is held on the device (several ranks: with a ghost exchange per product) */
 static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
 {
   PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
-  PetscCheck(aips->seq, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PGXPCApplyDevice() on PCAIPS is supported on one rank only (the product with R needs the parallel matrix); use PCApply()");
 #if PGX_HAVE_CUDA
   const PetscScalar omega = aips->damping;
   if (aips->pivot.failed) {
@@ -174,7 +296,7 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
     PetscCall(PGXTridiagSolve(aips->T, 1.0, x, 0.0, NULL, aips->d_y0));
     for (PetscInt k = 1; k <= aips->order; k++) {
       const PetscBool last = (PetscBool)(k == aips->order);
-      PetscCall(K::cuda::csr_product(aips->n, aips->d_rowptr, aips->d_col, aips->d_val, k == 1 ? aips->d_y0 : y, aips->d_t));
+      PetscCall(PCAIPSRemainderDevice(pc, k == 1 ? aips->d_y0 : y, aips->d_t));
       PetscCall(PGXTridiagSolve(aips->T, last ? -omega : -1.0, aips->d_t, last ? omega : 1.0, aips->d_y0, y));
     }
   }
@@ -194,7 +316,7 @@ static PetscErrorCode PCApply_AIPS(PC pc, Vec x, Vec y)
     PetscCall(PGXVecSetInf(y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (aips->dev == PGX_DEVICE_CUDA && aips->seq) {
+  if (aips->dev == PGX_DEVICE_CUDA) {
     const PetscScalar *xa;
     PetscScalar       *ya;
     PetscCall(PGXVecGetDeviceArrayRead(x, aips->sr, &xa));
@@ -417,7 +539,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       PetscCall(PGXVecStageCreate(&aips->sw));
       PetscCall(PGXVecStageCreate(&aips->sy));
     }
-    if (aips->seq && !aips->devvalues) {
+    if (!aips->devvalues) { /* R's diagonal block (several ranks: the off-diagonal block below) */
       PetscInt    *rp, *rc;
       PetscScalar *rv;
       PetscCall(PetscMalloc1(m + 1, &rp));
@@ -439,7 +561,8 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       PetscCall(PetscFree2(rc, rv));
       PetscCall(PetscFree(rp));
     }
-    if (aips->seq && !aips->d_y0) {
+    if (!aips->seq) PetscCall(PCAIPSSetUpGhosts(pc));
+    if (!aips->d_y0) {
       PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_y0));
       PetscCall(PGXDeviceMallocArray(PetscMax(m, 1), &aips->d_t));
     }
@@ -514,6 +637,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(aips->dev)));
     if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", aips->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
+    if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R on the device; ghost exchange per product through host buffers (rank 0: %" PetscInt_FMT " values out, %" PetscInt_FMT " in)\n", aips->nsend, aips->nghost));
     PetscCall(PGXViewDevice(viewer, aips->dev));
     if (aips->radius >= 0) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));
@@ -630,9 +754,11 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   reason to `PC_FACTOR_NUMERIC_ZEROPIVOT`; the apply then returns Inf and the `KSP` stops with
   `KSP_DIVERGED_PC_FAILED`. `-info` names the block and row.
 
-  Supports `MATSEQAIJ` and `MATMPIAIJ`. With -pgx_device cuda on one rank, the whole series runs on
-  the GPU (R held on the device) and `PGXPCApplyDevice()` applies it to device arrays; on several ranks
-  the tridiagonal solves run on the GPU and the products with R on the host matrix.
+  Supports `MATSEQAIJ` and `MATMPIAIJ`. With -pgx_device cuda the whole series runs on the GPU (R held
+  on the device) and `PGXPCApplyDevice()` applies it to device arrays; on several ranks each product with R
+  adds the off-diagonal block's part from the ghost values, exchanged through host buffers (only the entries
+  other ranks need leave the device) while the diagonal block's part runs. The transposed apply runs its
+  products with R on the host matrix.
 
 .seealso: `PCAIPSSetOrder()`, `PCAIPSSetDamping()`, `PCAIPSSetBlockThreshold()`, `PCJACOBI`, `PCBJACOBI`, `PGXPCApplyDevice()`
 M*/

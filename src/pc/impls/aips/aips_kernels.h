@@ -35,6 +35,8 @@ namespace cuda
 {
 /* t = R y for R in CSR (device arrays) */
 PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
+/* t += B g for B in CSR (device arrays): several ranks, the off-diagonal block of R (= of A) on the ghost values g */
+PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *g, PetscScalar *t);
 /* y[i] = v */
 PetscErrorCode fill(PetscInt n, PetscScalar v, PetscScalar *y);
 /* y[i] = pos[i] < 0 ? 0 : a[pos[i]] (device arrays) */

@@ -1,5 +1,6 @@
 /* CUDA kernels of PCAIPS: the product with R = A - P (CSR, one thread per row: R of a stencil matrix has a
-   few entries per row) and a fill. */
+   few entries per row; on several ranks its off-diagonal block is added to it from the ghost values), a gather
+   and a fill. */
 #include <pgx/private/pgxcuda.h>
 #include "../aips_kernels.h"
 
@@ -19,6 +20,15 @@ __global__ void csr_product_kernel(PetscInt n, const PetscInt *__restrict__ rowp
     PetscScalar s = 0;
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) s += val[k] * y[col[k]];
     t[i] = s;
+  }
+}
+
+__global__ void csr_product_add_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ y, PetscScalar *__restrict__ t)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    PetscScalar s = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) s += val[k] * y[col[k]];
+    t[i] += s;
   }
 }
 
@@ -56,6 +66,18 @@ PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *c
   PetscCall(PGXCUDAGetStream(&stream));
   csr_product_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, val, y, t);
   PGXCheckLaunch("pgx::kernels::aips::cuda::csr_product_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  csr_product_add_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, val, y, t);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::csr_product_add_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
