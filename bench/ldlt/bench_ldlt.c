@@ -394,7 +394,11 @@ static PetscErrorCode RunOne(const char *name, Mat A, const char *solverspec)
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  if (view_factor_) PetscCall(MatView(F, PETSC_VIEWER_STDOUT_WORLD));
+  if (view_factor_) {
+    PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_WORLD, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(F, PETSC_VIEWER_STDOUT_WORLD));
+    PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
+  }
   PetscCall(BackwardError(A, x, b, &berr));
   PetscCall(MatGetInfo(F, MAT_LOCAL, &finfo));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &ainfo));

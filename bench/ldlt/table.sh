@@ -114,20 +114,26 @@ plan_real() {
   echo "elasticity3d-$E50|-elasticity $E50|cholmod|40|1"
 }
 plan_complex() {
-  local s
-  for s in pgx cholmod mumps umfpack umfpack-dl petsc; do echo "helmholtz3d-$H32|-helmholtz $H32|$s|40|0"; done
-  echo "helmholtz3d-$H48|-helmholtz $H48|pgx|150|0"
+  # pgx runs its sequential host reference here (the CUDA backend is real-only): it gets the long caps, and the
+  # last pair (60^3) whatever the budget leaves
+  echo "helmholtz3d-$H32|-helmholtz $H32|pgx|40|0"
+  echo "helmholtz3d-$H32|-helmholtz $H32|cholmod|10|0"
+  echo "helmholtz3d-$H32|-helmholtz $H32|mumps|30|0"
+  echo "helmholtz3d-$H32|-helmholtz $H32|umfpack|25|0"
+  echo "helmholtz3d-$H32|-helmholtz $H32|umfpack-dl|30|0"
+  echo "helmholtz3d-$H32|-helmholtz $H32|petsc|20|0"
   echo "helmholtz3d-$H48|-helmholtz $H48|cholmod|10|0"
   echo "helmholtz3d-$H48|-helmholtz $H48|mumps|40|0"
   echo "helmholtz3d-$H48|-helmholtz $H48|umfpack|30|0"
   echo "helmholtz3d-$H48|-helmholtz $H48|umfpack-dl|40|0"
   echo "helmholtz3d-$H48|-helmholtz $H48|petsc|10|0"
+  echo "helmholtz3d-$H48|-helmholtz $H48|pgx|180|0"
   echo "helmholtz3d-$H60|-helmholtz $H60|cholmod|10|0"
   echo "helmholtz3d-$H60|-helmholtz $H60|mumps|45|0"
   echo "helmholtz3d-$H60|-helmholtz $H60|umfpack|20|0"
   echo "helmholtz3d-$H60|-helmholtz $H60|umfpack-dl|40|0"
   echo "helmholtz3d-$H60|-helmholtz $H60|petsc|10|0"
-  echo "helmholtz3d-$H60|-helmholtz $H60|pgx|120|0"
+  echo "helmholtz3d-$H60|-helmholtz $H60|pgx|150|0"
 }
 
 # ---------------------------------------------------------------------------------------------- one pair
@@ -282,7 +288,7 @@ awk -F'\t' -v hfre="^($HF)\$" -v nnzmin="$NNZMIN" '
         split(row[p, k], f, "\t"); if (f[2] !~ /^(cholmod|mumps)/) continue
         a = (f[2] ~ /^mumps/) ? "mumps" : "cholmod"
         if (f[3] == "ok") { r = ratio(f[9], rnum[p]); lb = 0 } else if (f[3] == "capped" && f[13] != "") { r = ratio(f[13], rnum[p]); lb = 1 }
-        else { txt = txt sprintf("%s %s: %s; ", p, f[2], f[3]); if (f[3] != "n/a") allmet = 0; continue }
+        else { txt = txt sprintf("%s %s: %s; ", p, f[2], f[3]); if (f[3] != "n/a") allmet = 0; else nap[p, a] = 1; continue }
         sp[p, a] = r; splb[p, a] = lb
         if (r <= 1) allmet = 0
         txt = txt sprintf("%s vs %s %s%sx; ", p, f[2], lb ? "> " : "", fmt(r))
@@ -290,8 +296,8 @@ awk -F'\t' -v hfre="^($HF)\$" -v nnzmin="$NNZMIN" '
     }
     printf "- numeric faster than CHOLMOD and MUMPS on every matrix with nnz(L) >= %g: %s. %s\n", nnzmin, (bign > 0 && allmet) ? "MET" : "NOT MET (or not shown)", txt
     if (big != "") {
-      m3 = ((big, "cholmod") in sp) && ((big, "mumps") in sp) && sp[big, "cholmod"] >= 3 && sp[big, "mumps"] >= 3
-      printf "- >= 3x on the largest (%s, nnz(L) %.3g): %s (CHOLMOD %s, MUMPS %s)\n", big, bign, m3 ? "MET" : "NOT MET (or not shown)", ((big, "cholmod") in sp) ? ((splb[big, "cholmod"] ? "> " : "") fmt(sp[big, "cholmod"]) "x") : "no result", ((big, "mumps") in sp) ? ((splb[big, "mumps"] ? "> " : "") fmt(sp[big, "mumps"]) "x") : "no result"
+      m3 = (((big, "cholmod") in sp && sp[big, "cholmod"] >= 3) || (big, "cholmod") in nap) && ((big, "mumps") in sp) && sp[big, "mumps"] >= 3
+      printf "- >= 3x on the largest (%s, nnz(L) %.3g): %s (CHOLMOD %s, MUMPS %s)\n", big, bign, m3 ? "MET" : "NOT MET (or not shown)", ((big, "cholmod") in sp) ? ((splb[big, "cholmod"] ? "> " : "") fmt(sp[big, "cholmod"]) "x") : ((big, "cholmod") in nap) ? "n/a" : "no result", ((big, "mumps") in sp) ? ((splb[big, "mumps"] ? "> " : "") fmt(sp[big, "mumps"]) "x") : "no result"
     }
     # the column method beside
     txt = ""
