@@ -159,11 +159,11 @@ parse_pair() { # problem solver log rc cap start end
       sol = val("solve"); gf = val("GFLOP/s"); be = val("berr"); np = val("np") }
     END {
       if (st == "") {
-        if (rc == 124 || rc == 137) {
+        if ((rc == 124 || rc == 137) && t1 - t0 >= cap - 1) {
           st = "capped"; tot = t1 - t0; note = sprintf("stopped at the %s s cap", cap)
           if (nstart != "") { nlb = t1 - nstart; note = note sprintf(" (symbolic %s s; numeric > %.1f s)", sym, nlb) }
           else { sym = ""; note = note " before its numeric phase" }
-        } else { st = "failed"; note = sprintf("exit %s without a result (see its log)", rc) }
+        } else { st = "failed"; note = sprintf("exit %s without a result after %.0f s (%s; see its log)", rc, t1 - t0, rc >= 128 ? "killed by signal " rc - 128 ", e.g. out of memory" : "crashed or stopped") }
       }
       # the label shown: the solver as run; plain pgx also says the method auto took; mumps its ranks
       if (S == "pgx" && label != "") { m = label; sub(/^pgx-/, "", m); label = "pgx (auto: " m ")" }
