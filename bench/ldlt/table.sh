@@ -6,7 +6,8 @@
 #
 #   real    (default) the real PETSc build: Poisson 32^3 (column method beside), 64^3, 100^3, elasticity 40, the
 #           largest SPD and indefinite matrices of ../shared/matrices (bcsstk16, hangGlider_2; tests/data holds
-#           both), then if the budget allows the column method at 48^3, umfpack-nd at 64^3 and elasticity 50
+#           both), then if the budget allows the column method at 48^3, umfpack-nd and MUMPS on one rank (16 BLAS
+#           threads: mumps-1rank) at 64^3, and elasticity 50
 #   complex the complex PETSc build (bench/ldlt/pack-complex.sh): complex symmetric Helmholtz 32^3, 48^3, 60^3
 #
 # Writes OUTDIR/logs/<pair>.txt (each pair's output, then a '#pair' line: exit status, cap, wall times),
@@ -109,6 +110,7 @@ plan_real() {
   echo "poisson3d-$P48|-poisson $P48|pgx|30|1"
   echo "poisson3d-$P48|-poisson $P48|pgx-column|60|1"
   echo "poisson3d-$P64|-poisson $P64|umfpack-nd|10|1"
+  echo "poisson3d-$P64|-poisson $P64|mumps-1rank|40|1"
   echo "elasticity3d-$E50|-elasticity $E50|pgx|60|1"
   echo "elasticity3d-$E50|-elasticity $E50|mumps|40|1"
   echo "elasticity3d-$E50|-elasticity $E50|cholmod|40|1"
@@ -188,6 +190,7 @@ run_pair() { # problem args solver cap optional
   log=$OUTDIR/logs/$prob-$solver.txt
   case "$solver" in
     pgx*) cmd=(env OPENBLAS_NUM_THREADS="$THREADS" OMP_NUM_THREADS=1 "$BIN" $args -solvers "$solver" -pgx_device "$DEVICE") ;;
+    mumps-1rank) cmd=(env OPENBLAS_NUM_THREADS="$THREADS" OMP_NUM_THREADS=1 "$BIN" $args -solvers mumps) ;;
     mumps) cmd=($MPIEXEC -n "$NP" -x OPENBLAS_NUM_THREADS=1 -x OMP_NUM_THREADS=1 -x LD_LIBRARY_PATH -x PGX_ROOT
                 ${PGX_MATRICES:+-x PGX_MATRICES} "$BIN" $args -solvers mumps) ;;
     *) cmd=(env OPENBLAS_NUM_THREADS="$THREADS" OMP_NUM_THREADS=1 "$BIN" $args -solvers "$solver") ;;
