@@ -182,6 +182,11 @@ $(BUILD)/%: %.cxx $(LIB_SO) $(FLAGS_STAMP)
 	@echo "  CXX   $<"
 	$(Q)$(CXX) $(CXXFLAGS_ALL) -MMD -MP -o $@ $< $(EXE_LDLIBS)
 
+# bench_ldlt also calls SuiteSparse's UMFPACK itself (its 64-bit umfpack-dl anchor, umfpack_dl/zl) when the headers are there
+UMFPACK_H := $(wildcard /usr/include/suitesparse/umfpack.h)
+$(BUILD)/bench/ldlt/bench_ldlt: private CFLAGS_ALL += $(if $(UMFPACK_H),-DPGX_BENCH_UMFPACK=1 -I$(dir $(UMFPACK_H)))
+$(BUILD)/bench/ldlt/bench_ldlt: private EXE_LDLIBS += $(if $(UMFPACK_H),-lumfpack -lamd -lsuitesparseconfig)
+
 $(BUILD)/%: %.cu $(LIB_SO) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
