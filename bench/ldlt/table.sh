@@ -8,17 +8,17 @@
 #           largest SPD and indefinite matrices of ../shared/matrices (bcsstk16, hangGlider_2; tests/data holds
 #           both), then if the budget allows the column method at 48^3, umfpack-nd and MUMPS on one rank (16 BLAS
 #           threads: mumps-1rank) at 64^3, and elasticity 50
-#   complex the complex PETSc build (bench/ldlt/pack-complex.sh): complex symmetric Helmholtz 32^3, 48^3, 60^3
+#   complex the complex PETSc build (make gpuhostc: build-gpuc/, with CUDA): complex symmetric Helmholtz 32^3, 48^3, 60^3
 #
 # Writes OUTDIR/logs/<pair>.txt (each pair's output, then a '#pair' line: exit status, cap, wall times),
 # OUTDIR/pairs.tsv (one parsed row per pair) and OUTDIR/table.md (the table and the targets), and prints the table.
 #
 # On the GPU host, from the repository root of the tree 'make gpuhost' prepared (see tools/gpuhost-run.sh):
 #   source .gpuhost/env.sh && bench/ldlt/table.sh real $OUT/ldlt
-#   source .gpuhost/env.sh && bench/ldlt/table.sh complex $OUT/ldlt-complex     (after bench/ldlt/pack-complex.sh here)
+#   source .gpuhost/env.sh && bench/ldlt/table.sh complex $OUT/ldlt-complex     (after make gpuhostc here; carry .gpuhost and .gpuhostc)
 # Programs: build-gpu/ and lib-gpu/ when there (as 'make gpuhost' leaves them), else build/ and lib/ (as
-# tools/gpuhost-run.sh leaves them, or a local build); PGX_BUILD / PGX_LIB choose others. Complex: build-complex/gpuhost/
-# (pack-complex.sh), else build-complex/; PGX_COMPLEX_BUILD chooses another.
+# tools/gpuhost-run.sh leaves them, or a local build); PGX_BUILD / PGX_LIB choose others. Complex: build-gpuc/
+# (make gpuhostc), else build-complex/; PGX_COMPLEX_BUILD chooses another.
 #
 # CPU anchors (16 host cores): BLAS from /usr/lib/x86_64-linux-gnu/openblas-pthread when it exists (the host's
 # OpenBLAS; else the BLAS on the library path, said in the header). CHOLMOD, UMFPACK (both) and PETSc: one process,
@@ -55,16 +55,16 @@ if [ "$MODE" = real ]; then
   DEVICE=${PGX_LDLT_DEVICE:-cuda}
 else
   CX=${PGX_COMPLEX_BUILD:-}
-  [ -z "$CX" ] && { if [ -x build-complex/gpuhost/bench_ldlt ]; then CX=build-complex/gpuhost; else CX=build-complex; fi; }
-  if [ -x "$CX/bench_ldlt" ]; then BIN=$ROOT/$CX/bench_ldlt; else BIN=$ROOT/$CX/bench/ldlt/bench_ldlt; fi
-  LIB=$CX/lib
-  DEVICE=host
-  # the libraries of Debian's complex PETSc that the packed (real) runtime lacks, packed by pack-complex.sh
-  if [ -f "$CX/runtime.tar.xz" ]; then
-    mkdir -p "$OUTDIR/.cxlib" && tar -C "$OUTDIR/.cxlib" -xJf "$CX/runtime.tar.xz" && export LD_LIBRARY_PATH="$OUTDIR/.cxlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # the complex copy built with CUDA by 'make gpuhostc' (build-gpuc/, lib-gpuc/; Debian's complex PETSc libraries
+  # in .gpuhostc/complex-runtime.tar.xz, unpacked beside the real runtime), else a local complex build
+  [ -z "$CX" ] && { if [ -x build-gpuc/bench/ldlt/bench_ldlt ]; then CX=build-gpuc; else CX=build-complex; fi; }
+  BIN=$ROOT/$CX/bench/ldlt/bench_ldlt
+  if [ "$CX" = build-gpuc ]; then LIB=lib-gpuc; DEVICE=${PGX_LDLT_DEVICE:-cuda}; else LIB=$CX/lib; DEVICE=${PGX_LDLT_DEVICE:-host}; fi
+  if [ -n "${PB_ROOT:-}" ] && [ -f .gpuhostc/complex-runtime.tar.xz ] && [ ! -f "$PB_ROOT/lib/libpetsc_complex.so.3.18" ]; then
+    tar -C "$(dirname "$PB_ROOT")" -xJf .gpuhostc/complex-runtime.tar.xz
   fi
 fi
-[ -x "$BIN" ] || { echo "table.sh: $BIN not found (build it: make, make gpuhost, or bench/ldlt/pack-complex.sh)" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "table.sh: $BIN not found (build it: make, make gpuhost, or make gpuhostc)" >&2; exit 1; }
 export LD_LIBRARY_PATH="$ROOT/$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 BLAS="the BLAS on the library path (reference BLAS of the packed runtime on the GPU host)"
 if [ -d /usr/lib/x86_64-linux-gnu/openblas-pthread ]; then
