@@ -1,7 +1,7 @@
 static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (stream priority, leaf rows per thread, leaf swaps) against the default path.\n"
                      "  -matrix <random,diagdom,zerolead,singular,illcond>  -n <n>  -nb <nb>  -leaf <w>  -lookahead  -precision <double,tf32,half,bf16>\n"
                      "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n"
-                     "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)\n";
+                     "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)  -graph (the variant in a CUDA graph: factored 4 times)\n";
 /* One matrix (seeded), factored twice on the device: by the default path (priority off, leaf rows by the default
    rule, recursion swaps) and by the variant the options name (with the same block size, leaf width, look-ahead and
    precision). Checks (prints "all checks passed" and one line naming the variant):
@@ -17,6 +17,9 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
    - -path cluster: every leaf of the variant was factored by one thread-block cluster when n <= 4096 (sm_90: a
      cluster of at most 16 blocks of 256 threads, up to 2 (FP64) rows per thread), the path is named "cluster..."
      and the rows per thread used are between the requested (1 by default) and Rmax;
+   - -graph: the variant is factored four times with -mat_pgx_lu_graph (direct, captured, replayed, replayed): one
+     graph captured, the third factorization replayed it with the second's factors and pivots bitwise, and the fourth
+     (replayed too) gives the factors compared above;
    - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
      (or its FP64 fallback) of the variant has backward error < 1. */
 #include <petscsys.h>
@@ -38,6 +41,7 @@ struct Setup {
   PetscBool     lookahead = PETSC_FALSE, priority = PETSC_FALSE, leafswaps = PETSC_FALSE, coop = PETSC_TRUE;
   dl::Precision prec = dl::PRECISION_DOUBLE;
   dl::Path      path = dl::PATH_AUTO; /* the variant's */
+  PetscBool     graph = PETSC_FALSE;  /* the variant's */
 };
 
 static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<double> &a, std::vector<double> &lu, std::vector<PetscInt> &piv, PetscInt *zc, PetscInt *rowsused, cu::Data **dout)
@@ -55,6 +59,31 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   PetscCall(cu::SetLeaf(d, su.leaf, su.coop));
   if (variant) PetscCall(cu::SetPanelOptions(d, su.priority, su.leafrows, su.leafswaps));
   if (variant) PetscCall(cu::SetPath(d, su.path, 0));
+  if (variant && su.graph) { /* direct, captured, replayed */
+    std::vector<double>   lu2(n * n);
+    std::vector<PetscInt> piv2(n);
+    PetscInt              ncap;
+    PetscBool             replayed;
+    PetscCall(cu::SetGraph(d, PETSC_TRUE));
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 0 && !replayed, "graph: after the first factorization %d captured, replayed %d (expected 0, 0)", (int)ncap, (int)replayed);
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 1 && !replayed, "graph: after the second factorization %d captured, replayed %d (expected 1, 0)", (int)ncap, (int)replayed);
+    PetscCall(cu::GetFactors(d, lu2.data(), piv2.data()));
+    lu.assign(n * n, NAN);
+    piv.assign(n, -1);
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 1 && replayed, "graph: after the third factorization %d captured, replayed %d (expected 1, 1)", (int)ncap, (int)replayed);
+    PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
+    PetscInt ndiff = 0;
+    for (PetscInt i = 0; i < n * n; i++) ndiff += !(lu[i] == lu2[i]);
+    for (PetscInt k = 0; k < n; k++) ndiff += piv[k] != piv2[k];
+    CHECK(ndiff == 0, "graph: the replayed factorization differs from the captured one in %d entries or pivots", (int)ndiff);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "graph: captured once, replayed, the same factors\n"));
+  }
   lu.assign(n * n, NAN);
   piv.assign(n, -1);
   PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
@@ -107,6 +136,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-leafswaps", &su.leafswaps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-refcheck", &refcheck, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-coop", &su.coop, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-graph", &su.graph, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
   for (int p = 0; p < 4; p++)
     if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;

@@ -169,6 +169,13 @@ PetscErrorCode FactorDeviceInput(Data *, PetscInt n, const PetscScalar *d_a, Pet
 /* The path (-mat_pgx_lu_path) and the largest n at which AUTO takes the cluster path (-mat_pgx_lu_cluster_max; 0:
    never, the default until measured) */
 PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
+/* CUDA graph (-mat_pgx_lu_graph; off by default): the factorization's launches are captured at the second
+   factorization of the same n and precision (into the same device buffer) and replayed by the later ones (one
+   cudaGraphLaunch: no host-side launch per panel). Not with a profile (its events are timed). Any setter (block size,
+   path, panel options, ...) drops the captured graphs. */
+PetscErrorCode SetGraph(Data *, PetscBool);
+/* Graphs captured since Create, and whether the last factorization replayed one */
+PetscErrorCode GetGraphInfo(const Data *, PetscInt *ncaptured, PetscBool *replayed);
 /* How many leaves of the last factorization one thread-block cluster factored, and the largest cluster (blocks) */
 PetscErrorCode GetClusterInfo(const Data *, PetscInt *nleaves, PetscInt *maxblocks);
 /* Parameters of the mixed-precision refinement (default: RefineOptionsDefault()) */

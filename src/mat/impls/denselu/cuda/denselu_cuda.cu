@@ -93,6 +93,23 @@ struct Data {
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
+  /* -mat_pgx_lu_graph: the factorization's launches (FactorDevice) captured in a CUDA graph at the second call with the
+     same matrix buffer, n and precision, and replayed by later calls; [0] FP64, [1] FP32 (mixed). Any setter drops them */
+  struct Graph {
+    cudaGraphExec_t exec = nullptr;
+    const void     *a    = nullptr; /* the buffer factored (the graph's launches hold its address) */
+    PetscInt        n    = -1;
+    Precision       prec = PRECISION_DOUBLE;
+    int             calls = 0;      /* factorizations with this key so far */
+    /* what the captured factorization did (restored on replay: the host-side choices are the graph's) */
+    const char *path = "none";
+    PetscInt    nb   = 0;
+    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0;
+  };
+  bool  usegraph  = false;
+  Graph graphs[2];
+  int   ncaptured = 0;     /* graphs captured since Create */
+  bool  replayed  = false; /* the last factorization replayed a graph */
   /* per-phase profile (SetProfile; denselu_profile.h): NULL = off, and then no event is created or recorded */
   struct ProfRec {
     Phase p;
@@ -1054,7 +1071,7 @@ static PetscErrorCode CreateStream(bool greatest, cudaStream_t *st, cublasHandle
 }
 
 template <class T>
-static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
 {
   cudaStream_t s;
 
@@ -1078,6 +1095,79 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   PetscCall(ierr);
   PGXCallCUDA(cudaEventRecord(d->espout, d->sp));
   PGXCallCUDA(cudaStreamWaitEvent(s, d->espout, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Drop the captured graphs (a setting changed, or Destroy) */
+static PetscErrorCode GraphReset(Data *d)
+{
+  PetscFunctionBegin;
+  for (Data::Graph &g : d->graphs) {
+    if (g.exec) PGXCallCUDA(cudaGraphExecDestroy(g.exec));
+    g = Data::Graph();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FactorDeviceDirect, or with -mat_pgx_lu_graph (and no profile): the first call with a (buffer, n, precision) runs
+   directly (it creates the private streams, sizes the buffers and fills the occupancy caches outside any capture),
+   the second is captured on PGX's stream (relaxed mode; the private streams join through their events) and launched,
+   later ones replay the graph: one cudaGraphLaunch instead of the host-side launches of every panel */
+template <class T>
+static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  d->replayed = false;
+  if (!d->usegraph || d->prof) {
+    PetscCall(FactorDeviceDirect<T>(d, a, prec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetStream(&s));
+  Data::Graph &g = d->graphs[sizeof(T) == sizeof(double) ? 0 : 1];
+  if (g.a != (const void *)a || g.n != d->n || g.prec != prec) {
+    if (g.exec) PGXCallCUDA(cudaGraphExecDestroy(g.exec));
+    g      = Data::Graph();
+    g.a    = (const void *)a;
+    g.n    = d->n;
+    g.prec = prec;
+  }
+  if (!g.exec && g.calls++ == 0) {
+    PetscCall(FactorDeviceDirect<T>(d, a, prec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!g.exec) {
+    cudaGraph_t    graph = nullptr;
+    PetscErrorCode ierr;
+    cudaError_t    cerr;
+    PGXCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    ierr = FactorDeviceDirect<T>(d, a, prec);
+    cerr = cudaStreamEndCapture(s, &graph); /* ends the capture also after an error above */
+    PetscCall(ierr);
+    PGXCallCUDA(cerr);
+    cerr = cudaGraphInstantiate(&g.exec, graph, 0);
+    PGXCallCUDA(cudaGraphDestroy(graph));
+    PGXCallCUDA(cerr);
+    g.path          = d->path;
+    g.nb            = d->nb;
+    g.ncoop         = d->ncoop;
+    g.nblockleaf    = d->nblockleaf;
+    g.leafrowsused  = d->leafrowsused;
+    g.nclusterleaf  = d->nclusterleaf;
+    g.clusterblocks = d->clusterblocks;
+    d->ncaptured++;
+  } else {
+    d->path          = g.path;
+    d->nb            = g.nb;
+    d->ncoop         = g.ncoop;
+    d->nblockleaf    = g.nblockleaf;
+    d->leafrowsused  = g.leafrowsused;
+    d->nclusterleaf  = g.nclusterleaf;
+    d->clusterblocks = g.clusterblocks;
+    d->replayed      = true;
+  }
+  PGXCallCUDA(cudaGraphLaunch(g.exec, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1212,6 +1302,7 @@ PetscErrorCode Destroy(Data **d)
 {
   PetscFunctionBegin;
   if (!*d) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GraphReset(*d));
   if ((*d)->h2) PGXCallCUBLAS(cublasDestroy((*d)->h2));
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
@@ -1229,6 +1320,7 @@ PetscErrorCode Destroy(Data **d)
 PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(nb >= 0 && nb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: block size %" PetscInt_FMT " must be in 1..%d (0: default)", nb, DENSELU_NBMAX);
   d->nbreq = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1237,6 +1329,7 @@ PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->nsmall = nsmall < 0 ? 128 : nsmall;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1244,6 +1337,7 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 PetscErrorCode SetLeaf(Data *d, PetscInt leafw, PetscBool coop)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(leafw >= 0 && leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf width %" PetscInt_FMT " must be in 1..32 (0: default 32)", leafw);
   d->leafw = leafw > 0 ? (int)leafw : 32;
   d->coop  = coop ? true : false;
@@ -1262,6 +1356,7 @@ PetscErrorCode GetLeafInfo(const Data *d, PetscInt *leafw, PetscInt *ncoop, Pets
 PetscErrorCode SetPanelOptions(Data *d, PetscBool priority, PetscInt leafrows, PetscBool leafswaps)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(leafrows == 0 || leafrows == 1 || leafrows == 2 || leafrows == 4 || leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf rows per thread %" PetscInt_FMT " must be 1, 2, 4 or 8 (0: default rule)", leafrows);
   d->priority  = priority ? true : false;
   d->leafrows  = (int)leafrows;
@@ -1279,10 +1374,27 @@ PetscErrorCode GetLeafRowsUsed(const Data *d, PetscInt *rows)
 PetscErrorCode SetPath(Data *d, Path path, PetscInt clustermax)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(path >= PATH_AUTO && path <= PATH_CLUSTER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown path %d", (int)path);
   PetscCheck(clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the cluster path's largest n must be >= 0 (0: never), not %" PetscInt_FMT, clustermax);
   d->pathreq    = path;
   d->clustermax = clustermax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetGraph(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  d->usegraph = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetGraphInfo(const Data *d, PetscInt *ncaptured, PetscBool *replayed)
+{
+  PetscFunctionBegin;
+  if (ncaptured) *ncaptured = d->ncaptured;
+  if (replayed) *replayed = d->replayed ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1297,6 +1409,7 @@ PetscErrorCode GetClusterInfo(const Data *d, PetscInt *nleaves, PetscInt *maxblo
 PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->lookahead = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1304,6 +1417,7 @@ PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
 PetscErrorCode SetPrecision(Data *d, Precision p)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->prec = p;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
