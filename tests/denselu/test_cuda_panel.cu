@@ -14,6 +14,8 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
    - the variant's cooperative leaves used min(R, Rmax) rows per thread (W: the leaf kernel's width 8, 16 or 32;
      Rmax = min(8, 512 / (W sizeof(T))), T double or float (mixed))
      when -leafrows R > 0, 1 with the default rule (n <= 8000: 1 row per thread fits on an H100); 0 with -coop 0;
+   - a forced path (-path other than auto), FP64, random or diagdom, n <= 1500: its factors within 1e-12 max|LU| of the
+     reference's (as test_cuda_kernels asserts for the default path);
    - -path cluster: every leaf of the variant was factored by one thread-block cluster when n <= 4096 (sm_90: a
      cluster of at most 16 blocks of 256 threads, up to 2 (FP64) rows per thread), the path is named "cluster..."
      and the rows per thread used are between the requested (1 by default) and Rmax;
@@ -166,6 +168,12 @@ int main(int argc, char **argv)
     PetscCall(ref::Factor(n, lr.data(), n, su.nb, pr.data(), &zr));
     for (PetscInt k = 0; k < n; k++) npr += pr[k] != p1[k];
     CHECK(npr == 0 && zr == z1, "%d pivots of the variant differ from the reference's (zero column %d, reference %d)", (int)npr, (int)z1, (int)zr);
+    if (su.path != dl::PATH_AUTO && (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom"))) { /* a forced path: its factors against the reference's */
+      double dr = 0, mr = 0;
+      for (PetscInt i = 0; i < n * n; i++) dr = std::isfinite(lu1[i]) ? PetscMax(dr, std::fabs(lu1[i] - lr[i])) : INFINITY, mr = PetscMax(mr, std::fabs(lr[i]));
+      CHECK(dr <= 1e-12 * mr, "max |LU_variant - LU_reference| = %g (max |LU| %g)", dr, mr);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "factors of the %s path against the reference: within 1e-12 max|LU|\n", path));
+    }
   }
   {
     const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
