@@ -849,19 +849,26 @@ template <class T, int W, int R>
 static PetscErrorCode LaunchLeafCluster(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
 {
   static int fits[DENSELU_CLUSTER_MAX + 1] = {0}; /* per instantiation and cluster size: 0 unknown, 1 fits, -1 does not */
-  static int arch = -1;                           /* 1: sm_90 or later (PGX uses one device per process) */
+  static int gmax = -1;                           /* largest cluster size allowed: 0 before sm_90, 8 portable, 16 (PGX uses one device per process) */
   const int  G    = (m + DENSELU_LEAF_THREADS * R - 1) / (DENSELU_LEAF_THREADS * R);
   int       *flag = d->flag.data();
 
   PetscFunctionBegin;
   *done = false;
-  if (arch < 0) {
+  if (gmax < 0) {
     const cudaDeviceProp *prop;
     PetscCall(PGXCUDAGetDeviceProperties(&prop));
-    arch = prop->major >= 9 ? 1 : 0;
-    if (arch) PGXCallCUDA(cudaFuncSetAttribute(LeafClusterKernel<T, W, R>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    gmax = prop->major >= 9 ? DENSELU_CLUSTER_MAX : 0;
+    if (gmax) {
+      const cudaError_t e = cudaFuncSetAttribute(LeafClusterKernel<T, W, R>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (e != cudaSuccess) { /* the device refuses non-portable cluster sizes: portable ones (8) only */
+        (void)cudaGetLastError();
+        gmax = 8;
+        PetscCall(PetscInfo(NULL, "denselu cuda: non-portable cluster sizes refused (%s): cluster leaves of at most 8 blocks\n", cudaGetErrorName(e)));
+      }
+    }
   }
-  if (!arch || G < 1 || G > DENSELU_CLUSTER_MAX) PetscFunctionReturn(PETSC_SUCCESS);
+  if (G < 1 || G > gmax) PetscFunctionReturn(PETSC_SUCCESS);
   cudaLaunchConfig_t  cfg = {};
   cudaLaunchAttribute attr[1];
   attr[0].id               = cudaLaunchAttributeClusterDimension;
@@ -875,8 +882,13 @@ static PetscErrorCode LaunchLeafCluster(Data *d, cudaStream_t s, int m, int kb, 
   cfg.attrs                = attr;
   cfg.numAttrs             = 1;
   if (!fits[G]) {
-    int nc = 0;
-    PGXCallCUDA(cudaOccupancyMaxActiveClusters(&nc, LeafClusterKernel<T, W, R>, &cfg));
+    int               nc = 0;
+    const cudaError_t e  = cudaOccupancyMaxActiveClusters(&nc, LeafClusterKernel<T, W, R>, &cfg);
+    if (e != cudaSuccess) { /* a cluster size the device cannot take: the leaf goes to the other kernels */
+      (void)cudaGetLastError();
+      nc = 0;
+      PetscCall(PetscInfo(NULL, "denselu cuda: cudaOccupancyMaxActiveClusters refused a cluster of %d blocks (%s)\n", G, cudaGetErrorName(e)));
+    }
     fits[G] = nc > 0 ? 1 : -1;
   }
   if (fits[G] < 0) PetscFunctionReturn(PETSC_SUCCESS);
