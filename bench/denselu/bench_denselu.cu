@@ -14,7 +14,10 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
                            "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
                            "  as two '#' lines under each PGX row)  -priority 0,1 (panel on a greatest-priority stream)  -leafrows 0,1,2,4,8\n"
-                           "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n";
+                           "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n"
+                           "  -paths auto,blocked,cluster,fused (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
+                           "  (-mat_pgx_lu_cluster_max: the largest n of the cluster path under auto)  -graph 0,1 (-mat_pgx_lu_graph: the\n"
+                           "  factorization replayed from a CUDA graph: the two warm-ups run it directly and capture it)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
    FactorDeviceInput, which also copies A into its factor array and checks A for NaN/Inf; cuSOLVER: the copy into
    its work array), so neither time includes a host-to-device copy. Medians of -reps runs after two warm-ups
@@ -53,7 +56,7 @@ static PetscErrorCode Row(const Problem &P, const char *solver, double fms, doub
 {
   const double n = (double)P.n, gf = fms > 0 ? 2.0 / 3.0 * n * n * n / (fms * 1e6) : 0;
   PetscFunctionBegin;
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "%6d  %-8s  %-16s  %10.3f  %9.1f  %9.3f  %9.3g  %7.2f  %7.2f  %4d  %s\n", (int)P.n, P.mat, solver, fms, gf, sms, be, fms > 0 ? P.cus_f / fms : 0.0, fms + sms > 0 ? P.cus_total / (fms + sms) : 0.0, (int)its, note.c_str()));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "%6d  %-8s  %-20s  %10.3f  %9.1f  %9.3f  %9.3g  %7.2f  %7.2f  %4d  %s\n", (int)P.n, P.mat, solver, fms, gf, sms, be, fms > 0 ? P.cus_f / fms : 0.0, fms + sms > 0 ? P.cus_total / (fms + sms) : 0.0, (int)its, note.c_str()));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -168,6 +171,9 @@ struct Config {
   PetscBool priority;  /* -priority: SetPanelOptions */
   PetscInt  leafrows;  /* -leafrows */
   PetscBool leafswaps; /* -leafswaps */
+  dl::Path  path;       /* -paths */
+  PetscInt  clustermax; /* -cluster_max */
+  PetscBool graph;      /* -graph */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -192,6 +198,8 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetLookAhead(d, cf.lookahead));
   PetscCall(cu::SetLeaf(d, cf.leaf, cf.coop));
   PetscCall(cu::SetPanelOptions(d, cf.priority, cf.leafrows, cf.leafswaps));
+  PetscCall(cu::SetPath(d, cf.path, cf.clustermax));
+  PetscCall(cu::SetGraph(d, cf.graph));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -221,6 +229,14 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     PetscInt ru;
     PetscCall(cu::GetLeafRowsUsed(d, &ru));
     note += " leaf " + std::to_string((long long)w) + " (" + std::to_string((long long)nc) + " coop, " + std::to_string((long long)nbl) + " 1-block)";
+    PetscInt ncl, gmax;
+    PetscCall(cu::GetClusterInfo(d, &ncl, &gmax));
+    if (ncl) note += " " + std::to_string((long long)ncl) + " cluster leaves (<= " + std::to_string((long long)gmax) + " blocks)";
+    if (cf.graph) {
+      PetscBool replayed;
+      PetscCall(cu::GetGraphInfo(d, NULL, &replayed));
+      note += replayed ? " graph replayed" : " graph not replayed";
+    }
     note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
   }
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
@@ -303,9 +319,10 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
+  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
-  char      mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
+  char      paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
 
@@ -320,6 +337,9 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-priority", "PGX: panel on a private greatest-priority stream off (0) / on (1) to sweep", prios, 2, &nprios));
   PetscCall(IntArrayOption(PetscOptionsObject, "-leafrows", "PGX: rows per thread of the cooperative leaf to sweep (0: default rule; 1, 2, 4, 8)", lrows, 5, &nlrows));
   PetscCall(IntArrayOption(PetscOptionsObject, "-leafswaps", "PGX: leaves swap the rest of their panel off (0) / on (1) to sweep", lswaps, 2, &nlswaps));
+  PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
+  PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
@@ -342,8 +362,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < argc; i++) cmd += std::string(i ? " " : "") + argv[i];
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "# bench_denselu on %s\n# date: %s\n# command: %s\n", name, date, cmd.c_str()));
   }
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#    n  matrix    solver             factor ms    GFLOP/s   solve ms   backward  f/getrf  tot/cus   its  notes\n"));
-  const std::vector<std::string> matlist = Split(mats), preclist = Split(precs);
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#    n  matrix    solver                 factor ms    GFLOP/s   solve ms   backward  f/getrf  tot/cus   its  notes\n"));
+  const std::vector<std::string> matlist = Split(mats), preclist = Split(precs), pathlist = Split(paths);
+  std::vector<dl::Path>          pathv;
+  for (const std::string &w : pathlist) {
+    const dl::Path pv = w == "auto" ? dl::PATH_AUTO : w == "fused" ? dl::PATH_FUSED : w == "blocked" ? dl::PATH_BLOCKED : w == "cluster" ? dl::PATH_CLUSTER : (dl::Path)-1;
+    PetscCheck(pv != (dl::Path)-1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-paths: unknown %s (auto, fused, blocked, cluster)", w.c_str());
+    pathv.push_back(pv);
+  }
   for (PetscInt i = 0; i < nsizes; i++) {
     PetscCall(PetscTime(&tnow));
     if (time_limit > 0 && tnow - tstart > time_limit) {
@@ -376,7 +402,10 @@ int main(int argc, char **argv)
       for (const std::string &pr : preclist) {
         dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
-        const std::string name = "pgx " + pr;
+        for (const dl::Path pth : pathv)
+        for (PetscInt ig = 0; ig < ngraphs; ig++) {
+        const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
+        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "");
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
             for (PetscInt is = 0; is < nlswaps; is++) {
@@ -386,14 +415,15 @@ int main(int argc, char **argv)
                   for (PetscInt il = 0; il < nleaves; il++)
                     for (PetscInt ia = 0; ia < nlas; ia++)
                       for (PetscInt ic = 0; ic < ncoops; ic++) {
-                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw};
+                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr};
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
-                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw};
+                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr};
                 PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
               }
             }
+        }
       }
       if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));
       PGXCallCUDA(cudaFree(P.dA0));

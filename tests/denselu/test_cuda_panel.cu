@@ -1,6 +1,7 @@
 static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (stream priority, leaf rows per thread, leaf swaps) against the default path.\n"
                      "  -matrix <random,diagdom,zerolead,singular,illcond>  -n <n>  -nb <nb>  -leaf <w>  -lookahead  -precision <double,tf32,half,bf16>\n"
-                     "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n";
+                     "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n"
+                     "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)  -graph (the variant in a CUDA graph: factored 4 times)\n";
 /* One matrix (seeded), factored twice on the device: by the default path (priority off, leaf rows by the default
    rule, recursion swaps) and by the variant the options name (with the same block size, leaf width, look-ahead and
    precision). Checks (prints "all checks passed" and one line naming the variant):
@@ -13,6 +14,14 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
    - the variant's cooperative leaves used min(R, Rmax) rows per thread (W: the leaf kernel's width 8, 16 or 32;
      Rmax = min(8, 512 / (W sizeof(T))), T double or float (mixed))
      when -leafrows R > 0, 1 with the default rule (n <= 8000: 1 row per thread fits on an H100); 0 with -coop 0;
+   - a forced path (-path other than auto), FP64, random or diagdom, n <= 1500: its factors within 1e-12 max|LU| of the
+     reference's (as test_cuda_kernels asserts for the default path);
+   - -path cluster: every leaf of the variant was factored by one thread-block cluster when n <= 4096 (sm_90: a
+     cluster of at most 16 blocks of 256 threads, up to 2 (FP64) rows per thread), the path is named "cluster..."
+     and the rows per thread used are between the requested (1 by default) and Rmax;
+   - -graph: the variant is factored four times with -mat_pgx_lu_graph (direct, captured, replayed, replayed): one
+     graph captured, the third factorization replayed it with the second's factors and pivots bitwise, and the fourth
+     (replayed too) gives the factors compared above;
    - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
      (or its FP64 fallback) of the variant has backward error < 1. */
 #include <petscsys.h>
@@ -33,6 +42,8 @@ struct Setup {
   PetscInt      n = 1000, nb = 256, leaf = 0, leafrows = 0;
   PetscBool     lookahead = PETSC_FALSE, priority = PETSC_FALSE, leafswaps = PETSC_FALSE, coop = PETSC_TRUE;
   dl::Precision prec = dl::PRECISION_DOUBLE;
+  dl::Path      path = dl::PATH_AUTO; /* the variant's */
+  PetscBool     graph = PETSC_FALSE;  /* the variant's */
 };
 
 static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<double> &a, std::vector<double> &lu, std::vector<PetscInt> &piv, PetscInt *zc, PetscInt *rowsused, cu::Data **dout)
@@ -49,6 +60,32 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   PetscCall(cu::SetLookAhead(d, su.lookahead));
   PetscCall(cu::SetLeaf(d, su.leaf, su.coop));
   if (variant) PetscCall(cu::SetPanelOptions(d, su.priority, su.leafrows, su.leafswaps));
+  if (variant) PetscCall(cu::SetPath(d, su.path, 0));
+  if (variant && su.graph) { /* direct, captured, replayed */
+    std::vector<double>   lu2(n * n);
+    std::vector<PetscInt> piv2(n);
+    PetscInt              ncap;
+    PetscBool             replayed;
+    PetscCall(cu::SetGraph(d, PETSC_TRUE));
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 0 && !replayed, "graph: after the first factorization %d captured, replayed %d (expected 0, 0)", (int)ncap, (int)replayed);
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 1 && !replayed, "graph: after the second factorization %d captured, replayed %d (expected 1, 0)", (int)ncap, (int)replayed);
+    PetscCall(cu::GetFactors(d, lu2.data(), piv2.data()));
+    lu.assign(n * n, NAN);
+    piv.assign(n, -1);
+    PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
+    PetscCall(cu::GetGraphInfo(d, &ncap, &replayed));
+    CHECK(ncap == 1 && replayed, "graph: after the third factorization %d captured, replayed %d (expected 1, 1)", (int)ncap, (int)replayed);
+    PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
+    PetscInt ndiff = 0;
+    for (PetscInt i = 0; i < n * n; i++) ndiff += !(lu[i] == lu2[i]);
+    for (PetscInt k = 0; k < n; k++) ndiff += piv[k] != piv2[k];
+    CHECK(ndiff == 0, "graph: the replayed factorization differs from the captured one in %d entries or pivots", (int)ndiff);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "graph: captured once, replayed, the same factors\n"));
+  }
   lu.assign(n * n, NAN);
   piv.assign(n, -1);
   PetscCall(cu::Factor(d, n, a.data(), n, zc, &finite));
@@ -81,15 +118,17 @@ static PetscErrorCode CheckSolves(const Setup &su, cu::Data *d, const std::vecto
 int main(int argc, char **argv)
 {
   Setup       su;
-  char        kind[32] = "random", prec[16] = "double";
+  char        kind[32] = "random", prec[16] = "double", path[16] = "auto";
   PetscBool   refcheck = PETSC_TRUE;
   PetscReal   cond     = 1e6;
   const char *precs[]  = {"double", "tf32", "half", "bf16"};
+  const char *paths[]  = {"auto", "fused", "blocked", "cluster"};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", kind, sizeof(kind), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-precision", prec, sizeof(prec), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-path", path, sizeof(path), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &su.n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &su.nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-leaf", &su.leaf, NULL));
@@ -99,9 +138,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-leafswaps", &su.leafswaps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-refcheck", &refcheck, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-coop", &su.coop, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-graph", &su.graph, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
   for (int p = 0; p < 4; p++)
     if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;
+  for (int p = 0; p < 4; p++)
+    if (!std::strcmp(path, paths[p])) su.path = (dl::Path)p;
   const PetscInt      n = su.n;
   const bool          dbl = su.prec == dl::PRECISION_DOUBLE;
   std::vector<double> a(n * n), lu0, lu1;
@@ -126,10 +168,30 @@ int main(int argc, char **argv)
     PetscCall(ref::Factor(n, lr.data(), n, su.nb, pr.data(), &zr));
     for (PetscInt k = 0; k < n; k++) npr += pr[k] != p1[k];
     CHECK(npr == 0 && zr == z1, "%d pivots of the variant differ from the reference's (zero column %d, reference %d)", (int)npr, (int)z1, (int)zr);
+    if (su.path != dl::PATH_AUTO && (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom"))) { /* a forced path: its factors against the reference's */
+      double dr = 0, mr = 0;
+      for (PetscInt i = 0; i < n * n; i++) dr = std::isfinite(lu1[i]) ? PetscMax(dr, std::fabs(lu1[i] - lr[i])) : INFINITY, mr = PetscMax(mr, std::fabs(lr[i]));
+      CHECK(dr <= 1e-12 * mr, "max |LU_variant - LU_reference| = %g (max |LU| %g)", dr, mr);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "factors of the %s path against the reference: within 1e-12 max|LU|\n", path));
+    }
   }
   {
     const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
-    CHECK(r0 == (su.coop ? 1 : 0) && r1 == want, "cooperative leaf rows per thread: default %d (expected %d), variant %d (expected %d)", (int)r0, su.coop ? 1 : 0, (int)r1, (int)want);
+    if (su.path == dl::PATH_CLUSTER) {
+      const PetscInt  wantc = su.leafrows ? PetscMin(su.leafrows, rmax) : 1;
+      PetscInt        ncl, gmax, lwu, nco, nbl;
+      const char     *pname;
+      PetscCall(cu::GetClusterInfo(d1, &ncl, &gmax));
+      PetscCall(cu::GetLeafInfo(d1, &lwu, &nco, &nbl));
+      PetscCall(cu::GetInfo(d1, &pname, NULL, NULL));
+      CHECK(!std::strncmp(pname, "cluster", 7), "the variant's path is %s, not cluster", pname);
+      CHECK(r0 == (su.coop ? 1 : 0), "cooperative leaf rows per thread of the default path: %d (expected %d)", (int)r0, su.coop ? 1 : 0);
+      if (n <= 4096) {
+        CHECK(ncl > 0 && nco == 0 && nbl == 0 && gmax >= 1 && gmax <= 16, "cluster path: %d leaves by a cluster (largest %d blocks), %d cooperative, %d one-block (expected all by a cluster of <= 16 blocks)", (int)ncl, (int)gmax, (int)nco, (int)nbl);
+        CHECK(r1 >= wantc && r1 <= rmax, "cluster leaf rows per thread used %d, expected %d..%d", (int)r1, (int)wantc, (int)rmax);
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "path %s: %d of %d leaves by one thread-block cluster\n", pname, (int)ncl, (int)(ncl + nco + nbl)));
+    } else CHECK(r0 == (su.coop ? 1 : 0) && r1 == want, "cooperative leaf rows per thread: default %d (expected %d), variant %d (expected %d)", (int)r0, su.coop ? 1 : 0, (int)r1, (int)want);
   }
   if (z1 < 0) {
     if (dbl) PetscCall(CheckSolves(su, d0, a, "default"));

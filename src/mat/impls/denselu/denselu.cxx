@@ -13,6 +13,7 @@ namespace kern = pgx::kernels::denselu;
 static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
 
 static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
+static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "PGXDenseLUPath", "PATH_", NULL};
 
 typedef struct {
   PGXDeviceType   devreq;    /* -pgx_device as requested (auto, host, cuda) */
@@ -26,6 +27,9 @@ typedef struct {
   PetscBool       priority;  /* -mat_pgx_lu_priority: cuda factorization on a private greatest-priority stream */
   PetscInt        leafrows;  /* -mat_pgx_lu_leaf_rows: rows per thread of the cooperative leaf (1, 2, 4, 8; 0: default rule) */
   PetscBool       leafswaps; /* -mat_pgx_lu_leaf_swaps: the leaves swap the rest of their panel (no LaswpKernel in the recursion) */
+  kern::Path      pathreq;   /* -mat_pgx_lu_path: auto, fused, blocked, cluster (cuda backend) */
+  PetscInt        clustermax; /* -mat_pgx_lu_cluster_max: auto takes the cluster path for nsmall < n <= this (0: never) */
+  PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
@@ -118,6 +122,19 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
 #endif
   if (lu->leafrows) PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread %" PetscInt_FMT ", leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafswaps ? "on" : "off"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread by the default rule, leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafswaps ? "on" : "off"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "path (cuda): %s requested, auto takes the cluster path up to n %" PetscInt_FMT "%s; CUDA graph %s\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->clustermax ? "" : " (never)", lu->graph ? "on" : "off"));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
+    PetscInt ncl, gmax;
+    PetscCall(kern::cuda::GetClusterInfo(lu->d, &ncl, &gmax));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cluster leaves: %" PetscInt_FMT " (largest cluster %" PetscInt_FMT " blocks)\n", ncl, gmax));
+    if (lu->graph) {
+      PetscBool replayed;
+      PetscCall(kern::cuda::GetGraphInfo(lu->d, &ncl, &replayed));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA graphs captured: %" PetscInt_FMT ", last factorization %s\n", ncl, replayed ? "replayed a captured graph" : "ran directly or was captured"));
+    }
+  }
+#endif
   if (lu->zerocol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "last factorization failed: zero pivot in column %" PetscInt_FMT "\n", lu->zerocol));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -396,12 +413,16 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsBool("-mat_pgx_lu_priority", "Factor on a private stream of the greatest priority, the look-ahead stream at the least (cuda backend)", "MatGetFactor", lu->priority, &lu->priority, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf_rows", "Rows per thread of the cuda cooperative leaf kernel: 1, 2, 4 or 8 (fewer blocks per grid synchronization; 0: default rule)", "MatGetFactor", lu->leafrows, &lu->leafrows, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_leaf_swaps", "Each cuda panel leaf applies its interchanges to the rest of its panel (no swap launch per recursion level)", "MatGetFactor", lu->leafswaps, &lu->leafswaps, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_path", "Path of the cuda factorization: auto (fused up to -mat_pgx_lu_small, cluster up to -mat_pgx_lu_cluster_max, else blocked), fused, blocked, cluster (leaves by one thread-block cluster, sm_90)", "MatGetFactor", PGXDenseLUPaths, (PetscEnum)lu->pathreq, (PetscEnum *)&lu->pathreq, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_cluster_max", "Largest n at which -mat_pgx_lu_path auto takes the cluster path of the cuda backend (0: never)", "MatGetFactor", lu->clustermax, &lu->clustermax, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_graph", "Capture the cuda factorization in a CUDA graph at its second call and replay it in later factorizations of the same size", "MatGetFactor", lu->graph, &lu->graph, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
   PetscCheck(lu->leafrows == 0 || lu->leafrows == 1 || lu->leafrows == 2 || lu->leafrows == 4 || lu->leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf_rows must be 1, 2, 4 or 8 (0: default rule), not %" PetscInt_FMT, lu->leafrows);
+  PetscCheck(lu->clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_cluster_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->clustermax);
   PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
 #if !PGX_DENSELU_HAVE_CUDA
@@ -411,6 +432,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   }
 #endif
   PetscCall(PetscInfo(F, "panel options: stream priority %s, leaf rows per thread %" PetscInt_FMT "%s, leaf swaps %s (%s)\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafrows ? "" : " (default rule)", lu->leafswaps ? "on" : "off", lu->device == PGX_DEVICE_HOST ? "the host backend has no cuda panel: ignored" : "cuda backend"));
+  PetscCall(PetscInfo(F, "path: %s requested, cluster path for n <= %" PetscInt_FMT " under auto, CUDA graph %s (%s)\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->graph ? "on" : "off", lu->device == PGX_DEVICE_HOST ? "the host backend factors blocked: ignored" : "cuda backend"));
   if (lu->device == PGX_DEVICE_HOST) {
     PetscCall(PetscMalloc1((size_t)n * n, &lu->lu));
     PetscCall(PetscMalloc1(n, &lu->ipiv));
@@ -421,6 +443,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
+    PetscCall(kern::cuda::SetPath(lu->d, lu->pathreq, lu->clustermax));
+    PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
@@ -442,6 +466,14 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 + -pgx_device <auto,host,cuda> - where the kernels run
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
+. -mat_pgx_lu_path <auto,fused,blocked,cluster> - path of the cuda factorization: fused (one kernel, one thread
+  block), blocked, cluster (the blocked loop with its panel leaves factored by one thread-block cluster of up to 16
+  blocks on sm_90: one cluster barrier per column instead of a grid synchronization; falls back to the blocked
+  path's leaf kernels where a cluster cannot be launched), auto (fused up to -mat_pgx_lu_small, cluster up to
+  -mat_pgx_lu_cluster_max, else blocked)
+. -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 0: never)
+. -mat_pgx_lu_graph <bool> - cuda: capture the factorization's launches in a CUDA graph at the second factorization of
+  the same size and replay it in the later ones (refactorizations; not with -mat_pgx_lu_profile; default false)
 . -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
 . -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
 . -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
@@ -503,6 +535,8 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->lookahead              = PETSC_TRUE;
   lu->priority               = PETSC_TRUE;
   lu->leafswaps              = PETSC_TRUE;
+  lu->pathreq                = kern::PATH_AUTO;
+  lu->clustermax             = 0; /* the cluster path is opt-in until measured (bench_denselu -paths) */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";

@@ -54,6 +54,22 @@ typedef enum {
   PRECISION_AUTO
 } Precision;
 
+/* Path of the cuda factorization (-mat_pgx_lu_path; issue 14, small and medium n):
+   FUSED    PanelKernel on the whole matrix (one launch, one thread block)
+   BLOCKED  the blocked right-looking loop (panel recursion, leaves by the cooperative kernel or one block)
+   CLUSTER  the same loop, its leaves factored by ONE thread-block cluster (sm_90: up to 16 blocks, the leaf in
+            registers, pivot candidates exchanged through distributed shared memory, one cluster barrier per column
+            instead of a grid-wide synchronization); a leaf whose cluster cannot be launched (device before sm_90,
+            too many rows, no resident cluster) falls back to the BLOCKED path's leaf kernels
+   AUTO     FUSED for n <= nsmall, CLUSTER for nsmall < n <= clustermax, else BLOCKED
+   The reference backend has one path (blocked); it accepts and reports the option. */
+typedef enum {
+  PATH_AUTO,
+  PATH_FUSED,
+  PATH_BLOCKED,
+  PATH_CLUSTER
+} Path;
+
 namespace reference
 {
 /* In-place blocked LU of a (n x n, leading dimension lda) with block size nb >= 1; ipiv[n] as above;
@@ -150,6 +166,18 @@ PetscErrorCode GetLeafInfo(const Data *, PetscInt *leafw, PetscInt *ncoop, Petsc
 PetscErrorCode Factor(Data *, PetscInt n, const PetscScalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
 /* The same from A already on the device (d_a, leading dimension lda): no host-to-device copy */
 PetscErrorCode FactorDeviceInput(Data *, PetscInt n, const PetscScalar *d_a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
+/* The path (-mat_pgx_lu_path) and the largest n at which AUTO takes the cluster path (-mat_pgx_lu_cluster_max; 0:
+   never, the default until measured) */
+PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
+/* CUDA graph (-mat_pgx_lu_graph; off by default): the factorization's launches are captured at the second
+   factorization of the same n and precision (into the same device buffer) and replayed by the later ones (one
+   cudaGraphLaunch: no host-side launch per panel). Not with a profile (its events are timed). Any setter (block size,
+   path, panel options, ...) drops the captured graphs. */
+PetscErrorCode SetGraph(Data *, PetscBool);
+/* Graphs captured since Create, and whether the last factorization replayed one */
+PetscErrorCode GetGraphInfo(const Data *, PetscInt *ncaptured, PetscBool *replayed);
+/* How many leaves of the last factorization one thread-block cluster factored, and the largest cluster (blocks) */
+PetscErrorCode GetClusterInfo(const Data *, PetscInt *nleaves, PetscInt *maxblocks);
 /* Parameters of the mixed-precision refinement (default: RefineOptionsDefault()) */
 PetscErrorCode SetRefineOptions(Data *, const RefineOptions *);
 /* Device arrays: B (n x nrhs, leading dimension ldb) overwritten by A^-1 B or A^-T B. With a mixed
@@ -159,7 +187,7 @@ PetscErrorCode SetRefineOptions(Data *, const RefineOptions *);
 PetscErrorCode Solve(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *d_b, PetscInt ldb, RefineResult *res);
 /* Host arrays (the glue's path for host Vecs): staged through a device buffer */
 PetscErrorCode SolveHost(Data *, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, RefineResult *res);
-/* What the last Factor did: the path ("fused" or "blocked"), the block size used, the precision in use */
+/* What the last Factor did: the path ("fused", "blocked", "blocked look-ahead", "cluster", "cluster look-ahead"), the block size used, the precision in use */
 PetscErrorCode GetInfo(const Data *, const char **path, PetscInt *nb, Precision *used);
 /* The factors and pivots to the host (tests): lu (n x n, leading dimension n), ipiv (0-based) */
 PetscErrorCode GetFactors(const Data *, PetscScalar *lu, PetscInt *ipiv);

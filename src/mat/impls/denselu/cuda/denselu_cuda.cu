@@ -14,6 +14,11 @@
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
    Small matrices (n <= nsmall) take the fused path: PanelKernel on the whole matrix (one launch).
+   Cluster path (SetPath, -mat_pgx_lu_path cluster, or AUTO up to -mat_pgx_lu_cluster_max): the blocked loop whose
+   leaves are factored by LeafClusterKernel, one thread-block cluster of at most 16 blocks (sm_90) with one cluster
+   barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
+   us on the H100, the critical path of the cooperative leaf for n <= 4096); leaves it cannot take fall back to the
+   cooperative or one-block kernel.
    Look-ahead (SetLookAhead, -mat_pgx_lu_lookahead, off by default until measured): the next panel's columns
    are updated and factored on PGX's stream while the rest of the trailing update runs on a second stream.
 
@@ -38,6 +43,7 @@
 #define DENSELU_LEAF_THREADS 256  /* threads of a cooperative leaf block */
 #define DENSELU_LEAF_GMAX    2048 /* cooperative leaf: most blocks (its candidate buffers are sized for it) */
 #define DENSELU_NBMAX        1024 /* largest block size (LaswpKernel's shared memory) */
+#define DENSELU_CLUSTER_MAX  16   /* most blocks of a cluster leaf (above 8: a non-portable cluster size) */
 
 namespace pgx
 {
@@ -83,6 +89,27 @@ struct Data {
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
+  Path                          pathreq   = PATH_AUTO; /* -mat_pgx_lu_path */
+  PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
+  bool                          oncluster = false;    /* the running factorization takes the cluster path */
+  int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
+  /* -mat_pgx_lu_graph: the factorization's launches (FactorDevice) captured in a CUDA graph at the second call with the
+     same matrix buffer, n and precision, and replayed by later calls; [0] FP64, [1] FP32 (mixed). Any setter drops them */
+  struct Graph {
+    cudaGraphExec_t exec = nullptr;
+    const void     *a    = nullptr; /* the buffer factored (the graph's launches hold its address) */
+    PetscInt        n    = -1;
+    Precision       prec = PRECISION_DOUBLE;
+    int             calls = 0;      /* factorizations with this key so far */
+    /* what the captured factorization did (restored on replay: the host-side choices are the graph's) */
+    const char *path = "none";
+    PetscInt    nb   = 0;
+    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0;
+  };
+  bool  usegraph  = false;
+  Graph graphs[2];
+  int   ncaptured = 0;     /* graphs captured since Create */
+  bool  replayed  = false; /* the last factorization replayed a graph */
   /* per-phase profile (SetProfile; denselu_profile.h): NULL = off, and then no event is created or recorded */
   struct ProfRec {
     Phase p;
@@ -337,6 +364,165 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, in
       __syncthreads();
     }
   }
+}
+
+/* Cluster leaf (-mat_pgx_lu_path cluster; sm_90): the LU with partial pivoting of LeafCoopKernel (same operations,
+   same rows per block and per thread: block b of the cluster owns rows b*R*NT + r*NT + threadIdx.x, thread t keeps
+   their W entries in v[r][]), but the G blocks are ONE thread-block cluster (the grid is the cluster) and the critical
+   path of a column is one cluster barrier instead of a grid-wide synchronization: each block posts its candidate
+   (largest |a_ij| of its rows, first index on ties, and that row's W entries) and the owner of row j posts row j in
+   its OWN shared memory; after cluster.sync() every block gathers the G candidates and row j through distributed
+   shared memory in one round (independent loads), and picks the same pivot (largest, then smallest row index: the
+   reference's first largest). The posts alternate between two buffers (column parity): a block rewrites the buffer
+   of column j at column j + 2, after the barrier of column j + 1, which every block reaches only after its reads of
+   column j. A last barrier keeps every block's shared memory alive until the others' reads are done. Leaf swaps (ol +
+   orr > 0) as in LeafCoopKernel. Compiled for sm_90 and later only (the host launches it only there). */
+template <class T, int W, int R>
+__global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafClusterKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag, int ol, int orr)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  constexpr int NT = DENSELU_LEAF_THREADS, NW = NT / 32;
+  __shared__ T   sval[NW];
+  __shared__ int sidx[NW], spiv, swin, lpiv[W], lslot[W], ltop[W], llow[W];
+  __shared__ T   pval[2], pcand[2][W], prowj[2][W];  /* posted: this block's candidate and (owner) row j */
+  __shared__ int pidx[2];
+  __shared__ T   gval[DENSELU_CLUSTER_MAX], grow[DENSELU_CLUSTER_MAX][W], rj[W]; /* gathered from the cluster */
+  __shared__ int gidx[DENSELU_CLUSTER_MAX];
+  cg::cluster_group cluster = cg::this_cluster();
+  const int         G = (int)cluster.num_blocks(), me = (int)cluster.block_rank(), lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int         base = me * NT * R + threadIdx.x;
+  T                 v[R][W];
+
+  #pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+  #pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
+  }
+  #pragma unroll
+  for (int j = 0; j < W; j++) {
+    if (j >= kb || j >= m) break; /* uniform */
+    const int par = j & 1;
+    /* this block's candidate */
+    T   best = (T)-1;
+    int bi   = INT_MAX;
+  #pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
+    }
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < NW ? sval[lane] : (T)-1;
+      bi   = lane < NW ? sidx[lane] : INT_MAX;
+      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+      if (lane == 0) {
+        spiv      = bi;
+        pidx[par] = bi;
+        pval[par] = best;
+      }
+    }
+    __syncthreads();
+  #pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == spiv)
+  #pragma unroll
+        for (int c = 0; c < W; c++) pcand[par][c] = v[r][c];
+      if (i == j)
+  #pragma unroll
+        for (int c = 0; c < W; c++) prowj[par][c] = v[r][c];
+    }
+    cluster.sync(); /* the posts of column j are visible to the cluster */
+    /* one round of distributed shared memory loads: the G candidates (value, row, entries) and row j */
+    const int own = j / (NT * R); /* the block holding row j */
+    for (int t = threadIdx.x; t < G * W; t += NT) {
+      const T *src = cluster.map_shared_rank(&pcand[par][0], (unsigned)(t / W));
+      grow[t / W][t % W] = src[t % W];
+    }
+    if (threadIdx.x < G) {
+      gval[threadIdx.x] = *cluster.map_shared_rank(&pval[par], (unsigned)threadIdx.x);
+      gidx[threadIdx.x] = *cluster.map_shared_rank(&pidx[par], (unsigned)threadIdx.x);
+    }
+    if (threadIdx.x >= NT - W) rj[threadIdx.x - (NT - W)] = cluster.map_shared_rank(&prowj[par][0], (unsigned)own)[threadIdx.x - (NT - W)];
+    __syncthreads();
+    if (warp == 0) { /* G <= 32: one candidate a lane */
+      best   = lane < G ? gval[lane] : (T)-1;
+      bi     = lane < G ? gidx[lane] : INT_MAX;
+      int bw = lane;
+      for (int off = 16; off > 0; off >>= 1) {
+        const T   ob = __shfl_down_sync(0xffffffffu, best, off);
+        const int oi = __shfl_down_sync(0xffffffffu, bi, off), ow = __shfl_down_sync(0xffffffffu, bw, off);
+        if (ob > best || (ob == best && oi < bi)) best = ob, bi = oi, bw = ow;
+      }
+      if (lane == 0) spiv = bi, swin = bw;
+    }
+    __syncthreads();
+    const int pr = spiv;
+    const T  *prow = grow[swin];
+    if (me == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
+    if (threadIdx.x == 0) lpiv[j] = pr;
+    const T d = prow[j];
+  #pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i == j) {
+  #pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = prow[c];
+      } else if (i == pr) {
+  #pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = rj[c];
+      }
+    }
+    if (d == (T)0) {
+      if (me == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
+      continue; /* uniform: every thread of the cluster read the same d */
+    }
+  #pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = base + r * NT;
+      if (i > j && i < m) {
+        const T l = v[r][j] / d;
+        v[r][j]   = l;
+  #pragma unroll
+        for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
+      }
+    }
+  }
+  #pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i < m)
+  #pragma unroll
+      for (int c = 0; c < W; c++)
+        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
+  }
+  cluster.sync(); /* no block leaves while another still reads its shared memory */
+  if (ol + orr > 0) { /* uniform */
+    const int nk = min(kb, m), ne = 2 * nk, per = NT / ne, no = ol + orr;
+    SwapPlanSlots(nk, lpiv, lslot, threadIdx.x, NT);
+    __syncthreads();
+    if (threadIdx.x == 0) SwapPlanSequential(0, nk, lpiv, lslot, ltop, llow);
+    __syncthreads();
+    const int  e = threadIdx.x % ne, qq = threadIdx.x / ne;
+    int        dst = 0, src = 0;
+    const bool mv = qq < per && SwapPlanEntry(0, nk, lpiv, lslot, ltop, llow, e, &dst, &src);
+    for (int q0 = me * per; q0 < no; q0 += G * per) { /* block-uniform trip count */
+      const int q   = q0 + qq;
+      T        *col = p + (ptrdiff_t)(q < ol ? q - ol : q - ol + kb) * lda;
+      T         val = (T)0;
+      if (mv && q < no) val = col[src];
+      __syncthreads(); /* a column's rows are sources and destinations: reads first */
+      if (mv && q < no) col[dst] = val;
+      __syncthreads();
+    }
+  }
+#else
+  __trap(); /* never launched before sm_90 (LaunchLeafCluster checks the device) */
+#endif
 }
 
 /* y(:,c) = x(perm, c) (gather) or y(perm, c) = x(:, c) (scatter), converting the type */
@@ -656,6 +842,93 @@ static PetscErrorCode LeafCoopTry(Data *d, cudaStream_t s, int m, int kb, T *p, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The cluster leaf LeafClusterKernel<T, W, R> when its G = ceil(m / (NT R)) blocks make one cluster of at most
+   DENSELU_CLUSTER_MAX blocks that the device can hold (sm_90 and later; cudaOccupancyMaxActiveClusters > 0 for that
+   cluster size, queried once per size and instantiation); *done says whether it ran */
+template <class T, int W, int R>
+static PetscErrorCode LaunchLeafCluster(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
+{
+  static int fits[DENSELU_CLUSTER_MAX + 1] = {0}; /* per instantiation and cluster size: 0 unknown, 1 fits, -1 does not */
+  static int gmax = -1;                           /* largest cluster size allowed: 0 before sm_90, 8 portable, 16 (PGX uses one device per process) */
+  const int  G    = (m + DENSELU_LEAF_THREADS * R - 1) / (DENSELU_LEAF_THREADS * R);
+  int       *flag = d->flag.data();
+
+  PetscFunctionBegin;
+  *done = false;
+  if (gmax < 0) {
+    const cudaDeviceProp *prop;
+    PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    gmax = prop->major >= 9 ? DENSELU_CLUSTER_MAX : 0;
+    if (gmax) {
+      const cudaError_t e = cudaFuncSetAttribute(LeafClusterKernel<T, W, R>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (e != cudaSuccess) { /* the device refuses non-portable cluster sizes: portable ones (8) only */
+        (void)cudaGetLastError();
+        gmax = 8;
+        PetscCall(PetscInfo(NULL, "denselu cuda: non-portable cluster sizes refused (%s): cluster leaves of at most 8 blocks\n", cudaGetErrorName(e)));
+      }
+    }
+  }
+  if (G < 1 || G > gmax) PetscFunctionReturn(PETSC_SUCCESS);
+  cudaLaunchConfig_t  cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id               = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = (unsigned)G;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.gridDim              = dim3((unsigned)G);
+  cfg.blockDim             = dim3(DENSELU_LEAF_THREADS);
+  cfg.dynamicSmemBytes     = 0;
+  cfg.stream               = s;
+  cfg.attrs                = attr;
+  cfg.numAttrs             = 1;
+  if (!fits[G]) {
+    int               nc = 0;
+    const cudaError_t e  = cudaOccupancyMaxActiveClusters(&nc, LeafClusterKernel<T, W, R>, &cfg);
+    if (e != cudaSuccess) { /* a cluster size the device cannot take: the leaf goes to the other kernels */
+      (void)cudaGetLastError();
+      nc = 0;
+      PetscCall(PetscInfo(NULL, "denselu cuda: cudaOccupancyMaxActiveClusters refused a cluster of %d blocks (%s)\n", G, cudaGetErrorName(e)));
+    }
+    fits[G] = nc > 0 ? 1 : -1;
+  }
+  if (fits[G] < 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXCallCUDA(cudaLaunchKernelEx(&cfg, LeafClusterKernel<T, W, R>, m, kb, p, lda, ipiv, row0, flag, ol, orr));
+  PGXCheckLaunch("denselu LeafClusterKernel");
+  *done             = true;
+  d->clusterblocks  = PetscMax(d->clusterblocks, G);
+  d->leafrowsused   = PetscMax(d->leafrowsused, R);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The cluster leaf of width W: rows per thread R = d->leafrows (0: 1), then 2 R, ... up to LeafRowsMax, the first
+   whose cluster fits (fewer rows per thread first: more blocks share a column's work; the barrier's cost grows
+   little with the cluster size) */
+template <class T, int W>
+static PetscErrorCode LeafClusterTry(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr, bool *done)
+{
+  constexpr int rmax = LeafRowsMax<T, W>();
+
+  PetscFunctionBegin;
+  *done = false;
+  for (int R = PetscMin(d->leafrows ? d->leafrows : 1, rmax); R <= rmax && !*done; R *= 2) {
+    switch (R) {
+    case 1:
+      PetscCall(LaunchLeafCluster<T, W, 1>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+      break;
+    case 2:
+      PetscCall(LaunchLeafCluster<T, W, (rmax < 2 ? rmax : 2)>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+      break;
+    case 4:
+      PetscCall(LaunchLeafCluster<T, W, (rmax < 4 ? rmax : 4)>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+      break;
+    default:
+      PetscCall(LaunchLeafCluster<T, W, rmax>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, done));
+      break;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb; rows per
    thread by LeafCoopTry) when enabled and it fits, else PanelKernel (one block, in global memory). ol, orr: the
    panel columns left and right of the leaf that take its interchanges (leaf swaps; 0, 0 otherwise): the cooperative
@@ -666,6 +939,15 @@ static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, i
   bool done = false;
 
   PetscFunctionBegin;
+  if (d->oncluster) { /* the cluster path: one thread-block cluster, else the leaf kernels below */
+    if (kb <= 8) PetscCall(LeafClusterTry<T, 8>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
+    else if (kb <= 16) PetscCall(LeafClusterTry<T, 16>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
+    else if (kb <= 32) PetscCall(LeafClusterTry<T, 32>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
+    if (done) {
+      d->nclusterleaf++;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (d->coop && kb <= 8) PetscCall(LeafCoopTry<T, 8>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
   else if (d->coop && kb <= 16) PetscCall(LeafCoopTry<T, 16>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
   else if (d->coop && kb <= 32) PetscCall(LeafCoopTry<T, 32>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
@@ -741,7 +1023,10 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
 
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
-  if (n <= d->nsmall) {
+  Path path = d->pathreq;
+  if (path == PATH_AUTO) path = n <= d->nsmall ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
+  d->oncluster = path == PATH_CLUSTER;
+  if (path == PATH_FUSED) {
     d->path = "fused";
     d->nb   = n;
     PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
@@ -750,11 +1035,11 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  d->path = "blocked";
+  d->path = d->oncluster ? "cluster" : "blocked";
   d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
   const int nb = (int)d->nb;
   if (d->lookahead) {
-    d->path = "blocked look-ahead";
+    d->path = d->oncluster ? "cluster look-ahead" : "blocked look-ahead";
     PetscCall(FactorLookAhead<T>(d, a, prec, nb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -798,13 +1083,13 @@ static PetscErrorCode CreateStream(bool greatest, cudaStream_t *st, cublasHandle
 }
 
 template <class T>
-static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  d->ncoop = d->nblockleaf = d->leafrowsused = 0;
+  d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = 0;
   if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
@@ -822,6 +1107,79 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   PetscCall(ierr);
   PGXCallCUDA(cudaEventRecord(d->espout, d->sp));
   PGXCallCUDA(cudaStreamWaitEvent(s, d->espout, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Drop the captured graphs (a setting changed, or Destroy) */
+static PetscErrorCode GraphReset(Data *d)
+{
+  PetscFunctionBegin;
+  for (Data::Graph &g : d->graphs) {
+    if (g.exec) PGXCallCUDA(cudaGraphExecDestroy(g.exec));
+    g = Data::Graph();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* FactorDeviceDirect, or with -mat_pgx_lu_graph (and no profile): the first call with a (buffer, n, precision) runs
+   directly (it creates the private streams, sizes the buffers and fills the occupancy caches outside any capture),
+   the second is captured on PGX's stream (relaxed mode; the private streams join through their events) and launched,
+   later ones replay the graph: one cudaGraphLaunch instead of the host-side launches of every panel */
+template <class T>
+static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  d->replayed = false;
+  if (!d->usegraph || d->prof) {
+    PetscCall(FactorDeviceDirect<T>(d, a, prec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PGXCUDAGetStream(&s));
+  Data::Graph &g = d->graphs[sizeof(T) == sizeof(double) ? 0 : 1];
+  if (g.a != (const void *)a || g.n != d->n || g.prec != prec) {
+    if (g.exec) PGXCallCUDA(cudaGraphExecDestroy(g.exec));
+    g      = Data::Graph();
+    g.a    = (const void *)a;
+    g.n    = d->n;
+    g.prec = prec;
+  }
+  if (!g.exec && g.calls++ == 0) {
+    PetscCall(FactorDeviceDirect<T>(d, a, prec));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!g.exec) {
+    cudaGraph_t    graph = nullptr;
+    PetscErrorCode ierr;
+    cudaError_t    cerr;
+    PGXCallCUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    ierr = FactorDeviceDirect<T>(d, a, prec);
+    cerr = cudaStreamEndCapture(s, &graph); /* ends the capture also after an error above */
+    PetscCall(ierr);
+    PGXCallCUDA(cerr);
+    cerr = cudaGraphInstantiate(&g.exec, graph, 0);
+    PGXCallCUDA(cudaGraphDestroy(graph));
+    PGXCallCUDA(cerr);
+    g.path          = d->path;
+    g.nb            = d->nb;
+    g.ncoop         = d->ncoop;
+    g.nblockleaf    = d->nblockleaf;
+    g.leafrowsused  = d->leafrowsused;
+    g.nclusterleaf  = d->nclusterleaf;
+    g.clusterblocks = d->clusterblocks;
+    d->ncaptured++;
+  } else {
+    d->path          = g.path;
+    d->nb            = g.nb;
+    d->ncoop         = g.ncoop;
+    d->nblockleaf    = g.nblockleaf;
+    d->leafrowsused  = g.leafrowsused;
+    d->nclusterleaf  = g.nclusterleaf;
+    d->clusterblocks = g.clusterblocks;
+    d->replayed      = true;
+  }
+  PGXCallCUDA(cudaGraphLaunch(g.exec, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -956,6 +1314,7 @@ PetscErrorCode Destroy(Data **d)
 {
   PetscFunctionBegin;
   if (!*d) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(GraphReset(*d));
   if ((*d)->h2) PGXCallCUBLAS(cublasDestroy((*d)->h2));
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
@@ -973,6 +1332,7 @@ PetscErrorCode Destroy(Data **d)
 PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(nb >= 0 && nb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: block size %" PetscInt_FMT " must be in 1..%d (0: default)", nb, DENSELU_NBMAX);
   d->nbreq = nb;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -981,6 +1341,7 @@ PetscErrorCode SetBlockSize(Data *d, PetscInt nb)
 PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->nsmall = nsmall < 0 ? 128 : nsmall;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -988,6 +1349,7 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 PetscErrorCode SetLeaf(Data *d, PetscInt leafw, PetscBool coop)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(leafw >= 0 && leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf width %" PetscInt_FMT " must be in 1..32 (0: default 32)", leafw);
   d->leafw = leafw > 0 ? (int)leafw : 32;
   d->coop  = coop ? true : false;
@@ -1006,6 +1368,7 @@ PetscErrorCode GetLeafInfo(const Data *d, PetscInt *leafw, PetscInt *ncoop, Pets
 PetscErrorCode SetPanelOptions(Data *d, PetscBool priority, PetscInt leafrows, PetscBool leafswaps)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   PetscCheck(leafrows == 0 || leafrows == 1 || leafrows == 2 || leafrows == 4 || leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: leaf rows per thread %" PetscInt_FMT " must be 1, 2, 4 or 8 (0: default rule)", leafrows);
   d->priority  = priority ? true : false;
   d->leafrows  = (int)leafrows;
@@ -1020,9 +1383,45 @@ PetscErrorCode GetLeafRowsUsed(const Data *d, PetscInt *rows)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SetPath(Data *d, Path path, PetscInt clustermax)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(path >= PATH_AUTO && path <= PATH_CLUSTER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown path %d", (int)path);
+  PetscCheck(clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the cluster path's largest n must be >= 0 (0: never), not %" PetscInt_FMT, clustermax);
+  d->pathreq    = path;
+  d->clustermax = clustermax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetGraph(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  d->usegraph = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetGraphInfo(const Data *d, PetscInt *ncaptured, PetscBool *replayed)
+{
+  PetscFunctionBegin;
+  if (ncaptured) *ncaptured = d->ncaptured;
+  if (replayed) *replayed = d->replayed ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetClusterInfo(const Data *d, PetscInt *nleaves, PetscInt *maxblocks)
+{
+  PetscFunctionBegin;
+  if (nleaves) *nleaves = d->nclusterleaf;
+  if (maxblocks) *maxblocks = d->clusterblocks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->lookahead = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1030,6 +1429,7 @@ PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
 PetscErrorCode SetPrecision(Data *d, Precision p)
 {
   PetscFunctionBegin;
+  PetscCall(GraphReset(d));
   d->prec = p;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
