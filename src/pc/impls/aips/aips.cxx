@@ -161,7 +161,7 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
   PetscFunctionBegin;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
   PetscCheck(aips->seq, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PGXPCApplyDevice() on PCAIPS is supported on one rank only (the product with R needs the parallel matrix); use PCApply()");
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   const PetscScalar omega = aips->damping;
   if (aips->pivot.failed) {
     PetscCall(K::cuda::fill(aips->n, PETSC_INFINITY, y));
@@ -315,7 +315,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 
   req = aips->devreq;
   if (req == PGX_DEVICE_AUTO) PetscCall(PGXGetDefaultDeviceType(&req));
-  PetscCall(PGXDeviceResolve(comm, req, &req));
+  PetscCall(PGXDeviceResolveReal(comm, "PCAIPS", req, &req));
   if (pc->setupcalled && req != aips->dev) PetscCall(PCReset_AIPS(pc));
   if (pc->setupcalled && (pc->flag != SAME_NONZERO_PATTERN || m != aips->n)) PetscCall(PCReset_AIPS(pc));
   aips->dev = req;
@@ -333,7 +333,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   const PetscScalar *da = NULL;
   PetscInt           missing = 0;
   aa                         = NULL;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
   if (da && !aips->d_tripos) {
     PetscInt *tripos, *rp, *rc = NULL, *rpos = NULL;
