@@ -129,7 +129,7 @@ PetscErrorCode PGXTridiagCreate(PGXDeviceType type, PGXTridiag *T)
   PetscAssertPointer(T, 2);
   PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXTridiagCreate() needs a resolved device type (host or cuda), not %d; see PGXDeviceResolve()", (int)type);
 #if !PGX_HAVE_CUDA_REAL
-  PetscCheck(type != PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "PGX was built without CUDA: no cuda tridiagonal solver");
+  PetscCheck(type != PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No cuda tridiagonal solver in this build (PGX without CUDA, or complex scalars: its cuda backend supports real scalars only)");
 #endif
   *T         = new _n_PGXTridiag();
   (*T)->type = type;
