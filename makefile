@@ -71,16 +71,14 @@ endif
 # ----------------------------------------------------------------------------------------------- CUDA
 CUDA_DIR ?= /usr/local/cuda
 NVCC ?= $(firstword $(wildcard $(CUDA_DIR)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
-# The CUDA kernels are written for real scalars: a complex PETSc builds the host backends only (they are generic
-# in PetscScalar), and the GPU paths say so at set-up time.
+# With a complex PETSc only the CUDA code generic in PetscScalar is built: the device layer (src/sys/cuda/) and the
+# sparse LDL^T (src/mat/impls/ldlt/cuda/), with their test programs (tests/ldlt/, bench/ldlt/); the other
+# capabilities' cuda backends are written for real scalars, and their glue (PGX_HAVE_CUDA_REAL in pgximpl.h) says so
+# at set-up when -pgx_device cuda is asked for. The host backends are generic in PetscScalar.
 PETSC_COMPLEX := $(if $(PETSC_CONF),$(shell grep -c '^\#define PETSC_USE_COMPLEX 1' $(PETSC_ROOT)/include/petscconf.h 2>/dev/null))
-ifeq ($(PETSC_COMPLEX),1)
-  ifeq ($(CUDA),1)
-    $(error PGX: this PETSc has complex scalars; PGX's CUDA backends are real-only for now: build with CUDA=0 (host backends))
-  endif
-  CUDA := 0
-  $(info PGX: PETSc with complex scalars: building the host backends only (the CUDA backends are real-only for now))
-endif
+CUDA_COMPLEX_SRC  := src/sys/cuda/% src/mat/impls/ldlt/cuda/%
+CUDA_COMPLEX_PROG := tests/ldlt/% bench/ldlt/%
+cudaforscalar = $(if $(filter 1,$(PETSC_COMPLEX)),$(filter $(2),$(1)),$(1))
 ifeq ($(CUDA),)
   CUDA := $(if $(NVCC),1,0)
   ifeq ($(CUDA),0)
@@ -120,13 +118,13 @@ endif
 # Every .cxx under src/ outside cuda/ folders is host code (glue and reference kernels); every .cu is CUDA.
 # src/eps/ (the SLEPc glue) is built only with SLEPc; tests/eps/ likewise.
 LIB_CXX := $(shell find src -name '*.cxx' -not -path '*/cuda/*' $(if $(filter 0,$(HAVE_SLEPC)),-not -path 'src/eps/*') | sort)
-LIB_CU  := $(if $(filter 1,$(CUDA)),$(shell find src -name '*.cu' $(if $(filter 0,$(HAVE_SLEPC)),-not -path 'src/eps/*') | sort))
+LIB_CU  := $(if $(filter 1,$(CUDA)),$(call cudaforscalar,$(shell find src -name '*.cu' $(if $(filter 0,$(HAVE_SLEPC)),-not -path 'src/eps/*') | sort),$(CUDA_COMPLEX_SRC)))
 LIB_OBJ := $(patsubst %.cxx,$(OBJDIR)/%.o,$(LIB_CXX)) $(patsubst %.cu,$(OBJDIR)/%.cu.o,$(LIB_CU))
 LIB_SO  := $(LIBDIR)/libpgx.so
 
-# Programs: tests/, examples/, bench/. A .cu program is built only with CUDA.
+# Programs: tests/, examples/, bench/. A .cu program is built only with CUDA (with a complex PETSc, those of CUDA_COMPLEX_PROG only).
 PROG_SRC := $(shell find tests examples bench -name '*.c' -o -name '*.cxx' 2>/dev/null | sort) \
-            $(if $(filter 1,$(CUDA)),$(shell find tests examples bench -name '*.cu' 2>/dev/null | sort))
+            $(if $(filter 1,$(CUDA)),$(call cudaforscalar,$(shell find tests examples bench -name '*.cu' 2>/dev/null | sort),$(CUDA_COMPLEX_PROG)))
 PROG_SRC := $(if $(filter 0,$(HAVE_SLEPC)),$(filter-out tests/eps/%,$(PROG_SRC)),$(PROG_SRC))
 PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 
@@ -285,7 +283,8 @@ check64:
 	@PGX_BUILD=build-64 PGX_LIB=build-64/lib tests/run.sh
 
 # The whole build and test suite again against Debian's complex-scalar PETSc (libpetsc-complex3.18-dev;
-# PGX_DEPS_COMPLEX=1 make deps installs it): host backends, generic in PetscScalar.
+# PGX_DEPS_COMPLEX=1 make deps installs it): host backends, generic in PetscScalar, and with nvcc the CUDA code
+# that supports complex scalars (device layer, sparse LDL^T).
 PETSC_COMPLEX_DIR ?= $(firstword $(wildcard /usr/lib/petscdir/petsc3.*/x86_64-linux-gnu-complex))
 check-complex:
 	@[ -n "$(PETSC_COMPLEX_DIR)" ] || { echo "PGX: no complex PETSc found (Debian: apt-get install libpetsc-complex3.18-dev, or PGX_DEPS_COMPLEX=1 make deps)" >&2; exit 1; }

@@ -6,7 +6,9 @@
 #   requires: '-' (none), 'cuda' (a GPU and the cuda backend), 'nogpu' (only where no GPU is usable),
 #             'cudapetsc' (a GPU and a PETSc built with CUDA: device Vecs, AIJCUSPARSE; make check-petsc325 builds
 #             against one, tools/gpuhost-run.sh tests325 runs them on the GPU host),
-#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic),
+#             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic), 'complex' (only
+#             with complex PetscScalar), 'complexcuda' (a 'cuda' test whose capability's cuda backend supports complex
+#             scalars: in a complex build the other 'cuda' tests are skipped, their backends being real-only),
 #             'slepc' (PGX built with SLEPc: EPS pgx), 'pre325' (PETSc before 3.25: a known difference, see the
 #             test's .tests comment); several join with commas (cuda,slepc)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
@@ -77,6 +79,9 @@ for f in tests/*.tests; do
     if req_has pre325 && [ $petsc_minor -ge 25 ]; then
       echo "skip $name (known difference with PETSc 3.25: see tests/*.tests)"; skip=$((skip + 1)); continue
     fi
+    if req_has cuda && [ $complex = 1 ] && ! req_has complexcuda; then
+      echo "skip $name (complex scalars: this capability's cuda backend supports real scalars only)"; skip=$((skip + 1)); continue
+    fi
     if req_has cuda && [ $have_gpu = 0 ]; then
       if [ "${PGX_REQUIRE_GPU:-0}" = 1 ]; then
         echo "FAIL $name (PGX_REQUIRE_GPU=1 but no GPU: $gpu_reason)"; fail=$((fail + 1)); failed_names+=("$name")
@@ -96,6 +101,9 @@ for f in tests/*.tests; do
     fi
     if req_has real && [ $complex = 1 ]; then
       echo "skip $name (needs real scalars)"; skip=$((skip + 1)); continue
+    fi
+    if req_has complex && [ $complex = 0 ]; then
+      echo "skip $name (needs complex scalars)"; skip=$((skip + 1)); continue
     fi
     if req_has nogpu && [ $have_gpu = 1 ]; then
       echo "skip $name (checks the no-GPU path)"; skip=$((skip + 1)); continue

@@ -140,7 +140,8 @@ plan_complex() {
 
 # ---------------------------------------------------------------------------------------------- one pair
 PAIRS=$OUTDIR/pairs.tsv
-printf 'problem\tsolver\tstatus\tn\tnnzA\tnnzL\tord\tsym\tnum\tsol\tgflops\tberr\tnum_lb\ttot_lb\tnote\n' > "$PAIRS"
+# PGX_LDLT_RENDER=1: no run, the table again from OUTDIR's pairs.tsv and header.txt (after a change to the rendering)
+[ "${PGX_LDLT_RENDER:-0}" = 1 ] || printf 'problem\tsolver\tstatus\tn\tnnzA\tnnzL\tord\tsym\tnum\tsol\tgflops\tberr\tnum_lb\ttot_lb\tnote\n' > "$PAIRS"
 now() { date +%s.%N; }
 elapsed() { awk -v a="$T0" -v b="$(now)" 'BEGIN { printf "%d", b - a }'; }
 
@@ -206,6 +207,7 @@ run_pair() { # problem args solver cap optional
 }
 
 # ---------------------------------------------------------------------------------------------- run
+if [ "${PGX_LDLT_RENDER:-0}" != 1 ]; then
 {
   echo "# issue 8 benchmark table ($MODE), $(date -u +%FT%TZ)"
   echo "# device: $( (nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no GPU') | head -1)"
@@ -219,6 +221,7 @@ while IFS='|' read -r prob args solver cap opt; do
   run_pair "$prob" "$args" "$solver" "$cap" "$opt"
 done < "$OUTDIR/plan.txt"
 echo "# pairs done in $(elapsed) s" | tee -a "$OUTDIR/header.txt"
+fi
 
 # ---------------------------------------------------------------------------------------------- the table
 awk -F'\t' -v hfre="^($HF)\$" -v nnzmin="$NNZMIN" '
@@ -266,7 +269,7 @@ awk -F'\t' -v hfre="^($HF)\$" -v nnzmin="$NNZMIN" '
         p = hf[j]; if (!(p in ref)) { txt = txt sprintf("%s: no pgx result; ", p); allmet = 0; continue }
         best = 0; bestlb = 0; bestname = ""; why = ""
         for (k = 1; k <= cnt[p]; k++) {
-          split(row[p, k], f, "\t"); if (f[2] !~ /^umfpack/) continue
+          split(row[p, k], f, "\t"); if (f[2] !~ /^umfpack/ || f[2] == "umfpack-nd") continue # umfpack-nd: the old, bad call, for the record only
           if (f[3] == "ok") { r = (t == 1) ? ratio(f[9], rnum[p]) : ratio(f[8] + f[9] + f[10], rtot[p]); lb = 0 }
           else if (f[3] == "capped") { r = (t == 1) ? ratio(f[13], rnum[p]) : ratio(f[14], rtot[p]); lb = 1 }
           else { why = why f[2] " " f[3] "; "; continue }

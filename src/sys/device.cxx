@@ -30,11 +30,7 @@ PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
     PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, PGXCUDAReason, sizeof(PGXCUDAReason)));
 #else
     PGXCUDAAvailable = PETSC_FALSE;
-  #if defined(PETSC_USE_COMPLEX)
-    PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA: this PETSc has complex scalars and PGX's CUDA backends are real-only for now", sizeof(PGXCUDAReason)));
-  #else
     PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA (nvcc was not found at build time, or CUDA=0; rebuild with CUDA=1 CUDA_DIR=/path/to/cuda)", sizeof(PGXCUDAReason)));
-  #endif
 #endif
     PGXCUDAProbed = PETSC_TRUE;
     PetscCall(PetscInfo(NULL, "PGX cuda backend %s%s%s\n", PGXCUDAAvailable ? "available" : "unavailable", PGXCUDAAvailable ? "" : ": ", PGXCUDAAvailable ? "" : PGXCUDAReason));

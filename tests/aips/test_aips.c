@@ -376,7 +376,7 @@ static PetscErrorCode TestRadius(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
 /* PCApply on the host and on cuda, and PGXPCApplyDevice, on convdiff3d of an awkward size */
 static PetscErrorCode TestCUDA(PetscInt m)
 {
@@ -483,7 +483,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
   else if (!strcmp(mode, "radius")) PetscCall(TestRadius());
   else if (!strcmp(mode, "cuda")) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     PetscCall(TestCUDA(m));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");

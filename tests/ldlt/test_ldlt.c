@@ -1,5 +1,6 @@
 static char help[] = "MATSOLVERPGX sparse LDL^T: factor, solve, check the backward error and more.\n"
-                     "  -problem poisson3d|elasticity|shiftlap|convdiff3d|rect|structsing -m <m> -shift <s>  or  -matrix <tests/data name>\n"
+                     "  -problem poisson3d|elasticity|shiftlap|hermlap|helmholtz3d|convdiff3d|rect|structsing -m <m> -shift <s>  or  -matrix <tests/data name>\n"
+                     "  (hermlap: complex builds only, the shifted Laplacian plus 0.5 i (E - E^T), E the x-neighbour couplings of even y: Hermitian indefinite)\n"
                      "  -mode solve|transpose|matmat|reuse|inertia|compare   -tol <bound on the backward error>\n"
                      "  -shift_nonzero <a> (MatFactorInfo MAT_SHIFT_NONZERO)   -sbaij (factor the SEQSBAIJ form)   -perm_type <MatOrderingType passed to the symbolic phase>\n"
                      "  -expect_inertia npos,nneg,nzero (else, with -mode inertia, a dense LAPACK eigenvalue count)\n";
@@ -59,15 +60,15 @@ static PetscErrorCode BackwardError(Mat A, Vec x, Vec b, PetscBool transpose, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Eigenvalue signs of a small symmetric matrix by dense LAPACK (dsyev) */
+/* Eigenvalue signs of a small symmetric (complex: Hermitian) matrix by dense LAPACK (dsyev, zheev) */
 static PetscErrorCode DenseInertia(Mat A, PetscInt *npos, PetscInt *nneg, PetscInt *nzero)
 {
   Mat                D;
   const PetscScalar *a;
   PetscInt           n;
   PetscBLASInt       bn, info = 0;
-  PetscScalar       *w, *work, *copy;
-  PetscReal          maxabs = 0;
+  PetscScalar       *work, *copy;
+  PetscReal         *w, maxabs = 0;
 
   PetscFunctionBegin;
   PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
@@ -77,18 +78,21 @@ static PetscErrorCode DenseInertia(Mat A, PetscInt *npos, PetscInt *nneg, PetscI
   PetscCall(MatDenseGetArrayRead(D, &a));
   PetscCall(PetscArraycpy(copy, a, n * n));
   PetscCall(MatDenseRestoreArrayRead(D, &a));
-#if defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real only");
-#else
   PetscBLASInt lwork = 8 * bn;
+#if defined(PETSC_USE_COMPLEX)
+  PetscReal *rwork;
+  PetscCall(PetscMalloc1(3 * n, &rwork));
+  LAPACKsyev_("N", "U", &bn, copy, &bn, w, work, &lwork, rwork, &info); /* zheev */
+  PetscCall(PetscFree(rwork));
+#else
   LAPACKsyev_("N", "U", &bn, copy, &bn, w, work, &lwork, &info);
 #endif
   PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "dsyev failed: %d", (int)info);
-  for (PetscInt i = 0; i < n; i++) maxabs = PetscMax(maxabs, PetscAbsScalar(w[i]));
+  for (PetscInt i = 0; i < n; i++) maxabs = PetscMax(maxabs, PetscAbsReal(w[i]));
   *npos = *nneg = *nzero = 0;
   for (PetscInt i = 0; i < n; i++) {
-    if (PetscAbsScalar(w[i]) <= 1e-12 * maxabs) (*nzero)++;
-    else if (PetscRealPart(w[i]) > 0) (*npos)++;
+    if (PetscAbsReal(w[i]) <= 1e-12 * maxabs) (*nzero)++;
+    else if (w[i] > 0) (*npos)++;
     else (*nneg)++;
   }
   PetscCall(PetscFree3(w, work, copy));
@@ -171,6 +175,22 @@ int main(int argc, char **argv)
   else if (!strcmp(problem, "shiftlap")) {
     PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, "poisson3d", m, &A));
     PetscCall(MatShift(A, -shift));
+  } else if (!strcmp(problem, "hermlap")) {
+#if defined(PETSC_USE_COMPLEX)
+    PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, "poisson3d", m, &A));
+    PetscCall(MatShift(A, -shift));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE)); /* only the existing x-neighbour entries change */
+    for (PetscInt i = 0; i + 1 < m * m * m; i++)
+      if ((i + 1) % m && ((i / m) % m) % 2 == 0) { /* x-links of even y only: a flux through the plaquettes, no gauge removes it */
+        PetscCall(MatSetValue(A, i, i + 1, PetscCMPLX(0, 0.5), ADD_VALUES));
+        PetscCall(MatSetValue(A, i + 1, i, PetscCMPLX(0, -0.5), ADD_VALUES));
+      }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE)); /* the factor takes LDL^H from the known flag */
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-problem hermlap needs complex scalars");
+#endif
   } else PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, problem, m, &A));
   if (sbaij) {
     PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));

@@ -209,7 +209,7 @@ static PetscErrorCode TestPivot(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
 static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
   PetscInt       *off, n = 0;
@@ -286,7 +286,7 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "dense")) PetscCall(TestDense(nb, maxsize, big));
     else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
     else if (!strcmp(mode, "cuda")) {
-  #if PGX_HAVE_CUDA
+  #if PGX_HAVE_CUDA_REAL
       PetscCall(TestCUDA(nb, maxsize, big));
   #else
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");

@@ -56,6 +56,30 @@ PETSC_EXTERN PetscErrorCode PGXGetDeviceIdOption(PetscInt *);
 /* Each PGX object's View: on every rank, the device that rank uses (cuda backend) */
 PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
 
+/* PGX_HAVE_CUDA_REAL: the cuda backends written for real scalars are built (PGX with CUDA against a real PETSc).
+   With a complex PETSc only the CUDA code generic in PetscScalar is built (the device layer and the sparse LDL^T);
+   the glue of every other capability tests PGX_HAVE_CUDA_REAL instead of PGX_HAVE_CUDA and resolves -pgx_device
+   with PGXDeviceResolveReal(). */
+#if PGX_HAVE_CUDA && !defined(PETSC_USE_COMPLEX)
+  #define PGX_HAVE_CUDA_REAL 1
+#else
+  #define PGX_HAVE_CUDA_REAL 0
+#endif
+
+/* PGXDeviceResolve() for a capability whose cuda backend supports real scalars only: with complex scalars, auto
+   becomes host and cuda is an error naming the capability (name) */
+static inline PetscErrorCode PGXDeviceResolveReal(MPI_Comm comm, const char name[], PGXDeviceType req, PGXDeviceType *type)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  PetscCheck(req != PGX_DEVICE_CUDA, comm, PETSC_ERR_SUP, "%s: the cuda backend supports real scalars only; use -pgx_device host", name);
+  *type = PGX_DEVICE_HOST;
+#else
+  PetscCall(PGXDeviceResolve(comm, req, type));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Backend names for View and -log_view */
 static inline const char *PGXDeviceName(PGXDeviceType t)
 {

@@ -49,7 +49,7 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   EPSCheckIgnored(eps, EPS_FEATURE_EXTRACTION | EPS_FEATURE_CONVERGENCE);
   PetscCall(EPSAllocateSolution(eps, 0));
 
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)eps), ctx->devreq, &ctx->device));
+  PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)eps), "EPSPGX", ctx->devreq, &ctx->device));
   /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
   PetscCall(PetscTime(&t0));
   PetscCall(MatDestroy(&ctx->Ad));

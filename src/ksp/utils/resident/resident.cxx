@@ -346,7 +346,7 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
     PetscCall(PGXResidentReset(r));
     r->device = device;
   }
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   r->K = device == PGX_DEVICE_CUDA ? &K::cuda::backend : &K::reference::backend;
 #else
   PetscCheck(device != PGX_DEVICE_CUDA, r->comm, PETSC_ERR_SUP_SYS, "PGX was built without CUDA");
@@ -741,7 +741,7 @@ PetscErrorCode PGXKSPResidentSetUp(KSP ksp, KSP_PGXResident *b)
   PetscCheck(!ksp->dscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support diagonal scaling (KSPSetDiagonalScale)", ((PetscObject)ksp)->type_name);
   PetscCheck(ksp->pc_side != PC_SYMMETRIC, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support symmetric preconditioning", ((PetscObject)ksp)->type_name);
   PetscCall(PetscLogEventBegin(PGX_KSPSetUp, ksp, 0, 0, 0));
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)ksp), b->devreq, &dev));
+  PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)ksp), ((PetscObject)ksp)->type_name, b->devreq, &dev));
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
   PetscCall(PGXResidentSetUp(b->res, dev, A, ksp->pc, ((PetscObject)ksp)->type_name));
   PetscCall(PetscLogEventEnd(PGX_KSPSetUp, ksp, 0, 0, 0));

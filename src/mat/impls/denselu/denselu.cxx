@@ -6,7 +6,7 @@
 #include "denselu_kernels.h"
 
 /* The cuda backend of the dense LU is linked only when PGX is built with CUDA */
-#define PGX_DENSELU_HAVE_CUDA PGX_HAVE_CUDA
+#define PGX_DENSELU_HAVE_CUDA PGX_HAVE_CUDA_REAL
 
 namespace kern = pgx::kernels::denselu;
 

@@ -245,10 +245,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     if (known && flg) c->hermitian = PETSC_TRUE;
   }
 #endif
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device));
-#if defined(PETSC_USE_COMPLEX)
-  PetscCheck(c->device == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "MATSOLVERPGX: the cuda backend is real only; use -pgx_device host");
-#endif
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device)); /* real and complex (symmetric or Hermitian) on both backends */
 
   PetscCall(PetscLogEventBegin(PGX_LDLTSymbolic, F, A, 0, 0));
   t0 = MPI_Wtime();
@@ -386,18 +383,16 @@ static void LDLTResidual(const Mat_PGXLDLT *c, PetscBool conj, const PetscScalar
 static PetscErrorCode LDLTApplyFactor(const Mat_PGXLDLT *c, PetscBool conj, PetscInt nrhs, const PetscScalar *b, PetscScalar *x, PetscScalar *work)
 {
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA
-  if (c->cu) {
-    PetscCall(K::cuda::Solve((K::cuda::Data *)c->cu, nrhs, b, x));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
   const PetscScalar *in = b;
-  if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) */
+  if (conj) { /* A^T = conj(A) for Hermitian A: x = conj(A^-1 conj(b)) (both backends) */
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(b[i]);
     in = x;
   }
-  if (c->panels && c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::SolvePanels(c->plan, c->lcolptr, c->lrow, c->panels, c->perm, c->hermitian, nrhs, in, x, work)); /* -mat_pgx_ldlt_panels */
+  if (c->cu) {
+#if PGX_HAVE_CUDA
+    PetscCall(K::cuda::Solve((K::cuda::Data *)c->cu, nrhs, in, x));
+#endif
+  } else if (c->panels && c->used_method == LDLT_METHOD_SUPERNODAL) PetscCall(ref::SolvePanels(c->plan, c->lcolptr, c->lrow, c->panels, c->perm, c->hermitian, nrhs, in, x, work)); /* -mat_pgx_ldlt_panels */
   else PetscCall(ref::Solve(c->n, c->perm, c->lcolptr, c->lrow, c->lval, c->d, c->hermitian, nrhs, in, x, work));
   if (conj)
     for (PetscInt i = 0; i < c->n * nrhs; i++) x[i] = PetscConj(x[i]);
@@ -821,7 +816,7 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 . -mat_pgx_refine_gmres <100> - most GMRES iterations of the refinement (0: none)
 . -mat_pgx_hermitian - complex Hermitian A (LDL^H); also taken from MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE)
 . -mat_pgx_check_symmetry - check A = A^T (A^H) at each numeric factorization
-- -pgx_device <auto,host,cuda> - where the numeric phase runs
+- -pgx_device <auto,host,cuda> - where the numeric phase runs (cuda: real, complex symmetric and Hermitian)
 
   MatFactorInfo: shifttype MAT_SHIFT_NONZERO (-pc_factor_shift_type nonzero -pc_factor_shift_amount a) replaces
   pivots with |d| <= zeropivot by sign(d) a instead of static pivoting.

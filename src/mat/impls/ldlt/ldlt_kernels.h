@@ -41,6 +41,9 @@
 #pragma once
 #include <pgx/private/pgxcompat.h>
 #include <vector>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -48,6 +51,16 @@ namespace kernels
 {
 namespace ldlt
 {
+/* The scalar of this interface: PetscScalar as host code sees it. Under nvcc, PETSc's headers make PetscScalar
+   thrust::complex<double> in complex builds, a distinct type of the same layout as the host's std::complex<double>;
+   declaring the interface with the host's type gives both sides the same functions and the same NumericInfo (the
+   cuda backend reinterprets the arrays). In host code Scalar is PetscScalar. */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 /* Options of the numeric phase */
 struct PivotRule {
   PetscReal small;     /* a pivot with |d| <= small is replaced */
@@ -59,7 +72,7 @@ struct PivotRule {
 struct NumericInfo {
   PetscInt    nperturbed; /* pivots replaced */
   PetscInt    badcol;     /* first column (of C) with an exactly zero or non-finite pivot and no repair; -1 if none */
-  PetscScalar badvalue;   /* that pivot */
+  Scalar      badvalue;   /* that pivot */
   PetscLogDouble flops;   /* floating point operations of the factorization */
 };
 
@@ -134,6 +147,7 @@ static inline bool SupernodalIsLarge(PetscInt nc, PetscInt nr, PetscInt large_mi
 
 namespace reference
 {
+#if !defined(__CUDACC__) /* host code (the device code has its own twins in cuda/) */
 /* op(x) of the mathematics above: x, or conj(x) when Hermitian */
 static inline PetscScalar Op(PetscScalar x, PetscBool hermitian)
 {
@@ -162,28 +176,29 @@ static inline bool ApplyPivotRule(PetscInt j, PetscScalar *dj, const PivotRule *
   *dj = d;
   return true;
 }
+#endif
 
 /* Load the values of A (aval in A's CSR order, dest from ScatterMap) into lval (zeros elsewhere) and d */
-PetscErrorCode Load(PetscInt n, PetscInt nnzA, const PetscScalar *aval, const PetscInt *dest, PetscInt nnzL, PetscScalar *lval, PetscScalar *d, PetscBool hermitian);
+PetscErrorCode Load(PetscInt n, PetscInt nnzA, const Scalar *aval, const PetscInt *dest, PetscInt nnzL, Scalar *lval, Scalar *d, PetscBool hermitian);
 /* Right-looking column LDL^T in the level order (order, lptr, nlevels from Levels) */
-PetscErrorCode FactorColumn(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, const PivotRule *rule, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
+PetscErrorCode FactorColumn(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, const PivotRule *rule, Scalar *lval, Scalar *d, NumericInfo *info);
 /* Supernodal LDL^T (dense blocks, right-looking over supernodes in column order) on the same storage */
-PetscErrorCode FactorSupernodal(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nsuper, const PetscInt *snptr, const PivotRule *rule, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
+PetscErrorCode FactorSupernodal(PetscInt n, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nsuper, const PetscInt *snptr, const PivotRule *rule, Scalar *lval, Scalar *d, NumericInfo *info);
 /* The panel algorithm of the cuda backend run on the host (same plan, schedule, blocking and operation order, in
    plain loops): loads aval (A's CSR order) into panels[plan.pofs[nsuper]], factors them, writes lval and d (CSC
    storage). large_min and nb as for cuda::AnalyzeSupernodal. Real and complex; Hermitian conjugates the updates. */
-PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *aval, PetscInt large_min, PetscInt nb, const PivotRule *rule, PetscScalar *panels, PetscScalar *lval, PetscScalar *d, NumericInfo *info);
+PetscErrorCode FactorSupernodalPlan(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const Scalar *aval, PetscInt large_min, PetscInt nb, const PivotRule *rule, Scalar *panels, Scalar *lval, Scalar *d, NumericInfo *info);
 /* The supernodal solve of the cuda backend on the host: X = P^T (L D op(L)^T)^-1 P B from the factored panels of
    FactorSupernodalPlan (same arguments as Solve otherwise). Forward: level by level of the supernodal tree, each
    supernode solves with its unit lower diagonal block (column by column) and subtracts L21 y_s from the rows R;
    then y /= d; backward, levels in reverse: y_s -= op(L21)^T y_R, then the unit upper op(L11)^T solve, row by row
    from the last. B and X may alias. work[n*nrhs]. */
-PetscErrorCode SolvePanels(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, const PetscInt *perm, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work);
+PetscErrorCode SolvePanels(const symbolic::SupernodalPlan *plan, const PetscInt *lcolptr, const PetscInt *lrow, const Scalar *panels, const PetscInt *perm, PetscBool hermitian, PetscInt nrhs, const Scalar *B, Scalar *X, Scalar *work);
 /* X = P^T (L D op(L)^T)^-1 P B for nrhs columns (leading dimension ldb = n): perm as above; B and X may alias.
    work[n*nrhs]. */
-PetscErrorCode Solve(PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *lval, const PetscScalar *d, PetscBool hermitian, PetscInt nrhs, const PetscScalar *B, PetscScalar *X, PetscScalar *work);
+PetscErrorCode Solve(PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, const Scalar *lval, const Scalar *d, PetscBool hermitian, PetscInt nrhs, const Scalar *B, Scalar *X, Scalar *work);
 /* Inertia from D (real parts; Hermitian or real symmetric): counts of positive, negative, zero pivots */
-PetscErrorCode Inertia(PetscInt n, const PetscScalar *d, PetscInt *npos, PetscInt *nneg, PetscInt *nzero);
+PetscErrorCode Inertia(PetscInt n, const Scalar *d, PetscInt *npos, PetscInt *nneg, PetscInt *nzero);
 } // namespace reference
 
 #if PGX_HAVE_CUDA
@@ -196,7 +211,7 @@ PetscErrorCode Destroy(Data **);
 /* Upload the symbolic structure (host arrays) */
 PetscErrorCode Analyze(Data *, PetscInt n, const PetscInt *perm, const PetscInt *lcolptr, const PetscInt *lrow, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscInt nnzA, const PetscInt *dest);
 /* Load A's values (host array, A's CSR order) and factor with the level-scheduled column algorithm */
-PetscErrorCode FactorColumn(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
+PetscErrorCode FactorColumn(Data *, const Scalar *aval, const PivotRule *rule, NumericInfo *info);
 /* Supernodal numeric phase (after Analyze): upload the plan, size every buffer (panels, contribution and work
    buffers for the supernodes with SupernodalIsLarge(nc, nr, large_min), diagonal blocks of nb <= 64 columns);
    a PETSC_ERR_MEM error says how many bytes are needed when they do not fit in the free GPU memory (or in
@@ -204,12 +219,12 @@ PetscErrorCode FactorColumn(Data *, const PetscScalar *aval, const PivotRule *ru
 PetscErrorCode AnalyzeSupernodal(Data *, const symbolic::SupernodalPlan *plan, PetscInt large_min, PetscInt nb, size_t maxbytes);
 /* Load A's values and factor on the panels (level by level, batched small supernodes, cuBLAS for large ones),
    then write L and D in the CSC storage of the solves */
-PetscErrorCode FactorSupernodal(Data *, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info);
+PetscErrorCode FactorSupernodal(Data *, const Scalar *aval, const PivotRule *rule, NumericInfo *info);
 /* Solve on host arrays (B, X of n*nrhs; staged through the device): the level-scheduled column solve after
    FactorColumn, the supernodal one on the panels (reference::SolvePanels is its host twin) after FactorSupernodal */
-PetscErrorCode Solve(Data *, PetscInt nrhs, const PetscScalar *B, PetscScalar *X);
+PetscErrorCode Solve(Data *, PetscInt nrhs, const Scalar *B, Scalar *X);
 /* L and D back to the host (tests, inertia) */
-PetscErrorCode GetFactor(const Data *, PetscScalar *lval, PetscScalar *d);
+PetscErrorCode GetFactor(const Data *, Scalar *lval, Scalar *d);
 } // namespace cuda
 #endif
 } // namespace ldlt

@@ -223,7 +223,7 @@ struct DC {
   PetscReal             *Z = nullptr;                                 /* n x n, ld n (caller's) */
   PetscReal             *out = nullptr, *Qc = nullptr, *Sd = nullptr; /* n*n each (backend; Sd cuda only) */
   PetscReal             *hS = nullptr;                               /* host n*n: differences, then S */
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   K::cuda::Scratch *scr = nullptr;
 #endif
   PGXStedcStats *st = nullptr;
@@ -237,7 +237,7 @@ struct DC {
 PetscErrorCode Gather(DC &dc, int nt, PetscInt m, PetscInt ncol, const PetscInt *idx, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || ncol <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::gather_columns(dc.scr, m, ncol, idx, src, lds, dst, ldd);
 #endif
   bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, ncol, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt p0, PetscInt p1) { K::reference::gather_columns(m, p1 - p0, idx + p0, src, lds, dst + (size_t)p0 * ldd, ldd); });
@@ -247,7 +247,7 @@ PetscErrorCode Gather(DC &dc, int nt, PetscInt m, PetscInt ncol, const PetscInt 
 PetscErrorCode Rotate(DC &dc, int nt, PetscInt m, PetscInt nrot, const K::Rotation *rot, PetscReal *Q, PetscInt ldq)
 {
   if (m <= 0 || nrot <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::rotate_columns(dc.scr, m, nrot, rot, Q, ldq);
 #endif
   /* each row is rotated by the whole chain, in order: rows are independent */
@@ -258,7 +258,7 @@ PetscErrorCode Rotate(DC &dc, int nt, PetscInt m, PetscInt nrot, const K::Rotati
 PetscErrorCode Gemm(DC &dc, int nt, PetscInt m, PetscInt n, PetscInt k, const PetscReal *A, PetscInt lda, const PetscReal *B, PetscInt ldb, PetscReal *C, PetscInt ldc)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::gemm(m, n, k, A, lda, B, ldb, C, ldc);
 #endif
   PetscInt nb = (n + GEMM_BLOCK - 1) / GEMM_BLOCK;
@@ -275,7 +275,7 @@ PetscErrorCode Gemm(DC &dc, int nt, PetscInt m, PetscInt n, PetscInt k, const Pe
 PetscErrorCode Upload(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::upload(m, n, src, lds, dst, ldd);
 #endif
   K::reference::copy(m, n, src, lds, dst, ldd);
@@ -286,7 +286,7 @@ PetscErrorCode Upload(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, Pets
 PetscErrorCode Download(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::download(m, n, src, lds, dst, ldd);
 #endif
   K::reference::copy(m, n, src, lds, dst, ldd);
@@ -296,7 +296,7 @@ PetscErrorCode Download(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, Pe
 PetscErrorCode Zero(DC &dc, PetscInt m, PetscInt n, PetscReal *A, PetscInt lda)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dc.cuda) return K::cuda::zero(m, n, A, lda);
 #endif
   bool ok = ParallelFor(dc.pool, dc.threads, n, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt j0, PetscInt j1) { K::reference::zero(m, j1 - j0, A + (size_t)j0 * lda, lda); });
@@ -623,7 +623,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXStedcRun needs a resolved device type");
-#if !PGX_HAVE_CUDA
+#if !PGX_HAVE_CUDA_REAL
   PetscCheck(type == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of the divide and conquer eigensolver is not available in this build: use -pgx_device host");
 #endif
   if (threads <= 0) PetscCall(PGXStedcDefaultThreads(&threads));
@@ -681,7 +681,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
   /* the merges, a level at a time; buffers of the backend for the largest */
   if (!merges.empty()) {
     size_t nn = (size_t)n * n;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     if (dc.cuda) {
       PetscCall(K::cuda::create(n, &dc.scr));
       ierr = PGXDeviceMallocArray(nn, &dc.out);
@@ -704,7 +704,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
       ierr = DoLevel(dc, merges.data() + a, merges.data() + b, dd.data());
       a    = b;
     }
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     if (dc.cuda) {
       PetscCall(PGXDeviceFree(&dc.out));
       PetscCall(PGXDeviceFree(&dc.Qc));

@@ -10,7 +10,7 @@
 #include <vector>
 
 /* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/) */
-#define PGX_SYTRD_CUDA PGX_HAVE_CUDA
+#define PGX_SYTRD_CUDA PGX_HAVE_CUDA_REAL
 
 namespace K = pgx::kernels::sytrd;
 

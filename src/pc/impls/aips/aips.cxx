@@ -250,7 +250,7 @@ static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscSc
   PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (aips->sct) {
     PetscCall(K::cuda::gather(aips->nsend, aips->d_sendidx, y, aips->d_sendbuf));
     PetscCall(PGXDeviceCopyArrayToHost(aips->sendbuf_h, aips->d_sendbuf, aips->nsend));
@@ -283,7 +283,7 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
 
   PetscFunctionBegin;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   const PetscScalar omega = aips->damping;
   if (aips->pivot.failed) {
     PetscCall(K::cuda::fill(aips->n, PETSC_INFINITY, y));
@@ -437,7 +437,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 
   req = aips->devreq;
   if (req == PGX_DEVICE_AUTO) PetscCall(PGXGetDefaultDeviceType(&req));
-  PetscCall(PGXDeviceResolve(comm, req, &req));
+  PetscCall(PGXDeviceResolveReal(comm, "PCAIPS", req, &req));
   if (pc->setupcalled && req != aips->dev) PetscCall(PCReset_AIPS(pc));
   if (pc->setupcalled && (pc->flag != SAME_NONZERO_PATTERN || m != aips->n)) PetscCall(PCReset_AIPS(pc));
   aips->dev = req;
@@ -455,7 +455,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   const PetscScalar *da = NULL;
   PetscInt           missing = 0;
   aa                         = NULL;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
   if (da && !aips->d_tripos) {
     PetscInt *tripos, *rp, *rc = NULL, *rpos = NULL;

@@ -74,7 +74,7 @@ static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
 static PetscErrorCode CudaDataDestroy(void **p)
 {
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   K::cuda::Data *d = (K::cuda::Data *)*p;
   PetscCall(K::cuda::Destroy(&d));
 #endif
@@ -202,7 +202,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscCall(PetscMalloc3(dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
 
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     K::cuda::Data *d = NULL;
     PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(K::cuda::Create(&d));
@@ -246,7 +246,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscFunctionBegin;
   PetscCall(PGXPCCheckSquare(pc, "PCDILU"));
   PetscCall(PetscLogEventBegin(PGX_DILUSetUp, pc, 0, 0, 0));
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)pc), dilu->devreq, &device));
+  PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)pc), "PCDILU", dilu->devreq, &device));
   redo = (PetscBool)(!pc->setupcalled || pc->flag != SAME_NONZERO_PATTERN || !dilu->analyzed || device != dilu->device || dilu->ordering != dilu->analyzed_ordering);
   PetscCall(GetLocalMatrix(pc, (PetscBool)!redo));
   dilu->device = device;
@@ -255,7 +255,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscCall(PetscTime(&t0));
   dilu->Tvalues = PETSC_FALSE;
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     const PetscScalar *da;
     PetscCall(PGXMatGetDeviceValuesRead(dilu->local, &da)); /* AIJCUSPARSE: A's values where PETSc keeps them */
     dilu->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
@@ -310,7 +310,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
     PetscCall(PetscMalloc1(nnz, &T->val));
     PetscCall(ref::Transpose(n, dilu->A.rowptr, dilu->A.colidx, T->rowptr, T->colidx, T->perm));
     if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
       K::cuda::Data *d  = NULL;
       PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(K::cuda::Create(&d));
@@ -333,7 +333,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
     for (PetscInt k = 0; k < T->nnz; k++) T->val[k] = a[T->perm[k]];
     PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
     if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
       PetscInt bad;
       PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cuT, T->val, dilu->shift, PETSC_TRUE, &bad));
       PetscCall(K::cuda::ShareE((K::cuda::Data *)dilu->cuT, (K::cuda::Data *)dilu->cu));
@@ -357,7 +357,7 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
   if (transpose) PetscCall(PCDILUSetUpTranspose(pc));
   PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, x, y, 0));
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     const PetscScalar *dx;
     PetscScalar       *dy;
     if (!dilu->sx) PetscCall(PGXVecStageCreate(&dilu->sx));
@@ -408,7 +408,7 @@ static PetscErrorCode PGXPCGetDeviceMatrix_DILU(PC pc, Mat *B, PetscObjectState 
 
   PetscFunctionBegin;
   *B = NULL;
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (pc->setupcalled && dilu->device == PGX_DEVICE_CUDA && dilu->cu && dilu->local && !pc->failedreason) {
     *B     = dilu->local;
     *state = dilu->valstate;
@@ -433,7 +433,7 @@ static PetscErrorCode PGXPCApplyDevice_DILU(PC pc, const PetscScalar *x, PetscSc
 
   PetscFunctionBegin;
   PetscCheck(dilu->device == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() needs PCDILU set up with the cuda backend (-pgx_device cuda); this one runs on %s", PGXDeviceName(dilu->device));
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (pc->failedreason) PetscCall(K::cuda::FillInf(dilu->A.n, y));
   else {
     PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, 0, 0, 0));
@@ -487,7 +487,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors%s\n", dilu->ncolors, size > 1 ? " (rank 0)" : ""));
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
   if (dilu->device == PGX_DEVICE_CUDA && dilu->ordering == PC_DILU_ORDERING_MULTICOLOR && dilu->cu) {
     PetscBool single;
     PetscCall(K::cuda::GetSingleBlock((K::cuda::Data *)dilu->cu, &single));
@@ -547,7 +547,7 @@ static PetscErrorCode PCDILUGetDiagonal_DILU(PC pc, PetscScalar *E)
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled && dilu->analyzed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCDILU is not set up");
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA
+#if PGX_HAVE_CUDA_REAL
     PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, E));
 #endif
   } else PetscCall(PetscArraycpy(E, dilu->E, dilu->A.n));

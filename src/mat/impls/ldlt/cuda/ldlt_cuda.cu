@@ -4,8 +4,14 @@
    one k in struct(L_*j) and applies c_ik -= l_ij d_j l_kj for the i > k of the column (merge scan of the two
    sorted row lists); columns of one level may update the same entries: atomicAdd. The solves use the same
    level sets (forward: increasing levels, scatter with atomics; backward: decreasing levels, gathers), all
-   right-hand sides at once (grid.y). Real double only (atomicAdd on double). Everything runs on
-   PGXCUDAGetStream(); every call and launch is checked.
+   right-hand sides at once (grid.y). Everything runs on PGXCUDAGetStream(); every call and launch is checked.
+
+   Scalars: PetscScalar is double, or in a complex build thrust::complex<double> (what PETSc's headers give nvcc;
+   the same layout as the host's std::complex<double>, so the glue's arrays are used as they are). A complex
+   atomic add is two double atomicAdds (real and imaginary parts, each exact to the ordering of the additions as
+   in the real case). Complex symmetric matrices (LDL^T) take the transposes of the real code (cuBLAS Z-calls with
+   OP_T, Zsyrkx); Hermitian ones (LDL^H, PivotRule::hermitian) conjugate where the reference backend does (Op()):
+   OP_C, Zherkx (the updates L W^H with W = L D, D real, are Hermitian), and D real.
 
    Supernodal method (AnalyzeSupernodal, FactorSupernodal; the algorithm and its plan are described in
    ldlt_kernels.h, and reference::FactorSupernodalPlan runs the same schedule, maps and blocking on the host):
@@ -13,12 +19,13 @@
    supernodes of a level: one launch, one thread block each (the operation order of the reference's
    FactorSupernodal; updates scattered into the ancestors' panels with atomicAdd). The large ones, one after the
    other: for each block column of at most nb <= 64 columns, one thread block factors the diagonal block in shared
-   memory, cublasDtrsm gives L21 D, a copy keeps it (W), a kernel scales by D^-1, cublasDsyrkx and cublasDgemm
-   update the rest of the panel; then W = L21 D, C = L21 W^T by cublasDsyrkx (lower) into a contribution buffer,
+   memory, cublas<t>trsm gives L21 D, a copy keeps it (W), a kernel scales by D^-1, <t>syrkx (<t>herkx when
+   Hermitian) and <t>gemm update the rest of the panel; then W = L21 D, C = L21 op(W)^T by <t>syrkx/herkx (lower)
+   into a contribution buffer,
    and a kernel scatter-adds C into the ancestors. Finally the panels are copied into the CSC arrays (lval, d) that
    GetFactor uses. After a supernodal factorization the solves run on the panels (SolveSupernodal; the same
    schedule as reference::SolvePanels): small supernodes one thread block each, one launch per level; large
-   ones with cublasDtrsm and cublasDgemm on the rows R gathered into a buffer. */
+   ones with cublas<t>trsm and <t>gemm on the rows R gathered into a buffer. */
 #include <pgx/private/pgxcuda.h>
 #include "../ldlt_kernels.h"
 #include <vector>
@@ -48,6 +55,7 @@ struct Data {
   PetscScalar            *panels = nullptr, *cbuf = nullptr, *wbuf = nullptr;
   PetscInt                maxnr_large = 0;  /* most rows below the diagonal block of a large supernode (solve buffer) */
   PetscBool               snode = PETSC_FALSE; /* the last numeric phase was supernodal: the solves use the panels */
+  PetscBool               hermitian = PETSC_FALSE; /* the last numeric phase was LDL^H: the solves conjugate L^T */
   pgx::cuda::DeviceArray<PetscScalar> stmp;  /* solve buffer of the large supernodes: maxnr_large * nrhs */
 };
 
@@ -135,7 +143,53 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *perm, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if !defined(PETSC_USE_COMPLEX) /* real double only: atomicAdd on double; the glue refuses cuda in a complex build */
+/* ------------------------------------------------------------------------------------ scalars on the device */
+#if defined(PETSC_USE_COMPLEX)
+__device__ static inline PetscReal   DAbs(PetscScalar x) { return thrust::abs(x); }
+__device__ static inline PetscReal   DReal(PetscScalar x) { return x.real(); }
+__device__ static inline PetscScalar DConj(PetscScalar x) { return thrust::conj(x); }
+__device__ static inline bool        DIsFinite(PetscScalar x) { return isfinite(x.real()) && isfinite(x.imag()); }
+/* two double atomics: the real and the imaginary part */
+__device__ static inline void DAtomicAdd(PetscScalar *p, PetscScalar v)
+{
+  double *q = reinterpret_cast<double *>(p);
+  atomicAdd(q, v.real());
+  atomicAdd(q + 1, v.imag());
+}
+__device__ static inline PetscScalar DShflDown(PetscScalar x, int o)
+{
+  return PetscScalar(__shfl_down_sync(0xffffffffu, x.real(), o), __shfl_down_sync(0xffffffffu, x.imag(), o));
+}
+#else
+__device__ static inline PetscReal   DAbs(PetscScalar x) { return fabs(x); }
+__device__ static inline PetscReal   DReal(PetscScalar x) { return x; }
+__device__ static inline PetscScalar DConj(PetscScalar x) { return x; }
+__device__ static inline bool        DIsFinite(PetscScalar x) { return isfinite(x); }
+__device__ static inline void        DAtomicAdd(PetscScalar *p, PetscScalar v) { atomicAdd(p, v); }
+__device__ static inline PetscScalar DShflDown(PetscScalar x, int o) { return __shfl_down_sync(0xffffffffu, x, o); }
+#endif
+/* op(x) of ldlt_kernels.h: x, or conj(x) when Hermitian */
+__device__ static inline PetscScalar DOp(PetscScalar x, bool hermitian) { return hermitian ? DConj(x) : x; }
+
+/* The pivot rule of ldlt_kernels.h (reference::ApplyPivotRule() on the host, the same operations): a replaced pivot is
+   counted in flags[0]; a bad one is recorded (smallest column, flags[1]), left in place, and false is returned */
+__device__ static inline bool PivotDev(PetscInt col, PetscScalar *dj, PetscReal small, PetscReal repl, bool hermitian, unsigned long long *flags)
+{
+  PetscScalar v  = *dj;
+  PetscReal   av = DAbs(v);
+  if (hermitian) v = DReal(v);
+  if (!DIsFinite(v) || (av == 0 && repl == 0)) {
+    atomicMin(&flags[1], (unsigned long long)col);
+    return false;
+  }
+  if (av <= small && repl > 0) {
+    v = av == 0 ? PetscScalar(repl) : v * (repl / av);
+    atomicAdd(&flags[0], 1ULL);
+  }
+  *dj = v;
+  return true;
+}
+
 __global__ void KZero(PetscInt m, PetscScalar *x)
 {
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < m; i += (PetscInt)gridDim.x * blockDim.x) x[i] = 0;
@@ -146,62 +200,44 @@ __global__ void KLoad(PetscInt nnzA, PetscInt nnzL, const PetscScalar *aval, con
   for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < nnzA; k += (PetscInt)gridDim.x * blockDim.x) {
     PetscInt t = dest[k];
     if (t < 0) continue;
-    if (t >= nnzL) atomicAdd(&d[t - nnzL], aval[k]);
-    else atomicAdd(&lval[t], aval[k]);
+    if (t >= nnzL) DAtomicAdd(&d[t - nnzL], aval[k]);
+    else DAtomicAdd(&lval[t], aval[k]);
   }
 }
 
 /* One block per column of the level */
-__global__ void KFactorLevel(PetscInt lo, PetscInt hi, const PetscInt *order, const PetscInt *lcolptr, const PetscInt *lrow, PetscReal small, PetscReal repl, PetscScalar *lval, PetscScalar *d, unsigned long long *flags)
+__global__ void KFactorLevel(PetscInt lo, PetscInt hi, const PetscInt *order, const PetscInt *lcolptr, const PetscInt *lrow, PetscReal small, PetscReal repl, bool hermitian, PetscScalar *lval, PetscScalar *d, unsigned long long *flags)
 {
-  __shared__ PetscScalar dj;
-  __shared__ int         ok;
-  PetscInt               t = lo + blockIdx.x;
+  __shared__ int ok;
+  PetscInt       t = lo + blockIdx.x;
   if (t >= hi) return;
   PetscInt j = order[t], p0 = lcolptr[j], p1 = lcolptr[j + 1];
-  if (threadIdx.x == 0) {
-    PetscScalar v  = d[j];
-    PetscReal   av = fabs(v);
-    ok             = 1;
-    if (!isfinite(v) || (av == 0 && repl == 0)) {
-      ok = 0;
-      atomicMin(&flags[1], (unsigned long long)j);
-    } else if (av <= small && repl > 0) {
-      v = av == 0 ? repl : (v > 0 ? repl : -repl);
-      atomicAdd(&flags[0], 1ULL);
-    }
-    d[j] = v;
-    dj   = v;
-  }
-  __syncthreads();
+  if (threadIdx.x == 0) ok = PivotDev(j, &d[j], small, repl, hermitian, flags) ? 1 : 0;
+  __syncthreads(); /* makes thread 0's d[j] visible to the block */
   if (!ok) return;
+  const PetscScalar dj = d[j];
   for (PetscInt p = p0 + threadIdx.x; p < p1; p += blockDim.x) lval[p] /= dj;
   __syncthreads();
+  /* c_ik -= l_ij d_j op(l_kj), i >= k in struct(L_*j) */
   for (PetscInt pb = p0 + threadIdx.x; pb < p1; pb += blockDim.x) {
     PetscInt    k = lrow[pb], q = lcolptr[k];
-    PetscScalar f = dj * lval[pb];
-    atomicAdd(&d[k], -lval[pb] * f);
+    PetscScalar f = dj * DOp(lval[pb], hermitian);
+    DAtomicAdd(&d[k], -lval[pb] * f);
     for (PetscInt pa = pb + 1; pa < p1; pa++) {
       PetscInt i = lrow[pa];
       while (lrow[q] != i) q++;
-      atomicAdd(&lval[q], -lval[pa] * f);
+      DAtomicAdd(&lval[q], -lval[pa] * f);
     }
   }
 }
 
-#endif
-
-PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info)
+PetscErrorCode FactorColumn(Data *d, const Scalar *aval, const PivotRule *rule, NumericInfo *info)
 {
   cudaStream_t       s;
   const unsigned int B = 128;
   unsigned long long hflags[2] = {0, (unsigned long long)d->n};
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
-#else
-  PetscCheck(!rule->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
   PetscCall(PGXCUDAGetStream(&s));
   if (d->nnzA) PetscCall(PGXDeviceCopyArrayToDevice(d->aval, aval, d->nnzA));
   PetscCall(PGXDeviceCopyArrayToDevice(d->flags, hflags, 2));
@@ -215,20 +251,19 @@ PetscErrorCode FactorColumn(Data *d, const PetscScalar *aval, const PivotRule *r
   }
   for (PetscInt l = 0; l < d->nlevels; l++) {
     PetscInt lo = d->lptr[l], hi = d->lptr[l + 1];
-    KFactorLevel<<<(unsigned int)(hi - lo), B, 0, s>>>(lo, hi, d->order, d->lcolptr, d->lrow, rule->small, rule->repl, d->lval, d->d, d->flags);
+    KFactorLevel<<<(unsigned int)(hi - lo), B, 0, s>>>(lo, hi, d->order, d->lcolptr, d->lrow, rule->small, rule->repl, (bool)rule->hermitian, d->lval, d->d, d->flags);
     PGXCheckLaunch("KFactorLevel");
   }
   PetscCall(PGXDeviceCopyArrayToHost(hflags, d->flags, 2));
   info->nperturbed = (PetscInt)hflags[0];
   info->badcol     = hflags[1] < (unsigned long long)d->n ? (PetscInt)hflags[1] : -1;
-  info->badvalue   = 0;
+  info->badvalue   = Scalar(0);
   info->flops      = 0;
   d->snode         = PETSC_FALSE;
+  d->hermitian     = rule->hermitian;
   PetscFunctionReturn(PETSC_SUCCESS);
-#endif
 }
 
-#if !defined(PETSC_USE_COMPLEX)
 __global__ void KGather(PetscInt n, PetscInt nrhs, const PetscInt *perm, const PetscScalar *b, PetscScalar *y)
 {
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n * nrhs; i += (PetscInt)gridDim.x * blockDim.x) {
@@ -252,8 +287,8 @@ __global__ void KForwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const PetscI
   if (t >= hi) return;
   PetscInt     j  = order[t];
   PetscScalar *yr = y + (PetscInt)blockIdx.y * n, yj = yr[j];
-  if (yj == 0) return;
-  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) atomicAdd(&yr[lrow[p]], -lval[p] * yj);
+  if (yj == PetscScalar(0)) return;
+  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) DAtomicAdd(&yr[lrow[p]], -lval[p] * yj);
 }
 
 __global__ void KDiag(PetscInt n, PetscInt nrhs, const PetscScalar *d, PetscScalar *y)
@@ -261,15 +296,15 @@ __global__ void KDiag(PetscInt n, PetscInt nrhs, const PetscScalar *d, PetscScal
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n * nrhs; i += (PetscInt)gridDim.x * blockDim.x) y[i] /= d[i % n];
 }
 
-/* backward: one warp per (column of the level, right-hand side) */
-__global__ void KBackwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const PetscInt *order, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *lval, PetscScalar *y)
+/* backward (op(L)^T z = y): one warp per (column of the level, right-hand side) */
+__global__ void KBackwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const PetscInt *order, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *lval, bool hermitian, PetscScalar *y)
 {
   PetscInt t = lo + blockIdx.x;
   if (t >= hi) return;
   PetscInt     j  = order[t];
-  PetscScalar *yr = y + (PetscInt)blockIdx.y * n, s = 0;
-  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) s += lval[p] * yr[lrow[p]];
-  for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+  PetscScalar *yr = y + (PetscInt)blockIdx.y * n, s = PetscScalar(0);
+  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) s += DOp(lval[p], hermitian) * yr[lrow[p]];
+  for (int o = 16; o > 0; o /= 2) s += DShflDown(s, o);
   if (threadIdx.x == 0) yr[j] -= s;
 }
 
@@ -292,16 +327,16 @@ __global__ void KSolveFwdSmall(PetscInt count, const PetscInt *list, const Petsc
     }
     __syncthreads();
     for (PetscInt a = threadIdx.x; a < nr; a += blockDim.x) {
-      PetscScalar w = 0;
+      PetscScalar w = PetscScalar(0);
       for (PetscInt t = 0; t < nc; t++) w += A[nc + a + (PetscInt64)t * m] * y[f + t];
-      atomicAdd(&y[R[a]], -w);
+      DAtomicAdd(&y[R[a]], -w);
     }
     __syncthreads();
   }
 }
 
-/* Backward, small supernodes of one level: y_s -= L21^T y_R, then the unit upper L11^T solve from the last row */
-__global__ void KSolveBwdSmall(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, PetscInt n, PetscInt nrhs, PetscScalar *Y)
+/* Backward, small supernodes of one level: y_s -= op(L21)^T y_R, then the unit upper op(L11)^T solve from the last row */
+__global__ void KSolveBwdSmall(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscScalar *panels, bool hermitian, PetscInt n, PetscInt nrhs, PetscScalar *Y)
 {
   if ((PetscInt)blockIdx.x >= count) return;
   PetscInt           s = list[blockIdx.x], f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], m = nc + nr;
@@ -310,14 +345,14 @@ __global__ void KSolveBwdSmall(PetscInt count, const PetscInt *list, const Petsc
   for (PetscInt r = 0; r < nrhs; r++) {
     PetscScalar *y = Y + (PetscInt64)r * n;
     for (PetscInt t = threadIdx.x; t < nc; t += blockDim.x) {
-      PetscScalar w = 0;
-      for (PetscInt a = 0; a < nr; a++) w += A[nc + a + (PetscInt64)t * m] * y[R[a]];
+      PetscScalar w = PetscScalar(0);
+      for (PetscInt a = 0; a < nr; a++) w += DOp(A[nc + a + (PetscInt64)t * m], hermitian) * y[R[a]];
       y[f + t] -= w;
     }
     for (PetscInt u = nc - 1; u > 0; u--) {
       __syncthreads();
       PetscScalar yu = y[f + u];
-      for (PetscInt t = threadIdx.x; t < u; t += blockDim.x) y[f + t] -= A[u + (PetscInt64)t * m] * yu;
+      for (PetscInt t = threadIdx.x; t < u; t += blockDim.x) y[f + t] -= DOp(A[u + (PetscInt64)t * m], hermitian) * yu;
     }
     __syncthreads();
   }
@@ -331,13 +366,51 @@ __global__ void KRowsR(PetscInt s, PetscBool gather, const PetscInt *snptr, cons
   for (PetscInt64 idx = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; idx < (PetscInt64)nr * nrhs; idx += (PetscInt64)gridDim.x * blockDim.x) {
     PetscInt a = (PetscInt)(idx % nr), r = (PetscInt)(idx / nr);
     if (gather) Tmp[idx] = Y[R[a] + (PetscInt64)r * n];
-    else atomicAdd(&Y[R[a] + (PetscInt64)r * n], -Tmp[idx]);
+    else DAtomicAdd(&Y[R[a] + (PetscInt64)r * n], -Tmp[idx]);
   }
 }
 
+/* cuBLAS for PetscScalar: D-calls for real, Z-calls for complex (PetscScalar arrays reinterpreted as cuDoubleComplex,
+   the same layout). Syrkx computes C = alpha A op(B)^T + beta C (lower): <t>syrkx, or Zherkx when Hermitian (A B^H
+   with B = A D, D real, is Hermitian; beta real). OpT(): the transpose of op(), OP_C when Hermitian. */
+#if defined(PETSC_USE_COMPLEX)
+static inline const cuDoubleComplex *BL(const PetscScalar *p) { return reinterpret_cast<const cuDoubleComplex *>(p); }
+static inline cuDoubleComplex       *BL(PetscScalar *p) { return reinterpret_cast<cuDoubleComplex *>(p); }
+static inline cublasStatus_t         Trsm(cublasHandle_t h, cublasSideMode_t side, cublasOperation_t op, int m, int n, const PetscScalar *alpha, const PetscScalar *A, int lda, PetscScalar *B, int ldb)
+{
+  return cublasZtrsm(h, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, m, n, BL(alpha), BL(A), lda, BL(B), ldb);
+}
+static inline cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const PetscScalar *alpha, const PetscScalar *A, int lda, const PetscScalar *B, int ldb, const PetscScalar *beta, PetscScalar *C, int ldc)
+{
+  return cublasZgemm(h, ta, tb, m, n, k, BL(alpha), BL(A), lda, BL(B), ldb, BL(beta), BL(C), ldc);
+}
+static inline cublasStatus_t Syrkx(cublasHandle_t h, bool hermitian, int n, int k, const PetscScalar *alpha, const PetscScalar *A, int lda, const PetscScalar *B, int ldb, const PetscScalar *beta, PetscScalar *C, int ldc)
+{
+  if (hermitian) {
+    const double rbeta = beta->real();
+    return cublasZherkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, BL(alpha), BL(A), lda, BL(B), ldb, &rbeta, BL(C), ldc);
+  }
+  return cublasZsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, BL(alpha), BL(A), lda, BL(B), ldb, BL(beta), BL(C), ldc);
+}
+#else
+static inline cublasStatus_t Trsm(cublasHandle_t h, cublasSideMode_t side, cublasOperation_t op, int m, int n, const PetscScalar *alpha, const PetscScalar *A, int lda, PetscScalar *B, int ldb)
+{
+  return cublasDtrsm(h, side, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_UNIT, m, n, alpha, A, lda, B, ldb);
+}
+static inline cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const PetscScalar *alpha, const PetscScalar *A, int lda, const PetscScalar *B, int ldb, const PetscScalar *beta, PetscScalar *C, int ldc)
+{
+  return cublasDgemm(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+static inline cublasStatus_t Syrkx(cublasHandle_t h, bool, int n, int k, const PetscScalar *alpha, const PetscScalar *A, int lda, const PetscScalar *B, int ldb, const PetscScalar *beta, PetscScalar *C, int ldc)
+{
+  return cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+#endif
+static inline cublasOperation_t OpT(PetscBool hermitian) { return hermitian ? CUBLAS_OP_C : CUBLAS_OP_T; }
+
 static PetscErrorCode SolveSupernodal(Data *d, PetscInt nrhs, PetscScalar *y, cudaStream_t st)
 {
-  const PetscScalar one = 1, mone = -1, zero = 0;
+  const PetscScalar one = PetscScalar(1), mone = PetscScalar(-1), zero = PetscScalar(0);
   const unsigned    T = 256;
   cublasHandle_t    h;
   PetscInt          n = d->n;
@@ -355,9 +428,9 @@ static PetscErrorCode SolveSupernodal(Data *d, PetscInt nrhs, PetscScalar *y, cu
     for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) {
       PetscInt           s = d->hlarge[i], f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
       const PetscScalar *A = d->panels + d->hpofs[s];
-      PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_N, (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
       if (!nr) continue;
-      PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)nr, (int)nrhs, (int)nc, &one, A + nc, (int)m, y + f, (int)n, &zero, d->stmp.data(), (int)nr));
+      PGXCallCUBLAS(Gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)nr, (int)nrhs, (int)nc, &one, A + nc, (int)m, y + f, (int)n, &zero, d->stmp.data(), (int)nr));
       KRowsR<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nrhs, (PetscInt64)1 << 24), T), T, 0, st>>>(s, PETSC_FALSE, d->snptr, d->nr, d->lcolptr, d->lrow, n, nrhs, y, d->stmp.data());
       PGXCheckLaunch("KRowsR");
     }
@@ -367,7 +440,7 @@ static PetscErrorCode SolveSupernodal(Data *d, PetscInt nrhs, PetscScalar *y, cu
   for (PetscInt l = d->nslevels - 1; l >= 0; l--) {
     PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
     if (ns) {
-      KSolveBwdSmall<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->panels, n, nrhs, y);
+      KSolveBwdSmall<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->panels, (bool)d->hermitian, n, nrhs, y);
       PGXCheckLaunch("KSolveBwdSmall");
     }
     for (PetscInt i = d->hlargeptr[l]; i < d->hlargeptr[l + 1]; i++) {
@@ -376,16 +449,15 @@ static PetscErrorCode SolveSupernodal(Data *d, PetscInt nrhs, PetscScalar *y, cu
       if (nr) {
         KRowsR<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nrhs, (PetscInt64)1 << 24), T), T, 0, st>>>(s, PETSC_TRUE, d->snptr, d->nr, d->lcolptr, d->lrow, n, nrhs, y, d->stmp.data());
         PGXCheckLaunch("KRowsR");
-        PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)nc, (int)nrhs, (int)nr, &mone, A + nc, (int)m, d->stmp.data(), (int)nr, &one, y + f, (int)n));
+        PGXCallCUBLAS(Gemm(h, OpT(d->hermitian), CUBLAS_OP_N, (int)nc, (int)nrhs, (int)nr, &mone, A + nc, (int)m, d->stmp.data(), (int)nr, &one, y + f, (int)n));
       }
-      PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, OpT(d->hermitian), (int)nc, (int)nrhs, &one, A, (int)m, y + f, (int)n));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
-PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *X)
+PetscErrorCode Solve(Data *d, PetscInt nrhs, const Scalar *B, Scalar *X)
 {
   cudaStream_t       s;
   const unsigned int T = 128;
@@ -393,9 +465,6 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   PetscScalar       *b, *y;
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
-#else
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(nrhs <= 65535, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most 65535 right-hand sides at once");
   PetscCall(PGXCUDAGetStream(&s));
@@ -425,14 +494,13 @@ PetscErrorCode Solve(Data *d, PetscInt nrhs, const PetscScalar *B, PetscScalar *
   PGXCheckLaunch("KDiag");
   for (PetscInt l = d->nlevels - 1; l >= 0; l--) {
     dim3 grid((unsigned int)(d->lptr[l + 1] - d->lptr[l]), (unsigned int)nrhs);
-    KBackwardLevel<<<grid, 32, 0, s>>>(d->lptr[l], d->lptr[l + 1], d->n, d->order, d->lcolptr, d->lrow, d->lval, y);
+    KBackwardLevel<<<grid, 32, 0, s>>>(d->lptr[l], d->lptr[l + 1], d->n, d->order, d->lcolptr, d->lrow, d->lval, (bool)d->hermitian, y);
     PGXCheckLaunch("KBackwardLevel");
   }
   KScatter<<<PGXCUDAGridSize(m, T), T, 0, s>>>(d->n, nrhs, d->perm, y, b);
   PGXCheckLaunch("KScatter");
   PetscCall(PGXDeviceCopyArrayToHost(X, b, m));
   PetscFunctionReturn(PETSC_SUCCESS);
-#endif
 }
 
 /* ---------------------------------------------------------------------------------------- supernodal method */
@@ -503,23 +571,6 @@ PetscErrorCode AnalyzeSupernodal(Data *d, const symbolic::SupernodalPlan *P, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if !defined(PETSC_USE_COMPLEX)
-/* The pivot rule of ldlt_kernels.h (ApplyPivotRule() on the host); a bad pivot is recorded (smallest column) and left */
-__device__ static inline void PivotDev(PetscInt col, PetscScalar *dj, PetscReal small, PetscReal repl, unsigned long long *flags)
-{
-  PetscScalar v  = *dj;
-  PetscReal   av = fabs(v);
-  if (!isfinite(v) || (av == 0 && repl == 0)) {
-    atomicMin(&flags[1], (unsigned long long)col);
-    return;
-  }
-  if (av <= small && repl > 0) {
-    v = av == 0 ? repl : v * (repl / av);
-    atomicAdd(&flags[0], 1ULL);
-  }
-  *dj = v;
-}
-
 __global__ void KZero64(PetscInt64 m, PetscScalar *x)
 {
   for (PetscInt64 i = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; i < m; i += (PetscInt64)gridDim.x * blockDim.x) x[i] = 0;
@@ -528,18 +579,18 @@ __global__ void KZero64(PetscInt64 m, PetscScalar *x)
 __global__ void KLoadPanels(PetscInt nnzA, const PetscScalar *aval, const PetscInt64 *pdest, PetscScalar *panels)
 {
   for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < nnzA; k += (PetscInt)gridDim.x * blockDim.x)
-    if (pdest[k] >= 0) atomicAdd(&panels[pdest[k]], aval[k]);
+    if (pdest[k] >= 0) DAtomicAdd(&panels[pdest[k]], aval[k]);
 }
 
 /* Small supernodes of one level, one thread block each: the operation order of reference::FactorSupernodal */
-__global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *segptr, const PetscInt *segsn, const PetscInt *segb0, const PetscInt64 *segrel, const PetscInt *relmap, PetscReal small, PetscReal repl, PetscScalar *panels, unsigned long long *flags)
+__global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt *snptr, const PetscInt *nrr, const PetscInt64 *pofs, const PetscInt *lcolptr, const PetscInt *lrow, const PetscInt *segptr, const PetscInt *segsn, const PetscInt *segb0, const PetscInt64 *segrel, const PetscInt *relmap, PetscReal small, PetscReal repl, bool hermitian, PetscScalar *panels, unsigned long long *flags)
 {
   if ((PetscInt)blockIdx.x >= count) return;
   PetscInt        s = list[blockIdx.x], f = snptr[s], nc = snptr[s + 1] - f, nr = nrr[s], m = nc + nr;
   PetscScalar    *A = panels + pofs[s];
   const PetscInt *R = lrow + lcolptr[f] + (nc - 1);
   for (PetscInt t = 0; t < nc; t++) {
-    if (threadIdx.x == 0) PivotDev(f + t, &A[t + t * m], small, repl, flags);
+    if (threadIdx.x == 0) (void)PivotDev(f + t, &A[t + t * m], small, repl, hermitian, flags); /* a bad pivot is recorded and left: the panel goes on */
     __syncthreads();
     PetscScalar dt = A[t + t * m];
     for (PetscInt u = t + 1 + threadIdx.x; u < m; u += blockDim.x) A[u + t * m] /= dt;
@@ -548,13 +599,13 @@ __global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt
     for (PetscInt64 idx = threadIdx.x; idx < ncol * nrow; idx += blockDim.x) {
       PetscInt t2 = t + 1 + (PetscInt)(idx / nrow), u = t + 1 + (PetscInt)(idx % nrow);
       if (u >= t2) {
-        PetscScalar g = dt * A[t2 + t * m];
+        PetscScalar g = dt * DOp(A[t2 + t * m], hermitian);
         A[u + t2 * m] -= A[u + t * m] * g;
       }
     }
     __syncthreads();
   }
-  /* C(R_a, R_b) -= sum_t L(a,t) d_t L(b,t), a >= b, into the ancestors' panels */
+  /* C(R_a, R_b) -= sum_t L(a,t) d_t op(L(b,t)), a >= b, into the ancestors' panels */
   for (PetscInt k = segptr[s]; k < segptr[s + 1]; k++) {
     PetscInt        p = segsn[k], b0 = segb0[k], b1 = k + 1 < segptr[s + 1] ? segb0[k + 1] : nr, fp = snptr[p], mp = snptr[p + 1] - fp + nrr[p];
     PetscScalar    *T   = panels + pofs[p];
@@ -563,41 +614,43 @@ __global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt
     for (PetscInt64 idx = threadIdx.x; idx < (PetscInt64)(b1 - b0) * na; idx += blockDim.x) {
       PetscInt b = b0 + (PetscInt)(idx / na), a = b0 + (PetscInt)(idx % na);
       if (a < b) continue;
-      PetscScalar w = 0;
-      for (PetscInt t = 0; t < nc; t++) w += A[nc + a + t * m] * A[t + t * m] * A[nc + b + t * m];
-      atomicAdd(&T[rel[a - b0] + (PetscInt64)(R[b] - fp) * mp], -w);
+      PetscScalar w = PetscScalar(0);
+      for (PetscInt t = 0; t < nc; t++) w += A[nc + a + t * m] * A[t + t * m] * DOp(A[nc + b + t * m], hermitian);
+      DAtomicAdd(&T[rel[a - b0] + (PetscInt64)(R[b] - fp) * mp], -w);
     }
   }
 }
 
-/* Diagonal block kb x kb (kb <= 64) at (k0, k0) of a panel (leading dimension m), in shared memory */
-__global__ void KDiagBlock(PetscScalar *A, PetscInt m, PetscInt k0, PetscInt kb, PetscInt col0, PetscReal small, PetscReal repl, unsigned long long *flags)
+/* Diagonal block kb x kb (kb <= 64) at (k0, k0) of a panel (leading dimension m), in dynamic shared memory of
+   kb * kb scalars (64 KB for complex kb = 64: FactorSupernodal raises the kernel's limit) */
+__global__ void KDiagBlock(PetscScalar *A, PetscInt m, PetscInt k0, PetscInt kb, PetscInt col0, PetscReal small, PetscReal repl, bool hermitian, unsigned long long *flags)
 {
-  __shared__ PetscScalar T[64 * 64];
+  extern __shared__ __align__(16) unsigned char kdiag_smem[];
+  PetscScalar *T = reinterpret_cast<PetscScalar *>(kdiag_smem);
   for (PetscInt idx = threadIdx.x; idx < kb * kb; idx += blockDim.x) {
     PetscInt i = idx % kb, j = idx / kb;
-    T[i + j * 64] = A[(k0 + i) + (PetscInt64)(k0 + j) * m];
+    T[i + j * kb] = A[(k0 + i) + (PetscInt64)(k0 + j) * m];
   }
   __syncthreads();
   for (PetscInt t = 0; t < kb; t++) {
-    if (threadIdx.x == 0) PivotDev(col0 + t, &T[t + t * 64], small, repl, flags);
+    if (threadIdx.x == 0) (void)PivotDev(col0 + t, &T[t + t * kb], small, repl, hermitian, flags);
     __syncthreads();
-    PetscScalar dt = T[t + t * 64];
-    for (PetscInt u = t + 1 + threadIdx.x; u < kb; u += blockDim.x) T[u + t * 64] /= dt;
+    PetscScalar dt = T[t + t * kb];
+    for (PetscInt u = t + 1 + threadIdx.x; u < kb; u += blockDim.x) T[u + t * kb] /= dt;
     __syncthreads();
     PetscInt nrow = kb - t - 1;
     for (PetscInt idx = threadIdx.x; idx < nrow * nrow; idx += blockDim.x) {
       PetscInt t2 = t + 1 + idx / nrow, u = t + 1 + idx % nrow;
       if (u >= t2) {
-        PetscScalar g = dt * T[t2 + t * 64];
-        T[u + t2 * 64] -= T[u + t * 64] * g;
+        PetscScalar g = dt * DOp(T[t2 + t * kb], hermitian);
+        T[u + t2 * kb] -= T[u + t * kb] * g;
       }
     }
     __syncthreads();
   }
   for (PetscInt idx = threadIdx.x; idx < kb * kb; idx += blockDim.x) {
     PetscInt i = idx % kb, j = idx / kb;
-    if (i >= j) A[(k0 + i) + (PetscInt64)(k0 + j) * m] = T[i + j * 64];
+    if (i >= j) A[(k0 + i) + (PetscInt64)(k0 + j) * m] = T[i + j * kb];
   }
 }
 
@@ -635,7 +688,7 @@ __global__ void KScatterLarge(PetscInt s, const PetscScalar *C, const PetscInt *
   const PetscInt *R   = lrow + lcolptr[f] + (nc - 1);
   const PetscInt *rel = relmap + segrel[k];
   PetscScalar    *T   = panels + pofs[p] + (PetscInt64)(R[b] - fp) * mp;
-  for (PetscInt a = b + threadIdx.x; a < nr; a += blockDim.x) atomicAdd(&T[rel[a - b0]], -C[a + (PetscInt64)b * nr]);
+  for (PetscInt a = b + threadIdx.x; a < nr; a += blockDim.x) DAtomicAdd(&T[rel[a - b0]], -C[a + (PetscInt64)b * nr]);
 }
 
 /* Panels to the CSC arrays: one block per column */
@@ -648,30 +701,31 @@ __global__ void KPanelsToCSC(PetscInt n, const PetscInt *sup, const PetscInt *sn
   if (threadIdx.x == 0) d[j] = A[t];
   for (PetscInt k = threadIdx.x; k < lcolptr[j + 1] - lcolptr[j]; k += blockDim.x) lval[lcolptr[j] + k] = A[t + 1 + k];
 }
-#endif
 
-#if !defined(PETSC_USE_COMPLEX)
 /* One large supernode: blocked LDL^T of its panel, then its contribution to the ancestors */
 static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cudaStream_t st, cublasHandle_t h, std::vector<cudaEvent_t> *ev)
 {
-  const PetscScalar one = 1, mone = -1, zero = 0;
+  const PetscScalar one = PetscScalar(1), mone = PetscScalar(-1), zero = PetscScalar(0);
   PetscInt          f = d->hsnptr[s], nc = d->hsnptr[s + 1] - f, nr = d->hnr[s], m = nc + nr;
   PetscScalar      *A = d->panels + d->hpofs[s];
   const unsigned    T = 256;
+  const bool        herm = rule->hermitian;
 
   PetscFunctionBegin;
   for (PetscInt k0 = 0; k0 < nc; k0 += d->nb) {
     PetscInt kb = PetscMin(d->nb, nc - k0), r0 = k0 + kb, mr = m - r0, nt = nc - r0;
-    KDiagBlock<<<1, T, 0, st>>>(A, m, k0, kb, f + k0, rule->small, rule->repl, d->flags);
+    KDiagBlock<<<1, T, (size_t)kb * kb * sizeof(PetscScalar), st>>>(A, m, k0, kb, f + k0, rule->small, rule->repl, herm, d->flags);
     PGXCheckLaunch("KDiagBlock");
     if (!mr) continue;
-    PGXCallCUBLAS(cublasDtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, (int)mr, (int)kb, &one, A + k0 + (size_t)k0 * m, (int)m, A + r0 + (size_t)k0 * m, (int)m));
+    /* X op(L11)^T = A21 */
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_RIGHT, OpT(rule->hermitian), (int)mr, (int)kb, &one, A + k0 + (size_t)k0 * m, (int)m, A + r0 + (size_t)k0 * m, (int)m));
     PGXCallCUDA(cudaMemcpy2DAsync(d->wbuf, (size_t)mr * sizeof(PetscScalar), A + r0 + (size_t)k0 * m, (size_t)m * sizeof(PetscScalar), (size_t)mr * sizeof(PetscScalar), (size_t)kb, cudaMemcpyDeviceToDevice, st));
     KScaleCols<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)mr * kb, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, r0, k0, kb);
     PGXCheckLaunch("KScaleCols");
     if (!nt) continue;
-    PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nt, (int)kb, &mone, A + r0 + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + r0 + (size_t)r0 * m, (int)m));
-    if (nr) PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)nr, (int)nt, (int)kb, &mone, A + nc + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + nc + (size_t)r0 * m, (int)m));
+    /* trailing columns: A(u, c) -= sum_t L(u, t) op(W(c, t)) */
+    PGXCallCUBLAS(Syrkx(h, herm, (int)nt, (int)kb, &mone, A + r0 + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + r0 + (size_t)r0 * m, (int)m));
+    if (nr) PGXCallCUBLAS(Gemm(h, CUBLAS_OP_N, OpT(rule->hermitian), (int)nr, (int)nt, (int)kb, &mone, A + nc + (size_t)k0 * m, (int)m, d->wbuf, (int)mr, &one, A + nc + (size_t)r0 * m, (int)m));
   }
   if (!nr) PetscFunctionReturn(PETSC_SUCCESS);
   if (ev) {
@@ -681,7 +735,7 @@ static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cu
   }
   KScaleRowsD<<<PGXCUDAGridSize((PetscInt)PetscMin((PetscInt64)nr * nc, (PetscInt64)1 << 24), T), T, 0, st>>>(A, m, nc, nr, d->wbuf);
   PGXCheckLaunch("KScaleRowsD");
-  PGXCallCUBLAS(cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)nr, (int)nc, &one, A + nc, (int)m, d->wbuf, (int)nr, &zero, d->cbuf, (int)nr));
+  PGXCallCUBLAS(Syrkx(h, herm, (int)nr, (int)nc, &one, A + nc, (int)m, d->wbuf, (int)nr, &zero, d->cbuf, (int)nr)); /* C = L21 op(W)^T */
   KScatterLarge<<<(unsigned)nr, 128, 0, st>>>(s, d->cbuf, d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, d->panels);
   PGXCheckLaunch("KScatterLarge");
   if (ev) {
@@ -691,9 +745,8 @@ static PetscErrorCode FactorLarge(Data *d, PetscInt s, const PivotRule *rule, cu
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
-PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRule *rule, NumericInfo *info)
+PetscErrorCode FactorSupernodal(Data *d, const Scalar *aval, const PivotRule *rule, NumericInfo *info)
 {
   cudaStream_t       st;
   cublasHandle_t     h;
@@ -701,14 +754,11 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
   unsigned long long hflags[2] = {0, (unsigned long long)d->n};
 
   PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
-#else
-  PetscCheck(!rule->hermitian, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda LDL^T backend is real only");
   PetscCheck(d->panels, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The supernodal method needs AnalyzeSupernodal() first");
   PetscCall(PGXCUDAGetStream(&st));
   PetscCall(PGXCUDAGetCUBLAS(&h));
   PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  if (!d->hlarge.empty() && (size_t)d->nb * d->nb * sizeof(PetscScalar) > 48 * 1024) PGXCallCUDA(cudaFuncSetAttribute(KDiagBlock, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)((size_t)d->nb * d->nb * sizeof(PetscScalar))));
   if (d->nnzA) PetscCall(PGXDeviceCopyArrayToDevice(d->aval, aval, d->nnzA));
   PetscCall(PGXDeviceCopyArrayToDevice(d->flags, hflags, 2));
   KZero64<<<PGXCUDAGridSize((PetscInt)PetscMin(d->npanel + 1, (PetscInt64)1 << 24), B), B, 0, st>>>(d->npanel, d->panels);
@@ -729,7 +779,7 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
     PetscInt ns = d->hsmallptr[l + 1] - d->hsmallptr[l];
     if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l], st));
     if (ns) {
-      KSmallLevel<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, rule->small, rule->repl, d->panels, d->flags);
+      KSmallLevel<<<(unsigned)ns, 128, 0, st>>>(ns, d->small + d->hsmallptr[l], d->snptr, d->nr, d->pofs, d->lcolptr, d->lrow, d->segptr, d->segsn, d->segb0, d->segrel, d->relmap, rule->small, rule->repl, (bool)rule->hermitian, d->panels, d->flags);
       PGXCheckLaunch("KSmallLevel");
     }
     if (timing) PGXCallCUDA(cudaEventRecord(lev[2 * l + 1], st));
@@ -760,14 +810,14 @@ PetscErrorCode FactorSupernodal(Data *d, const PetscScalar *aval, const PivotRul
   PetscCall(PGXDeviceCopyArrayToHost(hflags, d->flags, 2)); /* synchronizes the stream */
   info->nperturbed = (PetscInt)hflags[0];
   info->badcol     = hflags[1] < (unsigned long long)d->n ? (PetscInt)hflags[1] : -1;
-  info->badvalue   = 0;
+  info->badvalue   = Scalar(0);
   info->flops      = 0;
   d->snode         = PETSC_TRUE;
+  d->hermitian     = rule->hermitian;
   PetscFunctionReturn(PETSC_SUCCESS);
-#endif
 }
 
-PetscErrorCode GetFactor(const Data *d, PetscScalar *lval, PetscScalar *dd)
+PetscErrorCode GetFactor(const Data *d, Scalar *lval, Scalar *dd)
 {
   PetscFunctionBegin;
   if (lval && d->nnzL) PetscCall(PGXDeviceCopyArrayToHost(lval, d->lval, d->nnzL));
