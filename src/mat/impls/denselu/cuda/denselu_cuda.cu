@@ -213,6 +213,112 @@ __global__ void LaswpKernel(int ncol, int skip0, int skipn, T *a, int lda, int k
   }
 }
 
+/* The steps the two register leaves (LeafCoopKernel, LeafClusterKernel) share; they differ only in how the blocks
+   exchange their candidates (grid memory and grid.sync, or distributed shared memory and cluster.sync). Block blk
+   owns rows blk*R*NT + r*NT + threadIdx.x (r < R); thread t keeps their W entries in v[r][]. */
+template <class T, int W, int R, int NT>
+__device__ __forceinline__ void LeafLoad(T (&v)[R][W], int base, int m, int kb, const T *p, int lda)
+{
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+#pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
+  }
+}
+
+/* this block's candidate for column j (largest |a_ij|, i >= j, first index on ties): in lane 0 of warp 0 */
+template <class T, int W, int R, int NT>
+__device__ __forceinline__ void LeafBlockCandidate(const T (&v)[R][W], int base, int j, int m, T *sval, int *sidx, T &best, int &bi)
+{
+  constexpr int NW = NT / 32;
+  const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  best             = (T)-1;
+  bi               = INT_MAX;
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
+  }
+  for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+  if (lane == 0) sval[warp] = best, sidx[warp] = bi;
+  __syncthreads();
+  if (warp == 0) {
+    best = lane < NW ? sval[lane] : (T)-1;
+    bi   = lane < NW ? sidx[lane] : INT_MAX;
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+  }
+}
+
+/* rows j and pr exchanged (prow: the pivot row's entries, rj: row j's), then, unless the pivot d = prow[j] is zero
+   (returns false: the caller records the column), the scaling of column j and the rank-1 update of this thread's rows */
+template <class T, int W, int R, int NT>
+__device__ __forceinline__ bool LeafSwapUpdate(T (&v)[R][W], int base, int j, int m, int pr, const T *prow, const T *rj)
+{
+  const T d = prow[j];
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i == j) {
+#pragma unroll
+      for (int c = 0; c < W; c++) v[r][c] = prow[c];
+    } else if (i == pr) {
+#pragma unroll
+      for (int c = 0; c < W; c++) v[r][c] = rj[c];
+    }
+  }
+  if (d == (T)0) return false; /* uniform: every thread read the same d */
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i > j && i < m) {
+      const T l = v[r][j] / d;
+      v[r][j]   = l;
+#pragma unroll
+      for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
+    }
+  }
+  return true;
+}
+
+template <class T, int W, int R, int NT>
+__device__ __forceinline__ void LeafStore(const T (&v)[R][W], int base, int m, int kb, T *p, int lda)
+{
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = base + r * NT;
+    if (i < m)
+#pragma unroll
+      for (int c = 0; c < W; c++)
+        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
+  }
+}
+
+/* leaf swaps: the leaf's kb interchanges (lpiv) applied to the panel's ol columns left of the leaf and orr right of
+   it, as one gather of denselu_swapplan.h per column; block blk of G takes the columns in turn */
+template <class T, int W, int NT>
+__device__ __forceinline__ void LeafPanelSwaps(int m, int kb, T *p, int lda, int ol, int orr, int blk, int G, int *lpiv, int *lslot, int *ltop, int *llow)
+{
+  const int nk = min(kb, m), ne = 2 * nk, per = NT / ne, no = ol + orr;
+  __syncthreads();
+  SwapPlanSlots(nk, lpiv, lslot, threadIdx.x, NT);
+  __syncthreads();
+  if (threadIdx.x == 0) SwapPlanSequential(0, nk, lpiv, lslot, ltop, llow);
+  __syncthreads();
+  const int  e = threadIdx.x % ne, qq = threadIdx.x / ne;
+  int        dst = 0, src = 0;
+  const bool mv = qq < per && SwapPlanEntry(0, nk, lpiv, lslot, ltop, llow, e, &dst, &src);
+  for (int q0 = blk * per; q0 < no; q0 += G * per) { /* block-uniform trip count */
+    const int q   = q0 + qq;
+    T        *col = p + (ptrdiff_t)(q < ol ? q - ol : q - ol + kb) * lda;
+    T         val = (T)0;
+    if (mv && q < no) val = col[src];
+    __syncthreads(); /* a column's rows are sources and destinations: reads first */
+    if (mv && q < no) col[dst] = val;
+    __syncthreads();
+  }
+}
+
 /* Cooperative leaf: LU with partial pivoting of the m x kb leaf p (kb <= W, leading dimension lda; row0 = its
    first row in the matrix), the same operations as PanelKernel, with the leaf in registers: block b owns rows
    b*R*NT + r*NT + threadIdx.x (r < R) and thread t keeps their W entries in v[r][]. One grid synchronization per
@@ -238,38 +344,20 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, in
   const int      base = blockIdx.x * NT * R + threadIdx.x;
   T              v[R][W];
 
-#pragma unroll
-  for (int r = 0; r < R; r++) {
-    const int i = base + r * NT;
-#pragma unroll
-    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
-  }
+  LeafLoad<T, W, R, NT>(v, base, m, kb, p, lda);
 #pragma unroll
   for (int j = 0; j < W; j++) {
     if (j >= kb || j >= m) break; /* uniform */
     const int par = j & 1;
     T        *cv = cval + (size_t)par * G * (W + 1), *rowj = cval + (size_t)2 * G * (W + 1) + par * W;
     int      *ci = cidx + par * G;
-    /* this block's candidate */
-    T   best = (T)-1;
-    int bi   = INT_MAX;
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
-    }
-    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
-    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
-    __syncthreads();
-    if (warp == 0) {
-      best = lane < NW ? sval[lane] : (T)-1;
-      bi   = lane < NW ? sidx[lane] : INT_MAX;
-      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
-      if (lane == 0) {
-        spiv = bi;
-        __stcg(ci + blockIdx.x, bi);
-        __stcg(cv + (size_t)blockIdx.x * (W + 1) + W, best);
-      }
+    T         best;
+    int       bi;
+    LeafBlockCandidate<T, W, R, NT>(v, base, j, m, sval, sidx, best, bi);
+    if (threadIdx.x == 0) {
+      spiv = bi;
+      __stcg(ci + blockIdx.x, bi);
+      __stcg(cv + (size_t)blockIdx.x * (W + 1) + W, best);
     }
     __syncthreads();
 #pragma unroll
@@ -309,61 +397,10 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafCoopKernel(int m, in
     const int pr = spiv;
     if (blockIdx.x == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
     if (threadIdx.x == 0) lpiv[j] = pr; /* read after the loop's last __syncthreads */
-    const T d = prow[j];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i == j) {
-#pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = prow[c];
-      } else if (i == pr) {
-#pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = rj[c];
-      }
-    }
-    if (d == (T)0) {
-      if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
-      continue; /* uniform: every thread read the same d */
-    }
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i > j && i < m) {
-        const T l = v[r][j] / d;
-        v[r][j]   = l;
-#pragma unroll
-        for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
-      }
-    }
+    if (!LeafSwapUpdate<T, W, R, NT>(v, base, j, m, pr, prow, rj) && blockIdx.x == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
   }
-#pragma unroll
-  for (int r = 0; r < R; r++) {
-    const int i = base + r * NT;
-    if (i < m)
-#pragma unroll
-      for (int c = 0; c < W; c++)
-        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
-  }
-  if (ol + orr > 0) { /* uniform */
-    const int nk = min(kb, m), ne = 2 * nk, per = NT / ne, no = ol + orr;
-    __syncthreads();
-    SwapPlanSlots(nk, lpiv, lslot, threadIdx.x, NT);
-    __syncthreads();
-    if (threadIdx.x == 0) SwapPlanSequential(0, nk, lpiv, lslot, ltop, llow);
-    __syncthreads();
-    const int e = threadIdx.x % ne, qq = threadIdx.x / ne;
-    int       dst = 0, src = 0;
-    const bool mv = qq < per && SwapPlanEntry(0, nk, lpiv, lslot, ltop, llow, e, &dst, &src);
-    for (int q0 = blockIdx.x * per; q0 < no; q0 += G * per) { /* block-uniform trip count */
-      const int q = q0 + qq;
-      T        *col = p + (ptrdiff_t)(q < ol ? q - ol : q - ol + kb) * lda;
-      T         val = (T)0;
-      if (mv && q < no) val = col[src];
-      __syncthreads(); /* a column's rows are sources and destinations: reads first */
-      if (mv && q < no) col[dst] = val;
-      __syncthreads();
-    }
-  }
+  LeafStore<T, W, R, NT>(v, base, m, kb, p, lda);
+  if (ol + orr > 0) LeafPanelSwaps<T, W, NT>(m, kb, p, lda, ol, orr, blockIdx.x, G, lpiv, lslot, ltop, llow); /* uniform */
 }
 
 /* Cluster leaf (-mat_pgx_lu_path cluster; sm_90): the LU with partial pivoting of LeafCoopKernel (same operations,
@@ -394,36 +431,18 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafClusterKernel(int m,
   const int         base = me * NT * R + threadIdx.x;
   T                 v[R][W];
 
-  #pragma unroll
-  for (int r = 0; r < R; r++) {
-    const int i = base + r * NT;
-  #pragma unroll
-    for (int c = 0; c < W; c++) v[r][c] = (i < m && c < kb) ? p[i + (size_t)c * lda] : (T)0;
-  }
+  LeafLoad<T, W, R, NT>(v, base, m, kb, p, lda);
   #pragma unroll
   for (int j = 0; j < W; j++) {
     if (j >= kb || j >= m) break; /* uniform */
     const int par = j & 1;
-    /* this block's candidate */
-    T   best = (T)-1;
-    int bi   = INT_MAX;
-  #pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i >= j && i < m && fabs(v[r][j]) > best) best = fabs(v[r][j]), bi = i; /* increasing i: the first */
-    }
-    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
-    if (lane == 0) sval[warp] = best, sidx[warp] = bi;
-    __syncthreads();
-    if (warp == 0) {
-      best = lane < NW ? sval[lane] : (T)-1;
-      bi   = lane < NW ? sidx[lane] : INT_MAX;
-      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
-      if (lane == 0) {
-        spiv      = bi;
-        pidx[par] = bi;
-        pval[par] = best;
-      }
+    T         best;
+    int       bi;
+    LeafBlockCandidate<T, W, R, NT>(v, base, j, m, sval, sidx, best, bi);
+    if (threadIdx.x == 0) {
+      spiv      = bi;
+      pidx[par] = bi;
+      pval[par] = best;
     }
     __syncthreads();
   #pragma unroll
@@ -465,61 +484,11 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafClusterKernel(int m,
     const T  *prow = grow[swin];
     if (me == 0 && threadIdx.x == 0) ipiv[j] = row0 + pr;
     if (threadIdx.x == 0) lpiv[j] = pr;
-    const T d = prow[j];
-  #pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i == j) {
-  #pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = prow[c];
-      } else if (i == pr) {
-  #pragma unroll
-        for (int c = 0; c < W; c++) v[r][c] = rj[c];
-      }
-    }
-    if (d == (T)0) {
-      if (me == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
-      continue; /* uniform: every thread of the cluster read the same d */
-    }
-  #pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = base + r * NT;
-      if (i > j && i < m) {
-        const T l = v[r][j] / d;
-        v[r][j]   = l;
-  #pragma unroll
-        for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
-      }
-    }
+    if (!LeafSwapUpdate<T, W, R, NT>(v, base, j, m, pr, prow, rj) && me == 0 && threadIdx.x == 0) atomicMin(flag, row0 + j);
   }
-  #pragma unroll
-  for (int r = 0; r < R; r++) {
-    const int i = base + r * NT;
-    if (i < m)
-  #pragma unroll
-      for (int c = 0; c < W; c++)
-        if (c < kb) p[i + (size_t)c * lda] = v[r][c];
-  }
+  LeafStore<T, W, R, NT>(v, base, m, kb, p, lda);
   cluster.sync(); /* no block leaves while another still reads its shared memory */
-  if (ol + orr > 0) { /* uniform */
-    const int nk = min(kb, m), ne = 2 * nk, per = NT / ne, no = ol + orr;
-    SwapPlanSlots(nk, lpiv, lslot, threadIdx.x, NT);
-    __syncthreads();
-    if (threadIdx.x == 0) SwapPlanSequential(0, nk, lpiv, lslot, ltop, llow);
-    __syncthreads();
-    const int  e = threadIdx.x % ne, qq = threadIdx.x / ne;
-    int        dst = 0, src = 0;
-    const bool mv = qq < per && SwapPlanEntry(0, nk, lpiv, lslot, ltop, llow, e, &dst, &src);
-    for (int q0 = me * per; q0 < no; q0 += G * per) { /* block-uniform trip count */
-      const int q   = q0 + qq;
-      T        *col = p + (ptrdiff_t)(q < ol ? q - ol : q - ol + kb) * lda;
-      T         val = (T)0;
-      if (mv && q < no) val = col[src];
-      __syncthreads(); /* a column's rows are sources and destinations: reads first */
-      if (mv && q < no) col[dst] = val;
-      __syncthreads();
-    }
-  }
+  if (ol + orr > 0) LeafPanelSwaps<T, W, NT>(m, kb, p, lda, ol, orr, me, G, lpiv, lslot, ltop, llow); /* uniform */
 #else
   __trap(); /* never launched before sm_90 (LaunchLeafCluster checks the device) */
 #endif
