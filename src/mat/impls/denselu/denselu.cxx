@@ -471,7 +471,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   blocks on sm_90: one cluster barrier per column instead of a grid synchronization; falls back to the blocked
   path's leaf kernels where a cluster cannot be launched), auto (fused up to -mat_pgx_lu_small, cluster up to
   -mat_pgx_lu_cluster_max, else blocked)
-. -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 4096, measured on an H100: 8-20% faster than blocked from 256 to 4096; 0: never)
+. -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 4096, measured on an H100: 7-22% faster than blocked from 256 to 4096; 0: never)
 . -mat_pgx_lu_graph <bool> - cuda: capture the factorization's launches in a CUDA graph at the second factorization of
   the same size and replay it in the later ones (refactorizations; not with -mat_pgx_lu_profile; default false)
 . -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
@@ -536,7 +536,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->priority               = PETSC_TRUE;
   lu->leafswaps              = PETSC_TRUE;
   lu->pathreq                = kern::PATH_AUTO;
-  lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 8-20% faster than blocked for 256 <= n <= 4096 */
+  lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";
