@@ -116,8 +116,8 @@ plan_real() {
   echo "elasticity3d-$E50|-elasticity $E50|cholmod|40|1"
 }
 plan_complex() {
-  # pgx runs its sequential host reference here (the CUDA backend is real-only): it gets the long caps, and the
-  # last pair (60^3) whatever the budget leaves
+  # pgx runs on the GPU with the complex CUDA build (build-gpuc/); the long caps are for a host-only complex build
+  # (build-complex/, the sequential reference), which gets the last pair (60^3) with whatever the budget leaves
   echo "helmholtz3d-$H32|-helmholtz $H32|pgx|40|0"
   echo "helmholtz3d-$H32|-helmholtz $H32|cholmod|10|0"
   echo "helmholtz3d-$H32|-helmholtz $H32|mumps|30|0"
