@@ -243,6 +243,7 @@ static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if PGX_HAVE_CUDA_REAL
 /* t = R y on device arrays: R's diagonal block, plus (several ranks) its off-diagonal block on the ghost values of y,
    exchanged through host buffers while the diagonal block runs */
 static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscScalar *t)
@@ -250,7 +251,6 @@ static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscSc
   PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA_REAL
   if (aips->sct) {
     PetscCall(K::cuda::gather(aips->nsend, aips->d_sendidx, y, aips->d_sendbuf));
     PetscCall(PGXDeviceCopyArrayToHost(aips->sendbuf_h, aips->d_sendbuf, aips->nsend));
@@ -268,13 +268,9 @@ static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscSc
     PetscCall(VecRestoreArrayRead(aips->lvec, &g));
     PetscCall(K::cuda::csr_product_add(aips->n, aips->d_orow, aips->d_ocol, aips->d_oval, aips->d_ghost, t));
   }
-#else
-  (void)aips;
-  (void)y;
-  (void)t;
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif
 
 /* The series on device arrays (cuda backend): R is held on the device (several ranks: with a ghost exchange per product) */
 static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
