@@ -993,8 +993,9 @@ PetscErrorCode ShareE(Data *dst, const Data *src)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the apply by per-level (per-color) launches */
-static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
+/* the apply by per-level (per-color) launches; rperm (multicolor): r is already in the color order and y is not
+   written (the result stays in work, in rank space) */
+static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s, bool rperm = false)
 {
   RowArgs a = {};
 
@@ -1003,31 +1004,8 @@ static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *
   a.x     = d->multicolor ? d->work.data() : y;
   a.r     = r;
   a.perm  = d->multicolor;
+  a.rperm = rperm;
   a.y     = y;
-  a.order = d->L.order.data();
-  a.ptr   = d->L.ptr.data();
-  a.col   = d->L.col.data();
-  a.val   = d->L.val.data();
-  PetscCall(RunSweep<FORWARD>(d, d->L, a, s));
-  a.order = d->U.order.data();
-  a.ptr   = d->U.ptr.data();
-  a.col   = d->U.col.data();
-  a.val   = d->U.val.data();
-  PetscCall(RunSweep<BACKWARD>(d, d->U, a, s));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* multicolor, permuted: rs (r in the color order) -> work (y in rank space), fixed arrays */
-static PetscErrorCode ApplyLaunchesPermuted(Data *d, cudaStream_t s)
-{
-  RowArgs a = {};
-
-  PetscFunctionBegin;
-  a.E     = d->E.data();
-  a.x     = d->work.data();
-  a.r     = d->rs.data();
-  a.perm  = true;
-  a.rperm = true;
   a.order = d->L.order.data();
   a.ptr   = d->L.ptr.data();
   a.col   = d->L.col.data();
@@ -1049,7 +1027,7 @@ static PetscErrorCode ApplyPermuted(Data *d, const PetscScalar *r, PetscScalar *
   PetscCall(d->rs.resize(d->n));
   KGather<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), r, d->rs.data());
   PGXCheckLaunch("PCDILU KGather (r into the color order)");
-  PetscCall(Replay(d, d->gperm, d->rs.data(), d->work.data(), 0, s, [&]() { return ApplyLaunchesPermuted(d, s); }));
+  PetscCall(Replay(d, d->gperm, d->rs.data(), d->work.data(), 0, s, [&]() { return ApplyLaunches(d, d->rs.data(), nullptr, s, true); }));
   KUnpermute<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), d->work.data(), y);
   PGXCheckLaunch("PCDILU KUnpermute (y from the color order)");
   PetscFunctionReturn(PETSC_SUCCESS);
