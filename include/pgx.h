@@ -21,6 +21,7 @@ PETSC_EXTERN PetscErrorCode PGXFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PGXGetDefaultDeviceType(PGXDeviceType *);
 PETSC_EXTERN PetscErrorCode PGXDeviceResolve(MPI_Comm, PGXDeviceType, PGXDeviceType *);
 PETSC_EXTERN PetscErrorCode PGXCUDAIsAvailable(PetscBool *);
+PETSC_EXTERN PetscErrorCode PGXCUDAGetDeviceCount(PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXCUDAGetUnavailableReason(const char **);
 PETSC_EXTERN PetscErrorCode PGXGetVersion(char[], size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceGetName(char[], size_t);

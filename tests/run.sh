@@ -9,6 +9,8 @@
 #             'real' (only with real PetscScalar: e.g. bitwise hashes recorded from real arithmetic), 'complex' (only
 #             with complex PetscScalar), 'complexcuda' (a 'cuda' test whose capability's cuda backend supports complex
 #             scalars: in a complex build the other 'cuda' tests are skipped, their backends being real-only),
+#             'gpu2' (a 'cuda' test that needs at least two visible GPUs: one MPI rank per GPU; skipped, visibly,
+#             where fewer are visible, also under PGX_REQUIRE_GPU=1; PGX_REQUIRE_GPU2=1 turns that skip into a failure),
 #             'slepc' (PGX built with SLEPc: EPS pgx), 'pre325' (PETSc before 3.25: a known difference, see the
 #             test's .tests comment); several join with commas (cuda,slepc)
 #   nsize:    MPI ranks; >1 runs 'mpiexec -n nsize command'
@@ -42,8 +44,9 @@ info=$($B/tests/sys/pgx_info 2>&1 | sed -n 1p)
 if grep -q 'PetscScalar complex' <<<"$info"; then complex=1; else complex=0; fi
 petsc_minor=$(sed -n 's/.*PETSc 3\.\([0-9]*\)\..*/\1/p' <<<"$info"); petsc_minor=${petsc_minor:-0}
 if [ -x $B/tests/eps/test_eps ]; then have_slepc=1; else have_slepc=0; fi
+ngpu=0; [ $have_gpu = 1 ] && ngpu=$($B/tests/sys/pgx_info -gpu_count 2>/dev/null | tail -1)
 req_has() { [[ ",$req," == *",$1,"* ]]; }
-echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
+echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1 ] && echo "$gpu_reason ($ngpu visible)" || echo "none ($gpu_reason)")$([ $petsc_cuda = 1 ] && echo "; PETSc with CUDA")"
 
 # run_one NAME CMD: runs one test, prints its 'ok'/'FAIL' line (and the log's tail on failure); exit status 0 on pass
 run_one() {
@@ -78,6 +81,14 @@ for f in tests/*.tests; do
     fi
     if req_has pre325 && [ $petsc_minor -ge 25 ]; then
       echo "skip $name (known difference with PETSc 3.25: see tests/*.tests)"; skip=$((skip + 1)); continue
+    fi
+    if req_has gpu2 && [ $have_gpu = 1 ] && [ "${ngpu:-0}" -lt 2 ] 2>/dev/null; then
+      if [ "${PGX_REQUIRE_GPU2:-0}" = 1 ]; then
+        echo "FAIL $name (PGX_REQUIRE_GPU2=1 but only $ngpu GPU visible)"; fail=$((fail + 1)); failed_names+=("$name")
+      else
+        echo "skip $name (needs two GPUs; $ngpu visible)"; skip=$((skip + 1))
+      fi
+      continue
     fi
     if req_has cuda && [ $complex = 1 ] && ! req_has complexcuda; then
       echo "skip $name (complex scalars: this capability's cuda backend supports real scalars only)"; skip=$((skip + 1)); continue

@@ -3,11 +3,12 @@
 #include <pgx/private/pgximpl.h>
 
 #if PGX_HAVE_CUDA
-PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *, char[], size_t);
+PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *, PetscInt *, char[], size_t);
 #endif
 
 static PetscBool PGXCUDAProbed = PETSC_FALSE, PGXCUDAAvailable = PETSC_FALSE;
 static char      PGXCUDAReason[256];
+static PetscInt  PGXCUDACount = 0;
 
 /*@C
   PGXCUDAIsAvailable - Whether PGX was built with CUDA and a CUDA device is visible to this process.
@@ -27,7 +28,7 @@ PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
   PetscAssertPointer(avail, 1);
   if (!PGXCUDAProbed) {
 #if PGX_HAVE_CUDA
-    PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, PGXCUDAReason, sizeof(PGXCUDAReason)));
+    PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, &PGXCUDACount, PGXCUDAReason, sizeof(PGXCUDAReason)));
 #else
     PGXCUDAAvailable = PETSC_FALSE;
     PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA (nvcc was not found at build time, or CUDA=0; rebuild with CUDA=1 CUDA_DIR=/path/to/cuda)", sizeof(PGXCUDAReason)));
@@ -36,6 +37,32 @@ PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
     PetscCall(PetscInfo(NULL, "PGX cuda backend %s%s%s\n", PGXCUDAAvailable ? "available" : "unavailable", PGXCUDAAvailable ? "" : ": ", PGXCUDAAvailable ? "" : PGXCUDAReason));
   }
   *avail = PGXCUDAAvailable;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXCUDAGetDeviceCount - How many CUDA devices this process sees (after `CUDA_VISIBLE_DEVICES`).
+
+  Not Collective
+
+  Output Parameter:
+. count - the number of visible devices; 0 when the cuda backend cannot run (`PGXCUDAGetUnavailableReason()` says why)
+
+  Level: intermediate
+
+  Note:
+  Which of them a process uses is `PGXDeviceSelect()`'s rule (`-pgx_device_id`, PETSc's device, node-local rank).
+
+.seealso: `PGXCUDAIsAvailable()`, `PGXDeviceGetName()`
+@*/
+PetscErrorCode PGXCUDAGetDeviceCount(PetscInt *count)
+{
+  PetscBool avail;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(count, 1);
+  PetscCall(PGXCUDAIsAvailable(&avail));
+  *count = avail ? PGXCUDACount : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

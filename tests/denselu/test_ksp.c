@@ -1,12 +1,67 @@
 static char help[] = "Solve A x = b with a KSP on a MATSEQDENSE matrix, factored by PGX's dense LU:\n"
                      "  -pc_type lu -pc_factor_mat_solver_type pgx   (set by this program; override with options)\n"
-                     "  -matrix <random,illcond,cluster,zerolead,wilkinson,singular,nan>  -n <n>  -cond <c>  -prefix <p>\n";
+                     "  -matrix <random,illcond,cluster,zerolead,wilkinson,singular,nan>  -n <n>  -cond <c>  -prefix <p>\n"
+                     "  -bjacobi : the same matrix as MATMPIDENSE on all ranks, GMRES with block Jacobi whose blocks\n"
+                     "             (MATSEQDENSE) are factored by PGX (-sub_pc_type lu -sub_pc_factor_mat_solver_type pgx)\n";
 /* Prints the converged reason and iteration count, and "error small" when ||x - x*||_inf / ||x*||_inf <= tol
    (tol: 1e-10, or cond * 1e-14 for -matrix illcond and cluster). The matrix is dense: any PETSc solver type for dense
    LU (petsc, pgx) can be compared with the same command. */
 #include <pgx.h>
 #include <petscksp.h>
 #include "denselu_matrices.h"
+
+/* -bjacobi: every rank builds the whole n x n matrix and sets its own rows of a MATMPIDENSE; GMRES with block
+   Jacobi, each rank's diagonal block (MATSEQDENSE) factored by MATSOLVERPGX; b = A (1, ..., 1) */
+static PetscErrorCode SolveBJacobi(const char *kind, PetscInt n, PetscReal cond)
+{
+  Mat                A;
+  Vec                x, b, xe;
+  KSP                ksp;
+  PC                 pc;
+  PetscScalar       *full;
+  PetscInt           rs, re, its;
+  PetscReal          err, xnorm;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n * n, &full));
+  PetscCall(DenseLUMatrix(kind, n, cond, full));
+  PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, NULL, &A));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++)
+    for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(A, i, j, full[i + j * n], INSERT_VALUES));
+  PetscCall(PetscFree(full));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &xe));
+  PetscCall(VecSet(xe, 1.0));
+  PetscCall(MatMult(A, xe, b));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCBJACOBI));
+  PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "lu"));
+  PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_mat_solver_type", MATSOLVERPGX));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Linear solve converged due to %s iterations %" PetscInt_FMT "\n", KSPConvergedReasons[reason], its));
+  PetscCall(VecAXPY(x, -1.0, xe));
+  PetscCall(VecNorm(x, NORM_INFINITY, &err));
+  PetscCall(VecNorm(xe, NORM_INFINITY, &xnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error %s\n", err <= 1e-8 * xnorm ? "small" : "LARGE"));
+  PetscCheck(reason > 0 && err <= 1e-8 * xnorm, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "block Jacobi with PGX's dense LU: %s, relative error %g", KSPConvergedReasons[reason], (double)(err / xnorm));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&xe));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 int main(int argc, char **argv)
 {
@@ -19,6 +74,7 @@ int main(int argc, char **argv)
   PC                 pc;
   PetscScalar       *aa;
   KSPConvergedReason reason;
+  PetscBool          bjacobi = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
@@ -27,7 +83,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "order", NULL, n, &n, NULL));
   PetscCall(PetscOptionsReal("-cond", "condition number of illcond and cluster", NULL, cond, &cond, NULL));
   PetscCall(PetscOptionsString("-prefix", "options prefix of the KSP", NULL, prefix, prefix, sizeof(prefix), NULL));
+  PetscCall(PetscOptionsBool("-bjacobi", "MATMPIDENSE on all ranks, block Jacobi with PGX's dense LU on the blocks", NULL, bjacobi, &bjacobi, NULL));
   PetscOptionsEnd();
+  if (bjacobi) {
+    PetscCall(SolveBJacobi(kind, n, cond));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
 
   /* the matrix: dense, column-major, filled through its array */
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));

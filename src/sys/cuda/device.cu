@@ -95,7 +95,7 @@ PetscErrorCode ContextInit(void)
 }
 } // namespace
 
-PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, char reason[], size_t len)
+PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, PetscInt *ndev, char reason[], size_t len)
 {
   int                count = 0;
   cudaError_t        e;
@@ -103,6 +103,7 @@ PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, char reason[], size_t
 
   PetscFunctionBegin;
   *avail = PETSC_FALSE;
+  *ndev  = 0;
   e      = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     PetscCall(PetscSNPrintf(reason, len, "cudaGetDeviceCount() failed with %s (%s): no usable GPU or driver", cudaGetErrorName(e), cudaGetErrorString(e)));
@@ -122,6 +123,7 @@ PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, char reason[], size_t
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   *avail = PETSC_TRUE;
+  *ndev  = count;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
