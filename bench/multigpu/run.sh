@@ -14,6 +14,7 @@
 # Environment: PGX_MG_PARTS (default "pgx cp host"): pgx = Debian PETSc + PGX (resident KSPs and PGX PCs),
 #   cp = PETSc 3.25 with CUDA, device Vecs (PGX PCs in PETSc's GMRES, PETSc's GAMG), host = PETSc on the host's cores;
 #   PGX_MG_CONFIGS=regex (only matching configurations); PGX_MG_HOSTRANKS (default: nproc);
+#   OUT=dir: each run's whole output (with -log_view: PGXGhostBegin/End, the exchange) in dir/logs/;
 #   PGX_BENCH_CHECK=1: a smoke run without a GPU (tiny grids, -pgx_device host, 2 host ranks; no cp part).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,6 +61,8 @@ row() {
   [ "$part" != host ] && cmd="$cmd -dll_append $ROOT/$L/libpgx.so -pgx_device $DEVICE"
   # shellcheck disable=SC2086
   out=$(timeout "${PGX_MG_TIMEOUT:-120}" "${env[@]}" $MPIEXEC -n "$np" $cmd 2>&1); rc=$?
+  # every run's whole output (its -log_view) under $OUT/logs when OUT is set (the GPU host's step runner sets it)
+  if [ -n "${OUT:-}" ]; then mkdir -p "$OUT/logs"; { echo "command: $MPIEXEC -n $np $cmd"; echo "$out"; } > "$OUT/logs/${name//[^A-Za-z0-9+.-]/_}-$m-$np.txt"; fi
   its=$(grep -oE 'iterations [0-9]+' <<<"$out" | tail -1 | awk '{print $2}')
   reason=$(grep -oE '(CONVERGED|DIVERGED)_[A-Z_]+' <<<"$out" | tail -1)
   ksu=$(ev KSPSetUp "$out") psu=$(ev PCSetUp "$out") solve=$(ev KSPSolve "$out")
