@@ -50,6 +50,14 @@ PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, Pets
 /* A MATSEQAIJCUSPARSE's device values (host CSR order), or NULL for matrices whose values live on the host */
 PETSC_EXTERN PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **);
 
+/* The ghost exchange of a MATMPIAIJ product on device or host arrays (src/sys/ghost.cxx): resident KSPs, PCAIPS */
+typedef struct _n_PGXGhost *PGXGhost;
+PETSC_EXTERN PetscErrorCode PGXGhostCreate(Mat, PGXDeviceType, PetscErrorCode (*)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *), PGXGhost *);
+PETSC_EXTERN PetscErrorCode PGXGhostBegin(PGXGhost, const PetscScalar *);
+PETSC_EXTERN PetscErrorCode PGXGhostEnd(PGXGhost, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode PGXGhostGetSizes(PGXGhost, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXGhostDestroy(PGXGhost *);
+
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);
 PETSC_EXTERN PetscErrorCode PGXGetDeviceIdOption(PetscInt *);
