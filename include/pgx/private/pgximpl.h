@@ -33,6 +33,9 @@ PETSC_EXTERN PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceMemset(void *, int, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceSynchronize(void);
+/* Page-locked host memory (fast, DMA-able copies to and from the device); without CUDA plain PetscMalloc */
+PETSC_EXTERN PetscErrorCode PGXHostMallocPinned(size_t, void **);
+PETSC_EXTERN PetscErrorCode PGXHostFreePinned(void *); /* takes the address of the pointer; NULLs it */
 
 /* Typed helpers */
 #define PGXDeviceMallocArray(n, p)            PGXDeviceMalloc((size_t)(n) * sizeof(**(p)), (void **)(p))
