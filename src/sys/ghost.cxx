@@ -5,7 +5,8 @@
    straight into another page-locked buffer and go back to the device in one copy. The send and receive lists are
    those of PETSc's own scatter of the off-diagonal block's columns (its PetscSF: leaf ranks for what leaves this
    rank, root ranks for what arrives), so no VecScatter packing or per-exchange host loop runs. The caller runs its
-   diagonal block between Begin and End, so the exchange overlaps it. */
+   diagonal block between Begin and End, so the exchange overlaps it. -log_view: PGXGhostBegin (receives posted,
+   gather, copy to the host, sends posted) and PGXGhostEnd (wait, copy of the ghosts to the device). */
 #include <pgx/private/pgximpl.h>
 #include <petscsf.h>
 
@@ -165,6 +166,7 @@ PetscErrorCode PGXGhostCreate(Mat A, PGXDeviceType dev, PetscErrorCode (*gather)
 PetscErrorCode PGXGhostBegin(PGXGhost g, const PetscScalar *x)
 {
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_GhostBegin, 0, 0, 0, 0));
   for (PetscMPIInt i = 0; i < g->nfrom; i++) PetscCallMPI(MPI_Irecv(g->recvbuf_h + g->fromoff[i], (PetscMPIInt)(g->fromoff[i + 1] - g->fromoff[i]), MPIU_SCALAR, g->from[i], 0, g->comm, &g->req[i]));
   if (g->dev == PGX_DEVICE_CUDA) { /* only the entries other ranks need come to the host */
     if (g->nsend) {
@@ -174,6 +176,7 @@ PetscErrorCode PGXGhostBegin(PGXGhost g, const PetscScalar *x)
   } else
     for (PetscInt i = 0; i < g->nsend; i++) g->sendbuf_h[i] = x[g->sendidx_h[i]];
   for (PetscMPIInt i = 0; i < g->nto; i++) PetscCallMPI(MPI_Isend(g->sendbuf_h + g->tooff[i], (PetscMPIInt)(g->tooff[i + 1] - g->tooff[i]), MPIU_SCALAR, g->to[i], 0, g->comm, &g->req[g->nfrom + i]));
+  PetscCall(PetscLogEventEnd(PGX_GhostBegin, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,6 +200,7 @@ PetscErrorCode PGXGhostEnd(PGXGhost g, const PetscScalar **ghost)
   const PetscScalar *h = g->recvbuf_h;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_GhostEnd, 0, 0, 0, 0));
   PetscCallMPI(MPI_Waitall(g->nfrom + g->nto, g->req, MPI_STATUSES_IGNORE));
   if (g->recvpos) {
     for (PetscInt k = 0; k < g->nghost; k++) g->ghost_h[g->recvpos[k]] = g->recvbuf_h[k];
@@ -206,6 +210,7 @@ PetscErrorCode PGXGhostEnd(PGXGhost g, const PetscScalar **ghost)
     if (g->nghost) PetscCall(PGXDeviceCopyArrayToDevice(g->d_ghost, h, g->nghost));
     *ghost = g->d_ghost;
   } else *ghost = h;
+  PetscCall(PetscLogEventEnd(PGX_GhostEnd, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -16,7 +16,7 @@
 PETSC_EXTERN PetscClassId PGX_CLASSID;
 
 /* Log events, registered once in PGXInitializePackage() */
-PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
+PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost, PGX_GhostBegin, PGX_GhostEnd;
 
 /* Each capability registers its types and events here; called by PGXInitializePackage() */
 PETSC_INTERN PetscErrorCode PGXRegister_DILU(void);
