@@ -175,6 +175,18 @@ PetscErrorCode PGXDeviceFree(void *p)
   if (p) *(void **)p = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode PGXHostMallocPinned(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc(bytes, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXHostFreePinned(void *p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(*(void **)p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t) { PGX_NO_CUDA; }
 PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t) { PGX_NO_CUDA; }
 PetscErrorCode PGXDeviceMemset(void *, int, size_t) { PGX_NO_CUDA; }

@@ -3,7 +3,7 @@
 #include <pgx/private/pgximpl.h>
 
 PetscClassId  PGX_CLASSID;
-PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
+PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost, PGX_GhostBegin, PGX_GhostEnd;
 
 const char *const PGXDeviceTypes[] = {"auto", "host", "cuda", "PGXDeviceType", "PGX_DEVICE_", NULL};
 
@@ -52,6 +52,8 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscLogEventRegister("PGXDeviceInit", PGX_CLASSID, &PGX_DeviceInit));
   PetscCall(PetscLogEventRegister("PGXCopyToDevice", PGX_CLASSID, &PGX_CopyToDevice));
   PetscCall(PetscLogEventRegister("PGXCopyToHost", PGX_CLASSID, &PGX_CopyToHost));
+  PetscCall(PetscLogEventRegister("PGXGhostBegin", PGX_CLASSID, &PGX_GhostBegin));
+  PetscCall(PetscLogEventRegister("PGXGhostEnd", PGX_CLASSID, &PGX_GhostEnd));
   PetscCall(PGXRegister_DILU());
   PetscCall(PGXRegister_AIPS());
   PetscCall(PGXRegister_LDLT());

@@ -16,7 +16,7 @@
 PETSC_EXTERN PetscClassId PGX_CLASSID;
 
 /* Log events, registered once in PGXInitializePackage() */
-PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost;
+PETSC_EXTERN PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost, PGX_GhostBegin, PGX_GhostEnd;
 
 /* Each capability registers its types and events here; called by PGXInitializePackage() */
 PETSC_INTERN PetscErrorCode PGXRegister_DILU(void);
@@ -33,6 +33,9 @@ PETSC_EXTERN PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceMemset(void *, int, size_t);
 PETSC_EXTERN PetscErrorCode PGXDeviceSynchronize(void);
+/* Page-locked host memory (fast, DMA-able copies to and from the device); without CUDA plain PetscMalloc */
+PETSC_EXTERN PetscErrorCode PGXHostMallocPinned(size_t, void **);
+PETSC_EXTERN PetscErrorCode PGXHostFreePinned(void *); /* takes the address of the pointer; NULLs it */
 
 /* Typed helpers */
 #define PGXDeviceMallocArray(n, p)            PGXDeviceMalloc((size_t)(n) * sizeof(**(p)), (void **)(p))
@@ -49,6 +52,14 @@ PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscSca
 PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
 /* A MATSEQAIJCUSPARSE's device values (host CSR order), or NULL for matrices whose values live on the host */
 PETSC_EXTERN PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **);
+
+/* The ghost exchange of a MATMPIAIJ product on device or host arrays (src/sys/ghost.cxx): resident KSPs, PCAIPS */
+typedef struct _n_PGXGhost *PGXGhost;
+PETSC_EXTERN PetscErrorCode PGXGhostCreate(Mat, PGXDeviceType, PetscErrorCode (*)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *), PGXGhost *);
+PETSC_EXTERN PetscErrorCode PGXGhostBegin(PGXGhost, const PetscScalar *);
+PETSC_EXTERN PetscErrorCode PGXGhostEnd(PGXGhost, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode PGXGhostGetSizes(PGXGhost, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXGhostDestroy(PGXGhost *);
 
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);

@@ -228,6 +228,28 @@ PetscErrorCode PGXDeviceFree(void *pp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PGXHostMallocPinned(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(p, 2);
+  PetscCall(ContextInit());
+  *p = NULL;
+  if (bytes) PGXCallCUDA(cudaMallocHost(p, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXHostFreePinned(void *pp)
+{
+  void **p = (void **)pp;
+
+  PetscFunctionBegin;
+  if (p && *p) {
+    PGXCallCUDA(cudaFreeHost(*p));
+    *p = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXDeviceCopyToDevice(void *d, const void *h, size_t bytes)
 {
   PetscFunctionBegin;

@@ -4,7 +4,6 @@
    binding, and the glue shared by KSPPGXCG, KSPPGXBCGS and KSPPGXGMRES. */
 #include "resident.h"
 #include <pgx/kspresident.h>
-#include <petscsf.h>
 
 namespace K = pgx::kernels::resident;
 
@@ -87,19 +86,11 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(BFree(r, &r->rowptr_o));
   PetscCall(BFree(r, &r->colidx_o));
   PetscCall(BFree(r, &r->val_o));
-  PetscCall(BFree(r, &r->ghost));
   PetscCall(BFree(r, &r->invdiag));
   PetscCall(BFree(r, &r->work));
   PetscCall(BFree(r, &r->hcoef));
   PetscCall(BFree(r, &r->dscal));
-  PetscCall(PetscFree(r->hx));
-  PetscCall(BFree(r, &r->sendidx));
-  PetscCall(BFree(r, &r->sendbuf));
-  PetscCall(PetscFree2(r->sendidx_h, r->sendbuf_h));
-  r->nsend = 0;
-  PetscCall(VecScatterDestroy(&r->sct));
-  PetscCall(VecDestroy(&r->xg));
-  PetscCall(VecDestroy(&r->lvec));
+  PetscCall(PGXGhostDestroy(&r->gx));
   PetscCall(VecDestroy(&r->px));
   PetscCall(VecDestroy(&r->py));
   if (r->vstage) PetscCall(PGXVecStageDestroy(&r->vstage));
@@ -177,17 +168,9 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
   if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   else Ad = A;
   if (pattern) {
-    PetscCall(VecScatterDestroy(&r->sct));
-    PetscCall(VecDestroy(&r->xg));
-    PetscCall(VecDestroy(&r->lvec));
+    PetscCall(PGXGhostDestroy(&r->gx));
     PetscCall(VecDestroy(&r->px));
     PetscCall(VecDestroy(&r->py));
-    PetscCall(BFree(r, &r->ghost));
-    PetscCall(PetscFree(r->hx));
-    PetscCall(BFree(r, &r->sendidx));
-    PetscCall(BFree(r, &r->sendbuf));
-    PetscCall(PetscFree2(r->sendidx_h, r->sendbuf_h));
-    r->nsend = 0;
     r->n = n;
     r->N = N;
     r->nghost = 0;
@@ -203,31 +186,8 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
     PetscInt ng;
     PetscCall(MatGetSize(Ao, NULL, &ng));
     if (pattern) {
-      IS is;
       r->nghost = ng;
-      PetscCall(VecCreateMPIWithArray(r->comm, 1, n, N, NULL, &r->xg));
-      PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &r->lvec));
-      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
-      PetscCall(VecScatterCreate(r->xg, is, r->lvec, NULL, &r->sct));
-      PetscCall(ISDestroy(&is));
-      {
-        PetscInt           nir;
-        const PetscMPIInt *iranks;
-        const PetscInt    *ioffset, *irootloc;
-        /* the entries of x that leave this rank: the roots of the scatter's star forest referenced by other ranks */
-        PetscCall(PetscSFSetUp(r->sct));
-        PetscCall(PetscSFGetLeafRanks(r->sct, &nir, &iranks, &ioffset, &irootloc));
-        r->nsend = ioffset[nir];
-        PetscCall(PetscMalloc2(r->nsend, &r->sendidx_h, r->nsend, &r->sendbuf_h));
-        PetscCall(PetscArraycpy(r->sendidx_h, irootloc, r->nsend));
-      }
-      if (r->device == PGX_DEVICE_CUDA) {
-        PetscCall(PetscMalloc1(n, &r->hx));
-        PetscCall(BAlloc(r, (size_t)ng * sizeof(PetscScalar), (void **)&r->ghost));
-        PetscCall(BAlloc(r, (size_t)r->nsend * sizeof(PetscInt), (void **)&r->sendidx));
-        PetscCall(BAlloc(r, (size_t)r->nsend * sizeof(PetscScalar), (void **)&r->sendbuf));
-        PetscCall(BPut(r, r->sendidx, r->sendidx_h, (size_t)r->nsend * sizeof(PetscInt)));
-      }
+      PetscCall(PGXGhostCreate(A, r->device, r->K->Gather, &r->gx));
     }
     PetscCall(CopyBlock(r, Ao, pattern, &r->rowptr_o, &r->colidx_o, &r->val_o, &r->nnzo, &r->Ao, ng));
   }
@@ -380,7 +340,11 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "  PGX resident solve, backend: %s\n", r->device == PGX_DEVICE_CUDA ? "cuda" : "host (reference)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  resident operator: %" PetscInt_FMT " local rows, %" PetscInt_FMT " diagonal-block + %" PetscInt_FMT " off-diagonal-block entries, %" PetscInt_FMT " ghosts\n", r->n, r->nnzd, r->nnzo, r->nghost));
-  if (r->sct) PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, through host buffers\n", r->nsend, r->nghost));
+  if (r->gx) {
+    PetscInt nsend, nghost;
+    PetscCall(PGXGhostGetSizes(r->gx, &nsend, &nghost));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, through host buffers\n", nsend, nghost));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  preconditioner %s applied by %s\n", pcname, how[r->pckind]));
@@ -446,26 +410,12 @@ PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
-  if (r->sct) { /* start the ghost exchange (host buffers), overlapped with the diagonal block */
-    if (r->device == PGX_DEVICE_CUDA) { /* only the entries other ranks need come to the host */
-      PetscCall(r->K->Gather(r->nsend, r->sendidx, x, r->sendbuf));
-      PetscCall(PGXDeviceCopyArrayToHost(r->sendbuf_h, r->sendbuf, r->nsend));
-      for (PetscInt i = 0; i < r->nsend; i++) r->hx[r->sendidx_h[i]] = r->sendbuf_h[i];
-      PetscCall(VecPlaceArray(r->xg, r->hx));
-    } else PetscCall(VecPlaceArray(r->xg, x));
-    PetscCall(VecScatterBegin(r->sct, r->xg, r->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  }
+  if (r->gx) PetscCall(PGXGhostBegin(r->gx, x)); /* overlapped with the diagonal block */
   PetscCall(r->K->SpMV(r->Ad, x, y));
-  if (r->sct) {
+  if (r->gx) {
     const PetscScalar *g;
-    PetscCall(VecScatterEnd(r->sct, r->xg, r->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecResetArray(r->xg));
-    PetscCall(VecGetArrayRead(r->lvec, &g));
-    if (r->device == PGX_DEVICE_CUDA) {
-      PetscCall(PGXDeviceCopyArrayToDevice(r->ghost, g, r->nghost));
-      PetscCall(r->K->SpMVAdd(r->Ao, r->ghost, y));
-    } else PetscCall(r->K->SpMVAdd(r->Ao, g, y));
-    PetscCall(VecRestoreArrayRead(r->lvec, &g));
+    PetscCall(PGXGhostEnd(r->gx, &g));
+    PetscCall(r->K->SpMVAdd(r->Ao, g, y));
   }
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
   PetscCall(LogFlops(r, 2.0 * (r->nnzd + r->nnzo)));

@@ -39,14 +39,7 @@ struct _n_PGXResident {
   PetscInt                                    *rowptr_d, *colidx_d, *rowptr_o, *colidx_o; /* backend memory */
   PetscScalar                                 *val_d, *val_o;                             /* backend memory */
   pgx::kernels::resident::CSR                  Ad, Ao; /* views of the arrays above */
-  VecScatter                                   sct;    /* owned x -> ghost values (host) */
-  Vec                                          xg;     /* MPI Vec without array: wraps a host x for the scatter */
-  Vec                                          lvec;   /* host ghost values */
-  PetscScalar                                 *hx;     /* cuda, several ranks: host x for the scatter (only the sent entries are current) */
-  PetscInt                                     nsend;  /* cuda: the entries of x other ranks need (from the scatter's PetscSF) */
-  PetscInt                                    *sendidx_h, *sendidx; /* their local indices (host, device) */
-  PetscScalar                                 *sendbuf_h, *sendbuf; /* their values (host, device) */
-  PetscScalar                                 *ghost;  /* cuda: device copy of the ghost values */
+  PGXGhost                                     gx;     /* several ranks: the ghost exchange (src/sys/ghost.cxx) */
   PetscInt                                     npattern, nvalues; /* copies of the pattern, refreshes of values */
   PetscBool                                    shared;   /* cuda: rowptr_d, colidx_d, val_d are the PC's device copy of the diagonal block (not owned) */
   /* the preconditioner */

@@ -6,7 +6,6 @@
 #include <pgx/private/pgximpl.h>
 #include <pgx/tridiag.h>
 #include <petsc/private/pcimpl.h>
-#include <petscsf.h>
 #include "aips_kernels.h"
 
 namespace K = pgx::kernels::aips;
@@ -47,14 +46,10 @@ typedef struct {
   PetscScalar *d_tri;     /* P gathered on the device: dl, d, du (3 n) */
   /* cuda backend, several ranks: R's off-diagonal block (that of A) on the device, its ghost values exchanged
      through host buffers (only the entries other ranks need leave the device) */
-  PetscInt        *d_orow, *d_ocol, nnzo, nghost;
-  PetscScalar     *d_oval, *d_ghost;
+  PetscInt        *d_orow, *d_ocol, nnzo;
+  PetscScalar     *d_oval;
   PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
-  VecScatter       sct;      /* owned x -> ghost values (host) */
-  Vec              xg, lvec; /* MPI Vec without array wrapping hx; host ghost values */
-  PetscInt         nsend;
-  PetscInt        *sendidx_h, *d_sendidx;
-  PetscScalar     *sendbuf_h, *d_sendbuf, *hx;
+  PGXGhost         ghost;    /* the ghost exchange (src/sys/ghost.cxx) */
 } PC_AIPS;
 
 /* frees the off-diagonal block and the ghost exchange (cuda, several ranks) */
@@ -64,16 +59,9 @@ static PetscErrorCode PCAIPSGhostsFree(PC_AIPS *aips)
   if (aips->d_orow) PetscCall(PGXDeviceFree(&aips->d_orow));
   if (aips->d_ocol) PetscCall(PGXDeviceFree(&aips->d_ocol));
   if (aips->d_oval) PetscCall(PGXDeviceFree(&aips->d_oval));
-  if (aips->d_ghost) PetscCall(PGXDeviceFree(&aips->d_ghost));
-  if (aips->d_sendidx) PetscCall(PGXDeviceFree(&aips->d_sendidx));
-  if (aips->d_sendbuf) PetscCall(PGXDeviceFree(&aips->d_sendbuf));
-  PetscCall(PetscFree2(aips->sendidx_h, aips->sendbuf_h));
-  PetscCall(PetscFree(aips->hx));
-  PetscCall(VecScatterDestroy(&aips->sct));
-  PetscCall(VecDestroy(&aips->xg));
-  PetscCall(VecDestroy(&aips->lvec));
-  aips->nnzo = aips->nghost = aips->nsend = 0;
-  aips->onzstate                         = 0;
+  PetscCall(PGXGhostDestroy(&aips->ghost));
+  aips->nnzo     = 0;
+  aips->onzstate = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -191,44 +179,25 @@ static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
 {
   PC_AIPS           *aips = (PC_AIPS *)pc->data;
   Mat                Ao;
-  const PetscInt    *garray, *ia, *ja;
+  const PetscInt    *ia, *ja;
   const PetscScalar *oa;
-  PetscInt           nr, ng;
+  PetscInt           nr;
   PetscBool          done;
   PetscObjectState   nz;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(pc->pmat, NULL, &Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(pc->pmat, NULL, &Ao, NULL));
   PetscCall(MatGetNonzeroState(pc->pmat, &nz));
-  PetscCall(MatGetSize(Ao, NULL, &ng));
   PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
   PetscCheck(done && nr == aips->n, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "MatGetRowIJ() failed on the local off-diagonal block");
-  if (!aips->sct || nz != aips->onzstate) {
-    IS                 is;
-    PetscInt           nir, N;
-    const PetscMPIInt *iranks;
-    const PetscInt    *ioffset, *irootloc;
-
+  if (!aips->ghost || nz != aips->onzstate) {
     PetscCall(PCAIPSGhostsFree(aips));
-    PetscCall(MatGetSize(pc->pmat, &N, NULL));
-    aips->nghost = ng;
-    aips->nnzo   = ia[nr];
-    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)pc), 1, aips->n, N, NULL, &aips->xg));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &aips->lvec));
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
-    PetscCall(VecScatterCreate(aips->xg, is, aips->lvec, NULL, &aips->sct));
-    PetscCall(ISDestroy(&is));
-    /* the entries of x that leave this rank: the roots of the scatter's star forest other ranks reference */
-    PetscCall(PetscSFSetUp(aips->sct));
-    PetscCall(PetscSFGetLeafRanks(aips->sct, &nir, &iranks, &ioffset, &irootloc));
-    aips->nsend = ioffset[nir];
-    PetscCall(PetscMalloc2(aips->nsend, &aips->sendidx_h, aips->nsend, &aips->sendbuf_h));
-    PetscCall(PetscArraycpy(aips->sendidx_h, irootloc, aips->nsend));
-    PetscCall(PetscCalloc1(PetscMax(aips->n, 1), &aips->hx));
-    PetscCall(PGXDeviceMallocArray(PetscMax(ng, 1), &aips->d_ghost));
-    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nsend, 1), &aips->d_sendidx));
-    PetscCall(PGXDeviceMallocArray(PetscMax(aips->nsend, 1), &aips->d_sendbuf));
-    if (aips->nsend) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_sendidx, aips->sendidx_h, aips->nsend));
+    aips->nnzo = ia[nr];
+#if PGX_HAVE_CUDA_REAL
+    PetscCall(PGXGhostCreate(pc->pmat, PGX_DEVICE_CUDA, K::cuda::gather, &aips->ghost));
+#else
+    SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCAIPS: the device ghost exchange needs the cuda backend");
+#endif
     PetscCall(PGXDeviceMallocArray(nr + 1, &aips->d_orow));
     PetscCall(PGXDeviceMallocArray(PetscMax(aips->nnzo, 1), &aips->d_ocol));
     PetscCall(PGXDeviceMallocArray(PetscMax(aips->nnzo, 1), &aips->d_oval));
@@ -251,22 +220,12 @@ static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscSc
   PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
-  if (aips->sct) {
-    PetscCall(K::cuda::gather(aips->nsend, aips->d_sendidx, y, aips->d_sendbuf));
-    PetscCall(PGXDeviceCopyArrayToHost(aips->sendbuf_h, aips->d_sendbuf, aips->nsend));
-    for (PetscInt i = 0; i < aips->nsend; i++) aips->hx[aips->sendidx_h[i]] = aips->sendbuf_h[i];
-    PetscCall(VecPlaceArray(aips->xg, aips->hx));
-    PetscCall(VecScatterBegin(aips->sct, aips->xg, aips->lvec, INSERT_VALUES, SCATTER_FORWARD));
-  }
+  if (aips->ghost) PetscCall(PGXGhostBegin(aips->ghost, y));
   PetscCall(K::cuda::csr_product(aips->n, aips->d_rowptr, aips->d_col, aips->d_val, y, t));
-  if (aips->sct) {
+  if (aips->ghost) {
     const PetscScalar *g;
-    PetscCall(VecScatterEnd(aips->sct, aips->xg, aips->lvec, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecResetArray(aips->xg));
-    PetscCall(VecGetArrayRead(aips->lvec, &g));
-    if (aips->nghost) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ghost, g, aips->nghost));
-    PetscCall(VecRestoreArrayRead(aips->lvec, &g));
-    PetscCall(K::cuda::csr_product_add(aips->n, aips->d_orow, aips->d_ocol, aips->d_oval, aips->d_ghost, t));
+    PetscCall(PGXGhostEnd(aips->ghost, &g));
+    PetscCall(K::cuda::csr_product_add(aips->n, aips->d_orow, aips->d_ocol, aips->d_oval, g, t));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -633,7 +592,11 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(aips->dev)));
     if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", aips->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
-    if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R on the device; ghost exchange per product through host buffers (rank 0: %" PetscInt_FMT " values out, %" PetscInt_FMT " in)\n", aips->nsend, aips->nghost));
+    if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) {
+      PetscInt nsend, nghost;
+      PetscCall(PGXGhostGetSizes(aips->ghost, &nsend, &nghost));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R on the device; ghost exchange per product through host buffers (rank 0: %" PetscInt_FMT " values out, %" PetscInt_FMT " in)\n", nsend, nghost));
+    }
     PetscCall(PGXViewDevice(viewer, aips->dev));
     if (aips->radius >= 0) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  estimated spectral radius of P^-1 R: %.4g\n", (double)aips->radius));
