@@ -1,0 +1,70 @@
+/* ldlt_nd.h: PGX's nested dissection on METIS (-mat_pgx_ordering nd), the fill-reducing ordering of MATSOLVERPGX
+   for large graphs, computed in forked child processes.
+
+   Mathematics. G = (V, E) is the graph of A + A^T without the diagonal. Nested dissection of depth d:
+   METIS_ComputeVertexSeparator splits G into A, B and a separator S (no edge joins A and B); the subgraphs induced
+   by A and B are dissected the same way to depth d - 1; a part at depth 0 (a leaf) is ordered by METIS_NodeND.
+   The order of G is the order of A, then that of B, then S (in increasing vertex number): eliminating A and B
+   first keeps the fill of each inside it, S becomes the dense last block. Depth 0 is one METIS_NodeND call,
+   METIS's own ordering (its nested dissection recurses inside one call, serially).
+
+   Determinism. Debian's METIS 5.1 draws its random numbers from libc's process-wide rand() and reseeds it in every
+   call (srand of the default seed), so concurrent calls on threads interleave one random stream and give
+   timing-dependent results (bench/ldlt/README.md). Here every METIS call has the default options (NUMBERING 0)
+   and runs alone in its process: in the caller's process one after another (procs = 1), or each in a child
+   created by fork() (procs > 1), so each call's result depends only on its input subgraph, whose vertices are
+   numbered in increasing order of the vertices of G. The depth is a function of |V| only (Depth()); parts smaller
+   than NDMinSeparate are leaves whatever their depth. The permutation is therefore the same, bitwise, for every
+   procs, and the same as the serial nested dissection.
+
+   Processes. Independent calls (the separators of different parts, the leaves) run concurrently, at most procs
+   children at a time, largest part first; a part's children become ready as soon as its separator is known. A
+   child only calls METIS, reads its input (the parent's memory, copied on write) and writes its result into a
+   MAP_SHARED | MAP_ANONYMOUS region the parent mapped before fork(), sets a completion flag and _exit()s: no
+   stdio, no atexit handlers, no MPI, CUDA or PETSc. The parent checks the exit status, the flag and the result
+   (a separator labels every vertex 0, 1 or 2; a leaf order is a permutation); a fork() failure or a failed child
+   makes the parent run that call itself, noted in Stats::fallbacks (the glue prints them with PetscInfo).
+
+   Input contract: n >= 0 vertices, xadj[n+1], adj[xadj[n]] 0-based, symmetric, no self-loops (METIS's form).
+   Output: perm[k] = the vertex of G that comes k-th (METIS_NodeND's perm). Host code, no PETSc objects. */
+#pragma once
+#include <pgx/private/pgxcompat.h>
+#include <metis.h>
+#include <string>
+#include <vector>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace ldlt
+{
+namespace nd
+{
+/* parts with fewer vertices are leaves (METIS_NodeND) whatever the depth left */
+const idx_t NDMinSeparate = 1000;
+/* the most concurrent children */
+const int NDMaxProcs = 16;
+
+/* dissection depth for a graph of n vertices: leaves of about 16k-32k vertices, at most 5 (0 below 32768) */
+int Depth(PetscInt64 n);
+
+struct Stats {
+  int                      depth = 0, procs = 1;   /* depth and concurrent children (1: no fork) */
+  int                      nseparators = 0, nleaves = 0; /* METIS_ComputeVertexSeparator and METIS_NodeND calls */
+  int                      nforked = 0;             /* calls whose result came from a child */
+  double                   t_total = 0;             /* wall time of Order() */
+  double                   t_separators = 0, t_leaves = 0; /* sums of the calls' own times */
+  double                   t_leaf_max = 0;          /* the longest leaf */
+  double                   t_critical = 0;          /* the longest path root separator ... leaf of the calls' times */
+  std::vector<std::string> fallbacks;               /* one line per call that ran in the parent after a fork() failure or a failed child */
+};
+
+/* Nested dissection of depth depth (>= 0) with at most procs (>= 1) children at a time. fail_call >= 0 (testing):
+   the child of that call (in order of creation, from 0) exits with status 1 before writing, to exercise the
+   fallback. Returns METIS_OK or the status of the METIS call that failed in the parent (a message in *what). */
+int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what);
+} // namespace nd
+} // namespace ldlt
+} // namespace kernels
+} // namespace pgx
