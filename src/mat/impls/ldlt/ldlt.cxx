@@ -116,6 +116,7 @@ static PetscErrorCode MatDestroy_PGXLDLT(Mat F)
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetSummary_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetOrdering_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -877,6 +878,29 @@ static PetscErrorCode MatPGXLDLTGetSummary_PGXLDLT(Mat F, const char **ordering,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* For bench_ldlt_symbolic: the last ordering's time, its nd depth and processes (0 for the other orderings), the
+   permutation's hash and the flops of the factorization its structure implies (composed as "MatPGXLDLTGetOrdering_C") */
+static PetscErrorCode MatPGXLDLTGetOrdering_PGXLDLT(Mat F, PetscReal *seconds, PetscInt *depth, PetscInt *procs, unsigned long long *hash, PetscReal *flops)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  PetscCheck(c->nsymbolic, PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONGSTATE, "No symbolic factorization yet");
+  if (seconds) *seconds = (PetscReal)c->t_ordering;
+  if (depth) *depth = c->used_ordering == LDLT_ORDERING_ND ? c->nd_used_depth : 0;
+  if (procs) *procs = c->used_ordering == LDLT_ORDERING_ND ? c->nd_used_procs : 0;
+  if (hash) *hash = c->perm_hash;
+  if (flops) {
+    PetscLogDouble f = 0;
+    for (PetscInt j = 0; j < c->n; j++) {
+      PetscLogDouble cj = c->colcount[j];
+      f += cj + 2.0 * cj * (cj + 1);
+    }
+    *flops = (PetscReal)f;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
@@ -980,6 +1004,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_PGXLDLT));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetSummary_C", MatPGXLDLTGetSummary_PGXLDLT));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetOrdering_C", MatPGXLDLTGetOrdering_PGXLDLT));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
