@@ -272,7 +272,9 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
     int      rc    = nd::Order((idx_t)n, xadj.data(), adj.data(), (int)depth, (int)PetscMin(procs, nd::NDMaxProcs), (int)c->nd_fail_call, mperm.data(), &st, &what);
     PetscCheck(rc == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "PGX nested dissection (-mat_pgx_ordering nd): %s", what.c_str());
     for (const std::string &f : st.fallbacks) PetscCall(PetscInfo(F, "nested dissection: %s\n", f.c_str()));
-    PetscCall(PetscInfo(F, "nested dissection (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges): depth %d, %d separators, %d leaves, %d processes at a time (%d calls in child processes): %.3g s; the calls' own times: separators %.3g s, leaves %.3g s (largest %.3g s), critical path %.3g s\n", n, (PetscInt)xadj[n] / 2, st.depth, st.nseparators, st.nleaves, st.procs, st.nforked, st.t_total, st.t_separators, st.t_leaves, st.t_leaf_max, st.t_critical));
+    char compressed[64] = "";
+    if (st.compressed) PetscCall(PetscSNPrintf(compressed, sizeof(compressed), ", compressed to %lld vertices", st.compressed));
+    PetscCall(PetscInfo(F, "nested dissection (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges%s): depth %d, %d separators, %d leaves, %d processes at a time (%d calls in child processes): %.3g s; the calls' own times: separators %.3g s, leaves %.3g s (largest %.3g s), critical path %.3g s\n", n, (PetscInt)xadj[n] / 2, compressed, st.depth, st.nseparators, st.nleaves, st.procs, st.nforked, st.t_total, st.t_separators, st.t_leaves, st.t_leaf_max, st.t_critical));
     c->nd_used_depth = st.depth;
     c->nd_used_procs = st.procs;
     for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];

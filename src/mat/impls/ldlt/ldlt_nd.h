@@ -3,10 +3,14 @@
 
    Mathematics. G = (V, E) is the graph of A + A^T without the diagonal. Nested dissection of depth d:
    METIS_ComputeVertexSeparator splits G into A, B and a separator S (no edge joins A and B); the subgraphs induced
-   by A and B are dissected the same way to depth d - 1; a part at depth 0 (a leaf) is ordered by METIS_NodeND.
+   by A and B are dissected the same way to depth d - 1 (parts of fewer than NDMinSeparate vertices are leaves); a part at depth 0 (a leaf) is ordered by METIS_NodeND.
    The order of G is the order of A, then that of B, then S (in increasing vertex number): eliminating A and B
    first keeps the fill of each inside it, S becomes the dense last block. Depth 0 is one METIS_NodeND call,
-   METIS's own ordering (its nested dissection recurses inside one call, serially).
+   METIS's own ordering (its nested dissection recurses inside one call, serially). For depth > 0, G is first
+   compressed as METIS_NodeND does (vertices with the same closed neighbourhood, e.g. the unknowns of one node of
+   an elasticity mesh, become one vertex weighted by their number, when that removes 15% of the vertices or more;
+   METIS_ComputeVertexSeparator does not compress by itself); the order of the compressed graph is expanded at the
+   end, each vertex to its group in increasing order.
 
    Determinism. Debian's METIS 5.1 draws its random numbers from libc's process-wide rand() and reseeds it in every
    call (srand of the default seed), so concurrent calls on threads interleave one random stream and give
@@ -46,11 +50,15 @@ const idx_t NDMinSeparate = 1000;
 /* the most concurrent children */
 const int NDMaxProcs = 16;
 
-/* dissection depth for a graph of n vertices: leaves of about 16k-32k vertices, at most 5 (0 below 32768) */
+/* dissection depth for a graph of n vertices: 0 below 32768 vertices, else the least d with n / 2^d <= 16384
+   (leaves of 8k-16k vertices), at most 5 (Poisson 48^3: 3, 64^3: 4, 100^3: 5). The work of all calls is nearly the
+   same for every depth; a deeper one shortens the critical path (the root separator ... one leaf: 64^3 0.47, 0.36,
+   0.29, 0.27 s for depth 2..5, here) and, measured on Poisson, does not raise the fill (bench/ldlt/README.md) */
 int Depth(PetscInt64 n);
 
 struct Stats {
   int                      depth = 0, procs = 1;   /* depth and concurrent children (1: no fork) */
+  long long                compressed = 0;          /* vertices of the compressed graph (0: not compressed) */
   int                      nseparators = 0, nleaves = 0; /* METIS_ComputeVertexSeparator and METIS_NodeND calls */
   int                      nforked = 0;             /* calls whose result came from a child */
   double                   t_total = 0;             /* wall time of Order() */

@@ -24,7 +24,8 @@ namespace nd
 int Depth(PetscInt64 n)
 {
   int d = 0;
-  while (d < 5 && (n >> d) > 32768) d++;
+  if (n < 32768) return 0; /* METIS_NodeND takes less than 0.1 s */
+  while (d < 5 && (n >> d) > 16384) d++;
   return d;
 }
 
@@ -38,8 +39,8 @@ double Now()
 /* a part of the dissection tree: its vertices (of G, increasing), its induced subgraph, and what became of it */
 struct Node {
   std::vector<idx_t> verts;         /* vertices of G (empty for the root: all of them) */
-  std::vector<idx_t> sx, sa;        /* induced subgraph, local numbering (the root uses G itself) */
-  const idx_t       *x = NULL, *a = NULL;
+  std::vector<idx_t> sx, sa, sw;    /* induced subgraph, local numbering, and its vertex weights (the root uses G itself) */
+  const idx_t       *x = NULL, *a = NULL, *w = NULL; /* w: NULL when G is not compressed */
   idx_t              nv    = 0;
   int                depth = 0;      /* depth left */
   bool               leaf  = false;
@@ -80,10 +81,10 @@ int Call(const Node &nd, idx_t *out)
   }
   if (nd.leaf) {
     std::vector<idx_t> iperm((size_t)nv);
-    return METIS_NodeND(&nv, (idx_t *)nd.x, (idx_t *)nd.a, NULL, options, out, iperm.data());
+    return METIS_NodeND(&nv, (idx_t *)nd.x, (idx_t *)nd.a, (idx_t *)nd.w, options, out, iperm.data());
   }
   idx_t sepsize = 0;
-  return METIS_ComputeVertexSeparator(&nv, (idx_t *)nd.x, (idx_t *)nd.a, NULL, options, &sepsize, out);
+  return METIS_ComputeVertexSeparator(&nv, (idx_t *)nd.x, (idx_t *)nd.a, (idx_t *)nd.w, options, &sepsize, out);
 }
 
 bool Valid(const Node &nd, const idx_t *r)
@@ -101,9 +102,75 @@ bool Valid(const Node &nd, const idx_t *r)
   return true;
 }
 
-/* subgraph of G induced by the vertices verts (increasing); loc: scratch of size n, -1 on entry and on exit */
-void Induce(const idx_t *xadj, const idx_t *adj, const std::vector<idx_t> &verts, std::vector<idx_t> &loc, std::vector<idx_t> &sx, std::vector<idx_t> &sa)
+/* METIS_NodeND's compression, done once before the dissection (METIS_ComputeVertexSeparator does not compress):
+   vertices with the same closed neighbourhood (the unknowns of one mesh node of a vector problem) become one
+   vertex whose weight is their number, when that leaves fewer than 85% of the vertices. Groups are numbered in
+   increasing order of their smallest vertex; gptr/gind list each group's vertices in increasing order. */
+bool Compress(idx_t n, const idx_t *xadj, const idx_t *adj, std::vector<idx_t> &cx, std::vector<idx_t> &ca, std::vector<idx_t> &cw, std::vector<idx_t> &gptr, std::vector<idx_t> &gind)
 {
+  std::vector<std::pair<long long, idx_t>> keys((size_t)n);
+  std::vector<idx_t>                       rep((size_t)n, -1), mark((size_t)n, -1), cid((size_t)n, -1);
+  idx_t                                    ncv = 0;
+
+  for (idx_t v = 0; v < n; v++) {
+    long long k = v;
+    for (idx_t e = xadj[v]; e < xadj[v + 1]; e++) k += adj[e];
+    keys[v] = {k, v};
+  }
+  std::sort(keys.begin(), keys.end());
+  for (idx_t i = 0; i < n; i++) {
+    idx_t v = keys[i].second;
+    if (rep[v] >= 0) continue;
+    rep[v]  = v;
+    mark[v] = v;
+    for (idx_t e = xadj[v]; e < xadj[v + 1]; e++) mark[adj[e]] = v;
+    for (idx_t j = i + 1; j < n && keys[j].first == keys[i].first; j++) {
+      idx_t u = keys[j].second;
+      if (rep[u] >= 0 || xadj[u + 1] - xadj[u] != xadj[v + 1] - xadj[v] || mark[u] != v) continue;
+      bool same = true;
+      for (idx_t e = xadj[u]; e < xadj[u + 1] && same; e++) same = mark[adj[e]] == v;
+      if (same) rep[u] = v;
+    }
+  }
+  for (idx_t v = 0; v < n; v++)
+    if (rep[v] == v) cid[v] = ncv++;
+  if (ncv >= 0.85 * n) return false;
+  gptr.assign((size_t)ncv + 1, 0);
+  gind.resize((size_t)n);
+  for (idx_t v = 0; v < n; v++) gptr[cid[rep[v]] + 1]++;
+  for (idx_t g = 0; g < ncv; g++) gptr[g + 1] += gptr[g];
+  {
+    std::vector<idx_t> next(gptr.begin(), gptr.end() - 1);
+    for (idx_t v = 0; v < n; v++) gind[next[cid[rep[v]]]++] = v;
+  }
+  cx.assign((size_t)ncv + 1, 0);
+  cw.resize((size_t)ncv);
+  ca.clear();
+  std::fill(mark.begin(), mark.end(), -1);
+  for (idx_t g = 0; g < ncv; g++) {
+    idx_t v = gind[gptr[g]];
+    cw[g]   = gptr[g + 1] - gptr[g];
+    mark[g] = g;
+    for (idx_t e = xadj[v]; e < xadj[v + 1]; e++) {
+      idx_t h = cid[rep[adj[e]]];
+      if (mark[h] != g) {
+        mark[h] = g;
+        ca.push_back(h);
+      }
+    }
+    cx[g + 1] = (idx_t)ca.size();
+  }
+  return true;
+}
+
+/* subgraph of G induced by the vertices verts (increasing), with their weights when vwgt is not NULL; loc:
+   scratch of size n, -1 on entry and on exit */
+void Induce(const idx_t *xadj, const idx_t *adj, const idx_t *vwgt, const std::vector<idx_t> &verts, std::vector<idx_t> &loc, std::vector<idx_t> &sx, std::vector<idx_t> &sa, std::vector<idx_t> &sw)
+{
+  if (vwgt) {
+    sw.resize(verts.size());
+    for (size_t i = 0; i < verts.size(); i++) sw[i] = vwgt[verts[i]];
+  }
   size_t m = 0;
   for (size_t i = 0; i < verts.size(); i++) {
     loc[verts[i]] = (idx_t)i;
@@ -130,22 +197,30 @@ struct Running {
 };
 } // namespace
 
-int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what)
+int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs, int fail_call, idx_t *perm0, Stats *stats, std::string *what)
 {
   double               t0 = Now();
+  std::vector<idx_t>   cx, ca, cw, gptr, gind;
+  bool                 compressed = n0 > 0 && depth > 0 && Compress(n0, xadj0, adj0, cx, ca, cw, gptr, gind);
+  idx_t                n          = compressed ? (idx_t)cw.size() : n0;
+  const idx_t         *xadj = compressed ? cx.data() : xadj0, *adj = compressed ? ca.data() : adj0, *vwgt = compressed ? cw.data() : NULL;
+  std::vector<idx_t>   cperm(compressed ? (size_t)n : 0);
+  idx_t               *perm = compressed ? cperm.data() : perm0;
   std::deque<Node>     nodes; /* a deque: references stay valid while nodes are added */
   std::vector<int>     ready; /* nodes whose call can run */
   std::vector<Running> running;
   std::vector<idx_t>   loc((size_t)n, -1);
   int                  ncalls = 0, status = METIS_OK;
 
-  *stats       = Stats();
-  stats->depth = depth;
-  stats->procs = procs;
+  *stats            = Stats();
+  stats->depth      = depth;
+  stats->procs      = procs;
+  stats->compressed = compressed ? n : 0;
   if (n <= 0) return METIS_OK;
   nodes.emplace_back();
   nodes[0].x     = xadj;
   nodes[0].a     = adj;
+  nodes[0].w     = vwgt;
   nodes[0].nv    = n;
   nodes[0].depth = depth;
   nodes[0].leaf  = depth == 0 || n < NDMinSeparate;
@@ -168,9 +243,10 @@ int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, in
       for (idx_t i = 0; i < nd.nv; i++)
         if (nd.result[i] == p) c.verts.push_back(k == 0 ? i : nodes[k].verts[i]);
       if (c.verts.empty()) continue;
-      Induce(xadj, adj, c.verts, loc, c.sx, c.sa);
+      Induce(xadj, adj, vwgt, c.verts, loc, c.sx, c.sa, c.sw);
       c.x     = c.sx.data();
       c.a     = c.sa.data();
+      c.w     = vwgt ? c.sw.data() : NULL;
       c.nv    = (idx_t)c.verts.size();
       c.depth = nd.depth - 1;
       c.leaf  = c.depth == 0 || c.nv < NDMinSeparate;
@@ -316,11 +392,16 @@ int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, in
         if (nd.result[i] == 2) perm[pos++] = glob(i);
     }
   }
-  stats->t_total = Now() - t0;
   if (pos != n) {
     *what = "the dissection did not number every vertex";
     return METIS_ERROR;
   }
+  if (compressed) { /* each vertex of the compressed graph: its vertices of G, in increasing order */
+    idx_t k = 0;
+    for (idx_t i = 0; i < n; i++)
+      for (idx_t e = gptr[cperm[i]]; e < gptr[cperm[i] + 1]; e++) perm0[k++] = gind[e];
+  }
+  stats->t_total = Now() - t0;
   return METIS_OK;
 }
 } // namespace nd
