@@ -21,13 +21,18 @@
    than NDMinSeparate are leaves whatever their depth. The permutation is therefore the same, bitwise, for every
    procs, and the same as the serial nested dissection.
 
-   Processes. Independent calls (the separators of different parts, the leaves) run concurrently, at most procs
-   children at a time, largest part first; a part's children become ready as soon as its separator is known. A
-   child only calls METIS, reads its input (the parent's memory, copied on write) and writes its result into a
-   MAP_SHARED | MAP_ANONYMOUS region the parent mapped before fork(), sets a completion flag and _exit()s: no
-   stdio, no atexit handlers, no MPI, CUDA or PETSc. The parent checks the exit status, the flag and the result
-   (a separator labels every vertex 0, 1 or 2; a leaf order is a permutation); a fork() failure or a failed child
-   makes the parent run that call itself, noted in Stats::fallbacks (the glue prints them with PetscInfo).
+   Processes. Independent calls (the separators of different parts, the leaves) run concurrently in procs
+   processes: the caller and procs - 1 children it fork()s once, at the start (the root separator runs meanwhile),
+   so that fork()'s cost (copying the page tables of a large process: about 5 ms here at 200 MB) is paid procs - 1
+   times, not once per call. Each process takes the largest runnable part (its parent separator is known), builds
+   its subgraph from its own copy of G (copy on write, read only), calls METIS and writes the result into a
+   MAP_SHARED | MAP_ANONYMOUS region the caller mapped before fork(): the task table, the vertex lists of the parts
+   and the order itself (a part owns a range of the order). A child does nothing else: METIS, plain memory and
+   malloc (glibc keeps malloc usable after fork() in a multithreaded process), no stdio, no MPI, CUDA or PETSc, and
+   it ends with _exit(). The caller watches its children by pid (waitpid(WNOHANG), never waitpid(-1)); a part that
+   a dead child had claimed, or whose METIS call failed in a child, is run again (same input, same result), noted
+   in Stats::fallbacks (the glue prints them with PetscInfo); a fork() failure leaves fewer children. procs = 1
+   forks nothing: the same tasks, in this process.
 
    Input contract: n >= 0 vertices, xadj[n+1], adj[xadj[n]] 0-based, symmetric, no self-loops (METIS's form).
    Output: perm[k] = the vertex of G that comes k-th (METIS_NodeND's perm). Host code, no PETSc objects. */
@@ -60,17 +65,18 @@ struct Stats {
   int                      depth = 0, procs = 1;   /* depth and concurrent children (1: no fork) */
   long long                compressed = 0;          /* vertices of the compressed graph (0: not compressed) */
   int                      nseparators = 0, nleaves = 0; /* METIS_ComputeVertexSeparator and METIS_NodeND calls */
-  int                      nforked = 0;             /* calls whose result came from a child */
+  int                      nforked = 0;             /* calls done by a child */
   double                   t_total = 0;             /* wall time of Order() */
   double                   t_separators = 0, t_leaves = 0; /* sums of the calls' own times */
   double                   t_leaf_max = 0;          /* the longest leaf */
+  double                   t_fork = 0;              /* time until the children were forked (the caller's fork() calls) */
   double                   t_critical = 0;          /* the longest path root separator ... leaf of the calls' times */
-  std::vector<std::string> fallbacks;               /* one line per call that ran in the parent after a fork() failure or a failed child */
+  std::vector<std::string> fallbacks;               /* one line per event: a fork() failure, a dead child (its part runs again), a failed call in a child */
 };
 
-/* Nested dissection of depth depth (>= 0) with at most procs (>= 1) children at a time. fail_call >= 0 (testing):
-   the child of that call (in order of creation, from 0) exits with status 1 before writing, to exercise the
-   fallback. Returns METIS_OK or the status of the METIS call that failed in the parent (a message in *what). */
+/* Nested dissection of depth depth (0..12) in procs (1..NDMaxProcs) processes. fail_call >= 0 (testing): the child
+   that makes claim number fail_call of the children's claims (counted from 0) exits with status 1 at once, and
+   the caller works only while no child is alive, so that the fallback runs; the permutation does not change. Returns METIS_OK or the status of the METIS call that failed in the parent (a message in *what). */
 int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what);
 } // namespace nd
 } // namespace ldlt
