@@ -216,7 +216,7 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
 
   PetscFunctionBegin;
   LDLTOrdering o = c->ordering;
-  if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_METIS : LDLT_ORDERING_AMD);
+  if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_ND : LDLT_ORDERING_AMD); /* nd: depth 0, i.e. one METIS_NodeND call, below 32768 */
   if (n <= 2 && o != LDLT_ORDERING_PETSC) o = LDLT_ORDERING_NATURAL;
   c->used_ordering = o;
   switch (o) {
@@ -307,7 +307,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(MatGetSize(A, &m, &N));
   PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
-  PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis (one METIS_NodeND call), nd (PGX's nested dissection on METIS, its calls in parallel child processes), amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (nd for n >= 5000, amd below; petsc when PETSc passes an ordering), metis (one METIS_NodeND call), nd (PGX's nested dissection on METIS, its calls in parallel child processes), amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_procs", "-mat_pgx_ordering nd: METIS calls run at once, each in a forked child process (1: all in this process, the same permutation; 0: the cores of this process, divided by the MPI ranks on the node when it is not bound, at most 16)", "MatCholeskyFactorSymbolic", c->nd_procs, &c->nd_procs, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_depth", "-mat_pgx_ordering nd: dissection depth (-1: from n, leaves of 16k-32k vertices, at most 5; 0: one METIS_NodeND call); for tests and benchmarks", "MatCholeskyFactorSymbolic", c->nd_depth, &c->nd_depth, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_fail_call", "Testing: -mat_pgx_ordering nd: the child process that makes this claim (0, 1, ... among the claims of the children) exits at once, its part runs again (-info says so)", "MatCholeskyFactorSymbolic", c->nd_fail_call, &c->nd_fail_call, NULL));
@@ -925,7 +925,7 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
   diagonal blocks, where static pivoting alone leaves errors of about tol).
 
   Options Database Keys:
-+ -mat_pgx_ordering <auto,metis,nd,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set; metis: one METIS_NodeND call; nd: PGX's nested dissection of fixed depth (from n) on METIS, its separators and leaves computed in parallel child processes (the same permutation for any number of them)
++ -mat_pgx_ordering <auto,metis,nd,amd,natural,petsc> - auto: nd for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set; metis: one METIS_NodeND call; nd: PGX's nested dissection of fixed depth (from n) on METIS, its separators and leaves computed in parallel child processes (the same permutation for any number of them)
 . -mat_pgx_ldlt_nd_procs <0> - nd: METIS calls at once, each in a forked child (1: in this process; 0: the cores of this process / MPI ranks on the node, at most 16)
 . -mat_pgx_ldlt_nd_depth <-1> - nd: the dissection depth (-1: from n)
 . -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends; with cuda also when half the flops or more are in supernodes of 16 columns or more)
