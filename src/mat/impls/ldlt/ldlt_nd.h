@@ -3,8 +3,8 @@
 
    Mathematics. G = (V, E) is the graph of A + A^T without the diagonal. Nested dissection of depth d:
    METIS_ComputeVertexSeparator splits G into A, B and a separator S (no edge joins A and B); the subgraphs induced
-   by A and B are dissected the same way to depth d - 1 (parts of fewer than NDMinSeparate vertices are leaves); a part at depth 0 (a leaf) is ordered by METIS_NodeND.
-   The order of G is the order of A, then that of B, then S (in increasing vertex number): eliminating A and B
+   by A and B are dissected the same way to depth d - 1 (parts of fewer than NDMinSeparate vertices are leaves); a
+   part at depth 0 (a leaf) is ordered by METIS_NodeND. The order of G is the order of A, then that of B, then S (in increasing vertex number): eliminating A and B
    first keeps the fill of each inside it, S becomes the dense last block. Depth 0 is one METIS_NodeND call,
    METIS's own ordering (its nested dissection recurses inside one call, serially). For depth > 0, G is first
    compressed as METIS_NodeND does (vertices with the same closed neighbourhood, e.g. the unknowns of one node of
@@ -15,9 +15,10 @@
    Determinism. Debian's METIS 5.1 draws its random numbers from libc's process-wide rand() and reseeds it in every
    call (srand of the default seed), so concurrent calls on threads interleave one random stream and give
    timing-dependent results (bench/ldlt/README.md). Here every METIS call has the default options (NUMBERING 0)
-   and runs alone in its process: in the caller's process one after another (procs = 1), or each in a child
-   created by fork() (procs > 1), so each call's result depends only on its input subgraph, whose vertices are
-   numbered in increasing order of the vertices of G. The depth is a function of |V| only (Depth()); parts smaller
+   and no two calls run at once in one process (the caller, or a child created by fork(): each has its own rand()
+   state), so each call's result depends only on its input subgraph, whose vertices are numbered in increasing
+   order of the vertices of G. (An application thread calling rand() during the ordering can still disturb the
+   calls that run in the caller, as with -mat_pgx_ordering metis; the calls in the children are immune.) The depth is a function of |V| only (Depth()); parts smaller
    than NDMinSeparate are leaves whatever their depth. The permutation is therefore the same, bitwise, for every
    procs, and the same as the serial nested dissection.
 
