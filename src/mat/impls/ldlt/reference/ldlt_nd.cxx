@@ -346,6 +346,7 @@ int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs,
   /* procs - 1 children, forked once; each works until every task is done */
   std::vector<pid_t> pid;
   std::vector<bool>  alive;
+  double             tf = Now();
   for (int p = 1; p < procs; p++) {
     pid_t c = fork();
     if (c == 0) {
@@ -359,7 +360,7 @@ int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs,
     pid.push_back(c);
     alive.push_back(true);
   }
-  stats->t_fork = Now() - t0;
+  stats->t_fork = Now() - tf;
 
   /* the caller: watch the children, run again what a dead child or a failed call left, work itself */
   int status = METIS_OK;
