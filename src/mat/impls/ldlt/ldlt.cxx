@@ -4,21 +4,27 @@
 #include <petsc/private/matimpl.h>
 #include <metis.h>
 #include <suitesparse/amd.h>
+#include <sched.h>
+#include <unistd.h>
+#include <cstdlib>
 #include <vector>
 #include "ldlt_kernels.h"
+#include "ldlt_nd.h"
 
 namespace K   = pgx::kernels::ldlt;
 namespace sym = pgx::kernels::ldlt::symbolic;
 namespace ref = pgx::kernels::ldlt::reference;
+namespace nd  = pgx::kernels::ldlt::nd;
 
 typedef enum {
   LDLT_ORDERING_AUTO,
   LDLT_ORDERING_METIS,
   LDLT_ORDERING_AMD,
   LDLT_ORDERING_NATURAL,
-  LDLT_ORDERING_PETSC
+  LDLT_ORDERING_PETSC,
+  LDLT_ORDERING_ND
 } LDLTOrdering;
-static const char *const LDLTOrderings[] = {"auto", "metis", "amd", "natural", "petsc", "LDLTOrdering", "LDLT_ORDERING_", NULL};
+static const char *const LDLTOrderings[] = {"auto", "metis", "amd", "natural", "petsc", "nd", "LDLTOrdering", "LDLT_ORDERING_", NULL};
 typedef enum {
   LDLT_METHOD_AUTO,
   LDLT_METHOD_COLUMN,
@@ -44,11 +50,17 @@ typedef struct {
   PetscBool      host_panels;  /* -mat_pgx_ldlt_panels: on the host, run the cuda backend's panel algorithm (reference twin) */
   PetscReal      gpu_memory;   /* -mat_pgx_ldlt_gpu_memory: bytes the supernodal GPU factor may take (0: the free GPU memory) */
   PGXDeviceType  devreq, device;
+  PetscInt       nd_procs;     /* -mat_pgx_ldlt_nd_procs: concurrent METIS processes of -mat_pgx_ordering nd (0: from the cores) */
+  PetscInt       nd_depth;     /* -mat_pgx_ldlt_nd_depth: dissection depth of nd (-1: from n, nd::Depth) */
+  PetscInt       nd_fail_call; /* -mat_pgx_ldlt_nd_fail_call (testing): the child of that call fails, the parent runs it */
   /* symbolic */
   PetscInt       n, nnzA;      /* size and stored entries of A (AIJ form) */
   PetscInt      *arowptr, *acol; /* A's pattern (AIJ form, original numbering): residuals and pattern checks */
   PetscScalar   *aval;         /* A's values of the last numeric phase (refinement) */
   LDLTOrdering   used_ordering;
+  PetscInt       nd_used_depth, nd_used_procs; /* nd: the depth and the concurrent processes of the last ordering */
+  PetscLogDouble t_ordering;   /* time of the last ordering */
+  unsigned long long perm_hash; /* FNV-1a hash of perm (MatView: tests compare permutations with it) */
   PetscInt      *perm, *iperm; /* perm[k] = row of A that is row k of C = P A P^T */
   PetscInt      *lcolptr, *lrow, *parent, *colcount, *level, *order, *lptr, *snptr, *dest;
   PetscInt       nlevels, nsuper, maxsuper;
@@ -104,6 +116,7 @@ static PetscErrorCode MatDestroy_PGXLDLT(Mat F)
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetSummary_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatPGXLDLTGetOrdering_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,13 +134,89 @@ static PetscErrorCode LDLTGetAIJ(Mat A, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the graph of A + A^T without the diagonal, in METIS's form (rows sorted, no duplicates) */
+static PetscErrorCode LDLTGraph(Mat_PGXLDLT *c, std::vector<idx_t> &xadj, std::vector<idx_t> &adj)
+{
+  PetscInt  n = c->n, *crowptr, *ccol;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &crowptr));
+  for (PetscInt k = 0; k < n; k++) c->iperm[k] = k;
+  PetscCall(sym::PermutedLower(n, c->arowptr, c->acol, c->iperm, crowptr, &ccol));
+  PetscCheck(2 * (PetscInt64)crowptr[n] <= (PetscInt64)IDX_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The graph of A has %" PetscInt_FMT " edges, too many for METIS's index type (%d bits)", crowptr[n], IDXTYPEWIDTH);
+  xadj.assign(n + 1, 0);
+  adj.assign(2 * (size_t)crowptr[n] + 1, 0);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
+      xadj[i + 1]++;
+      xadj[ccol[k] + 1]++;
+    }
+  for (PetscInt i = 0; i < n; i++) xadj[i + 1] += xadj[i];
+  std::vector<idx_t> next(xadj.begin(), xadj.end() - 1);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
+      adj[next[i]++]       = (idx_t)ccol[k];
+      adj[next[ccol[k]]++] = (idx_t)i;
+    }
+  PetscCall(PetscFree(crowptr));
+  PetscCall(PetscFree(ccol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_pgx_ldlt_nd_procs default: the cores this process may run on (its affinity mask, which forked children
+   inherit); when that is the whole node (the process is not bound), divided by the MPI ranks on the node, from
+   the launcher's environment (Open MPI, MPICH/Hydra, Slurm), else by the size of PETSC_COMM_WORLD (an upper
+   bound; no collective call, the symbolic phase of a sequential factor may run on one rank alone); 1..16 */
+static PetscInt LDLTNDDefaultProcs(void)
+{
+  long      online = sysconf(_SC_NPROCESSORS_ONLN), cores;
+  cpu_set_t set;
+
+  if (online < 1) online = 1;
+  cores = online;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) cores = PetscMin(cores, (long)CPU_COUNT(&set));
+  if (cores == online) {
+    const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"};
+    long        local  = 0;
+    for (const char *v : vars) {
+      const char *e = getenv(v);
+      if (e && atol(e) > 0) {
+        local = atol(e);
+        break;
+      }
+    }
+    if (local <= 0) {
+      PetscMPIInt size = 1;
+      if (MPI_Comm_size(PETSC_COMM_WORLD, &size) == MPI_SUCCESS && size > 0) local = size;
+      else local = 1;
+    }
+    cores = online / local;
+  }
+  return (PetscInt)PetscMax(1, PetscMin(cores, (long)nd::NDMaxProcs));
+}
+
+/* FNV-1a hash of a permutation (MatView prints it: tests compare permutations by it) */
+static unsigned long long LDLTHash(PetscInt n, const PetscInt *perm)
+{
+  unsigned long long h = 14695981039346656037ULL;
+  for (PetscInt k = 0; k < n; k++) {
+    unsigned long long v = (unsigned long long)(long long)perm[k];
+    for (int b = 0; b < 8; b++) {
+      h ^= (v >> (8 * b)) & 0xff;
+      h *= 1099511628211ULL;
+    }
+  }
+  return h;
+}
+
 static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
 {
   PetscInt n = c->n;
 
   PetscFunctionBegin;
   LDLTOrdering o = c->ordering;
-  if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_METIS : LDLT_ORDERING_AMD);
+  if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_ND : LDLT_ORDERING_AMD); /* nd: depth 0, i.e. one METIS_NodeND call, below 32768 */
   if (n <= 2 && o != LDLT_ORDERING_PETSC) o = LDLT_ORDERING_NATURAL;
   c->used_ordering = o;
   switch (o) {
@@ -160,26 +249,8 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
     }
   } break;
   case LDLT_ORDERING_METIS: {
-    /* graph of A + A^T without the diagonal */
-    PetscInt *crowptr, *ccol;
-    PetscCall(PetscMalloc1(n + 1, &crowptr));
-    for (PetscInt k = 0; k < n; k++) c->iperm[k] = k;
-    PetscCall(sym::PermutedLower(n, c->arowptr, c->acol, c->iperm, crowptr, &ccol));
-    std::vector<idx_t> xadj(n + 1, 0), adj(2 * (size_t)crowptr[n] + 1), mperm(n), miperm(n);
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
-        xadj[i + 1]++;
-        xadj[ccol[k] + 1]++;
-      }
-    for (PetscInt i = 0; i < n; i++) xadj[i + 1] += xadj[i];
-    std::vector<idx_t> next(xadj.begin(), xadj.end() - 1);
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt k = crowptr[i]; k < crowptr[i + 1]; k++) {
-        adj[next[i]++]       = (idx_t)ccol[k];
-        adj[next[ccol[k]]++] = (idx_t)i;
-      }
-    PetscCall(PetscFree(crowptr));
-    PetscCall(PetscFree(ccol));
+    std::vector<idx_t> xadj, adj, mperm(n), miperm(n);
+    PetscCall(LDLTGraph(c, xadj, adj));
     /* METIS's defaults (its own ndmetis): the graph above is already clean (no self-loops, no duplicates, sorted
        rows), COMPRESS is on, CCORDER off; other refinement settings change the ordering (and its fill) */
     idx_t nv = (idx_t)n, options[METIS_NOPTIONS];
@@ -191,6 +262,23 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
     PetscCall(PetscInfo(F, "METIS_NodeND: %.3g s (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges)\n", MPI_Wtime() - tm, n, (PetscInt)xadj[n] / 2));
     for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];
   } break;
+  case LDLT_ORDERING_ND: {
+    std::vector<idx_t> xadj, adj, mperm(n);
+    nd::Stats          st;
+    std::string        what;
+    PetscCall(LDLTGraph(c, xadj, adj));
+    PetscInt depth = c->nd_depth >= 0 ? c->nd_depth : nd::Depth(n);
+    PetscInt procs = depth == 0 ? 1 : (c->nd_procs > 0 ? c->nd_procs : LDLTNDDefaultProcs());
+    int      rc    = nd::Order((idx_t)n, xadj.data(), adj.data(), (int)depth, (int)PetscMin(procs, nd::NDMaxProcs), (int)c->nd_fail_call, mperm.data(), &st, &what);
+    PetscCheck(rc == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "PGX nested dissection (-mat_pgx_ordering nd): %s", what.c_str());
+    for (const std::string &f : st.fallbacks) PetscCall(PetscInfo(F, "nested dissection: %s\n", f.c_str()));
+    char compressed[64] = "";
+    if (st.compressed) PetscCall(PetscSNPrintf(compressed, sizeof(compressed), ", compressed to %lld vertices", st.compressed));
+    PetscCall(PetscInfo(F, "nested dissection (graph of %" PetscInt_FMT " vertices and %" PetscInt_FMT " edges%s): depth %d, %d separators, %d leaves, %d processes at a time (%d calls in child processes, forked in %.3g s): %.3g s; the calls' own times: separators %.3g s, leaves %.3g s (largest %.3g s), critical path %.3g s\n", n, (PetscInt)xadj[n] / 2, compressed, st.depth, st.nseparators, st.nleaves, st.procs, st.nforked, st.t_fork, st.t_total, st.t_separators, st.t_leaves, st.t_leaf_max, st.t_critical));
+    c->nd_used_depth = st.depth;
+    c->nd_used_procs = st.procs;
+    for (PetscInt i = 0; i < n; i++) c->perm[i] = (PetscInt)mperm[i];
+  } break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unknown ordering");
   }
@@ -199,6 +287,7 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
     PetscCheck(c->perm[k] >= 0 && c->perm[k] < n && c->iperm[c->perm[k]] < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The ordering is not a permutation (entry %" PetscInt_FMT ")", k);
     c->iperm[c->perm[k]] = k;
   }
+  c->perm_hash = LDLTHash(n, c->perm);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,7 +307,10 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(MatGetSize(A, &m, &N));
   PetscCheck(m == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MATSOLVERPGX Cholesky/LDL^T needs a square matrix; this one is %" PetscInt_FMT " x %" PetscInt_FMT, m, N);
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "PGX sparse LDL^T options", "Mat");
-  PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (metis for n >= 5000, amd below; petsc when PETSc passes an ordering), metis, amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_ordering", "Fill-reducing ordering: auto (nd for n >= 5000, amd below; petsc when PETSc passes an ordering), metis (one METIS_NodeND call), nd (PGX's nested dissection on METIS, its calls in parallel child processes), amd, natural, petsc (-pc_factor_mat_ordering_type)", "MatCholeskyFactorSymbolic", LDLTOrderings, (PetscEnum)c->ordering, (PetscEnum *)&c->ordering, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_procs", "-mat_pgx_ordering nd: METIS calls run at once, each in a forked child process (1: all in this process, the same permutation; 0: the cores of this process, divided by the MPI ranks on the node when it is not bound, at most 16)", "MatCholeskyFactorSymbolic", c->nd_procs, &c->nd_procs, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_depth", "-mat_pgx_ordering nd: dissection depth (-1: from n, leaves of 16k-32k vertices, at most 5; 0: one METIS_NodeND call); for tests and benchmarks", "MatCholeskyFactorSymbolic", c->nd_depth, &c->nd_depth, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nd_fail_call", "Testing: -mat_pgx_ordering nd: the child process that makes this claim (0, 1, ... among the claims of the children) exits at once, its part runs again (-info says so)", "MatCholeskyFactorSymbolic", c->nd_fail_call, &c->nd_fail_call, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_ldlt_method", "Numeric factorization: auto (supernodal when supernodes average 4 columns or more; with cuda also when half the flops are in supernodes of 16 columns or more), column (level-scheduled right-looking), supernodal (dense blocks)", "MatCholeskyFactorNumeric", LDLTMethods, (PetscEnum)c->method, (PetscEnum *)&c->method, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_large", "Supernodal method on the GPU: supernodes with nc >= this many columns or nr >= 8 times as many rows below use cuBLAS (trsm, syrkx, gemm), the others one thread block each", "MatCholeskyFactorNumeric", c->large_min, &c->large_min, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_ldlt_nb", "Supernodal method on the GPU: block size (1..64) of the blocked LDL^T of large diagonal blocks", "MatCholeskyFactorNumeric", c->nb, &c->nb, NULL));
@@ -232,6 +324,8 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   PetscCall(PetscOptionsBool("-mat_pgx_check_symmetry", "Check that A is symmetric (Hermitian) at each numeric factorization", "MatCholeskyFactorNumeric", c->check_symmetry, &c->check_symmetry, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the numeric phase and the solves run: auto, host (reference), cuda", "MatCholeskyFactorNumeric", PGXDeviceTypes, (PetscEnum)c->devreq, (PetscEnum *)&c->devreq, NULL));
   PetscOptionsEnd();
+  PetscCheck(c->nd_procs >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nd_procs %" PetscInt_FMT " must be >= 0", c->nd_procs);
+  PetscCheck(c->nd_depth >= -1 && c->nd_depth <= 12, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nd_depth %" PetscInt_FMT " must be in [-1, 12]", c->nd_depth);
   PetscCheck(c->large_min >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_large %" PetscInt_FMT " must be >= 0", c->large_min);
   PetscCheck(c->gpu_memory >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_gpu_memory %g must be >= 0", (double)c->gpu_memory);
   PetscCheck(c->nb >= 1 && c->nb <= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_ldlt_nb %" PetscInt_FMT " must be in [1, 64]", c->nb);
@@ -269,7 +363,8 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   tp[0] = MPI_Wtime();
   PetscCall(PetscMalloc2(n, &c->perm, n, &c->iperm));
   PetscCall(LDLTOrder(F, c, isperm));
-  tp[1] = MPI_Wtime();
+  tp[1]         = MPI_Wtime();
+  c->t_ordering = tp[1] - tp[0];
 
   PetscInt      *crowptr, *ccol;
   PetscLogDouble ts[4];
@@ -738,7 +833,9 @@ static PetscErrorCode MatView_PGXLDLT(Mat F, PetscViewer viewer)
   PetscInt nnzAlow = (c->nnzA + c->n) / 2; /* stored entries of the lower triangle with the diagonal (symmetric pattern) */
   PetscCall(PetscViewerASCIIPrintf(viewer, "n %" PetscInt_FMT ", nnz(A) %" PetscInt_FMT ", nnz(L) %" PetscInt_FMT " (with the diagonal), fill %.2f\n", c->n, c->nnzA, c->nnzL + c->n, nnzAlow ? (double)(c->nnzL + c->n) / nnzAlow : 0.0));
   if (c->symbolic_checked) PetscCall(PetscViewerASCIIPrintf(viewer, "symbolic phase checked: the same permuted pattern, tree, counts, structure, supernodes, value map%s as the simple algorithms\n", c->plan ? " and supernodal plan" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", LDLTOrderings[c->used_ordering], c->nlevels, c->nsuper, c->maxsuper));
+  if (c->used_ordering == LDLT_ORDERING_ND) PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: nd (nested dissection on METIS, depth %" PetscInt_FMT ", %" PetscInt_FMT " process%s at a time), %.3g s, permutation hash %016llx\n", c->nd_used_depth, c->nd_used_procs, c->nd_used_procs > 1 ? "es" : "", c->t_ordering, c->perm_hash));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "ordering: %s, %.3g s, permutation hash %016llx\n", LDLTOrderings[c->used_ordering], c->t_ordering, c->perm_hash));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "elimination tree levels: %" PetscInt_FMT ", supernodes: %" PetscInt_FMT " (largest %" PetscInt_FMT " columns)\n", c->nlevels, c->nsuper, c->maxsuper));
   if (c->numeric_done) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "method: %s, %s, numeric flops %g\n", LDLTMethods[c->used_method], c->hermitian ? "LDL^H" : "LDL^T", (double)c->flops));
     if (c->plan) PetscCall(PetscViewerASCIIPrintf(viewer, "supernodal on panels (%s): %" PetscInt_FMT " levels of the supernodal tree, dense BLAS-3 for nc >= %" PetscInt_FMT " or nr >= %" PetscInt_FMT " (block size %" PetscInt_FMT "), the others one thread block each; solves on the panels\n", c->cu ? "cuda" : "host emulation, -mat_pgx_ldlt_panels", c->plan->nslevels, c->large_min, 8 * c->large_min, c->nb));
@@ -783,6 +880,29 @@ static PetscErrorCode MatPGXLDLTGetSummary_PGXLDLT(Mat F, const char **ordering,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* For bench_ldlt_symbolic: the last ordering's time, its nd depth and processes (0 for the other orderings), the
+   permutation's hash and the flops of the factorization its structure implies (composed as "MatPGXLDLTGetOrdering_C") */
+static PetscErrorCode MatPGXLDLTGetOrdering_PGXLDLT(Mat F, PetscReal *seconds, PetscInt *depth, PetscInt *procs, unsigned long long *hash, PetscReal *flops)
+{
+  Mat_PGXLDLT *c = (Mat_PGXLDLT *)F->data;
+
+  PetscFunctionBegin;
+  PetscCheck(c->nsymbolic, PetscObjectComm((PetscObject)F), PETSC_ERR_ARG_WRONGSTATE, "No symbolic factorization yet");
+  if (seconds) *seconds = (PetscReal)c->t_ordering;
+  if (depth) *depth = c->used_ordering == LDLT_ORDERING_ND ? c->nd_used_depth : 0;
+  if (procs) *procs = c->used_ordering == LDLT_ORDERING_ND ? c->nd_used_procs : 0;
+  if (hash) *hash = c->perm_hash;
+  if (flops) {
+    PetscLogDouble f = 0;
+    for (PetscInt j = 0; j < c->n; j++) {
+      PetscLogDouble cj = c->colcount[j];
+      f += cj + 2.0 * cj * (cj + 1);
+    }
+    *flops = (PetscReal)f;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
@@ -805,7 +925,9 @@ static PetscErrorCode MatFactorGetSolverType_PGXLDLT(Mat F, MatSolverType *type)
   diagonal blocks, where static pivoting alone leaves errors of about tol).
 
   Options Database Keys:
-+ -mat_pgx_ordering <auto,metis,amd,natural,petsc> - auto: METIS nested dissection for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set
++ -mat_pgx_ordering <auto,metis,nd,amd,natural,petsc> - auto: nd for n >= 5000, AMD below, or the ordering PETSc passes when -pc_factor_mat_ordering_type is set; metis: one METIS_NodeND call; nd: PGX's nested dissection of fixed depth (from n) on METIS, its separators and leaves computed in parallel child processes (the same permutation for any number of them)
+. -mat_pgx_ldlt_nd_procs <0> - nd: METIS calls at once, each in a forked child (1: in this process; 0: the cores of this process / MPI ranks on the node, at most 16)
+. -mat_pgx_ldlt_nd_depth <-1> - nd: the dissection depth (-1: from n)
 . -mat_pgx_ldlt_method <auto,column,supernodal> - numeric algorithm (auto: supernodal when the supernodes average 4 columns or more, on both backends; with cuda also when half the flops or more are in supernodes of 16 columns or more)
 . -mat_pgx_ldlt_large <64> - supernodal on the GPU: supernodes with at least this many columns (or 8 times as many rows below them) use cuBLAS, the others one thread block each, one launch per level of the supernodal tree
 . -mat_pgx_ldlt_nb <64> - supernodal on the GPU: block size of the blocked LDL^T of the large diagonal blocks
@@ -866,6 +988,9 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   c->host_panels    = PETSC_FALSE;
   c->gpu_memory     = 0;
   c->last_berr      = -1;
+  c->nd_procs       = 0;
+  c->nd_depth       = -1;
+  c->nd_fail_call   = -1;
   PetscCall(PGXGetDefaultDeviceType(&c->devreq));
   c->device                            = PGX_DEVICE_HOST;
   B->data                              = c;
@@ -881,6 +1006,7 @@ static PetscErrorCode MatGetFactor_seqaij_pgx(Mat A, MatFactorType ftype, Mat *F
   PetscCall(PetscStrallocpy(MATSOLVERPGX, &B->solvertype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_PGXLDLT));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetSummary_C", MatPGXLDLTGetSummary_PGXLDLT));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatPGXLDLTGetOrdering_C", MatPGXLDLTGetOrdering_PGXLDLT));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
