@@ -304,6 +304,8 @@ int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs,
   Worker             w;
   Board              b;
 
+  /* no more processes than parts that can run at once (the leaves): each fork copies the caller's page tables */
+  if (depth < 30 && procs > (1 << depth)) procs = 1 << depth;
   *stats            = Stats();
   stats->depth      = depth;
   stats->procs      = procs;
