@@ -253,7 +253,9 @@ int main(int argc, char **argv)
       PetscReal e, nu;
       PetscCall(VecNorm(x, NORM_INFINITY, &e));
       PetscCall(VecNorm(u, NORM_INFINITY, &nu));
-      CHECK(e <= 1e-8 * nu, "after refactorization: error %g", (double)(e / nu));
+      /* the forward error is bounded by cond(A) times the backward error checked above; the KKT matrices (cond ~1e7)
+         reach a few 1e-8 on the GPU, so this checks the magnitude only */
+      CHECK(e <= 1e-6 * nu, "after refactorization: error %g", (double)(e / nu));
     }
   } else if (!strcmp(mode, "matmat")) { /* MatMatSolve with 7 columns equals column-by-column MatSolve */
     Mat                B, X;
