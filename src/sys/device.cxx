@@ -1,14 +1,52 @@
 /* Device selection (host side). The CUDA side lives in src/sys/cuda/device.cu; without CUDA the
    device-memory functions below raise a clear error instead. */
 #include <pgx/private/pgximpl.h>
+#include <new>
+#include <thread>
 
 #if PGX_HAVE_CUDA
 PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *, PetscInt *, char[], size_t);
+PETSC_INTERN void           PGXCUDAProbeRaw(int, int *, int *, char[], size_t);
+PETSC_INTERN int            PGXCUDALocalRank(void);
 #endif
 
-static PetscBool PGXCUDAProbed = PETSC_FALSE, PGXCUDAAvailable = PETSC_FALSE;
-static char      PGXCUDAReason[256];
-static PetscInt  PGXCUDACount = 0;
+static PetscBool    PGXCUDAProbed = PETSC_FALSE, PGXCUDAAvailable = PETSC_FALSE;
+static char         PGXCUDAReason[256];
+static PetscInt     PGXCUDACount = 0;
+static std::thread *PGXCUDAProbeThread = nullptr; /* PGXCUDAProbeBegin()'s thread until PGXCUDAIsAvailable() joins it */
+static int          PGXCUDAProbeAvail = 0, PGXCUDAProbeCount = 0;
+
+/*@C
+  PGXCUDAProbeBegin - Starts the probe of `PGXCUDAIsAvailable()` (the process's first CUDA calls: driver
+  initialization and the primary context, tenths of a second) on a thread of its own, so that host work overlaps it.
+
+  Not Collective
+
+  Level: developer
+
+  Notes:
+  The next `PGXCUDAIsAvailable()` (or `PGXDeviceResolve()`) waits for it and reports as usual. Nothing happens when
+  the probe has run already, without CUDA, or when no thread can be started (the probe then runs when asked). Call it
+  only where no fork() follows before that wait (a multithreaded process must not fork while the CUDA driver is being
+  initialized): MATSOLVERPGX calls it after its nested dissection has forked its children.
+
+.seealso: `PGXCUDAIsAvailable()`, `PGXDeviceResolve()`
+@*/
+PetscErrorCode PGXCUDAProbeBegin(void)
+{
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  if (!PGXCUDAProbed && !PGXCUDAProbeThread) {
+    int lrank = PGXCUDALocalRank();
+    try {
+      PGXCUDAProbeThread = new std::thread([lrank] { PGXCUDAProbeRaw(lrank, &PGXCUDAProbeAvail, &PGXCUDAProbeCount, PGXCUDAReason, sizeof(PGXCUDAReason)); });
+    } catch (...) {
+      PGXCUDAProbeThread = nullptr; /* the probe runs when asked */
+    }
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /*@C
   PGXCUDAIsAvailable - Whether PGX was built with CUDA and a CUDA device is visible to this process.
@@ -28,7 +66,13 @@ PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
   PetscAssertPointer(avail, 1);
   if (!PGXCUDAProbed) {
 #if PGX_HAVE_CUDA
-    PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, &PGXCUDACount, PGXCUDAReason, sizeof(PGXCUDAReason)));
+    if (PGXCUDAProbeThread) { /* PGXCUDAProbeBegin() started it */
+      PGXCUDAProbeThread->join();
+      delete PGXCUDAProbeThread;
+      PGXCUDAProbeThread = nullptr;
+      PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
+      PGXCUDACount       = PGXCUDAProbeCount;
+    } else PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, &PGXCUDACount, PGXCUDAReason, sizeof(PGXCUDAReason)));
 #else
     PGXCUDAAvailable = PETSC_FALSE;
     PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA (nvcc was not found at build time, or CUDA=0; rebuild with CUDA=1 CUDA_DIR=/path/to/cuda)", sizeof(PGXCUDAReason)));

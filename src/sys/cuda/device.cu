@@ -95,35 +95,51 @@ PetscErrorCode ContextInit(void)
 }
 } // namespace
 
-PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, PetscInt *ndev, char reason[], size_t len)
+/* The probe without PETSc calls, so that it can run on a thread of its own (PGXCUDAProbeBegin()): the first CUDA
+   call of a process initializes the driver and creates the primary context (tenths of a second) */
+PETSC_INTERN void PGXCUDAProbeRaw(int lrank, int *avail, int *ndev, char reason[], size_t len)
 {
   int                count = 0;
   cudaError_t        e;
   cudaFuncAttributes attr;
 
-  PetscFunctionBegin;
-  *avail = PETSC_FALSE;
+  *avail = 0;
   *ndev  = 0;
   e      = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    PetscCall(PetscSNPrintf(reason, len, "cudaGetDeviceCount() failed with %s (%s): no usable GPU or driver", cudaGetErrorName(e), cudaGetErrorString(e)));
+    snprintf(reason, len, "cudaGetDeviceCount() failed with %s (%s): no usable GPU or driver", cudaGetErrorName(e), cudaGetErrorString(e));
     (void)cudaGetLastError();
-    PetscFunctionReturn(PETSC_SUCCESS);
+    return;
   }
   if (count == 0) {
-    PetscCall(PetscSNPrintf(reason, len, "no CUDA device is visible"));
-    PetscFunctionReturn(PETSC_SUCCESS);
+    snprintf(reason, len, "no CUDA device is visible");
+    return;
   }
   e = cudaFuncGetAttributes(&attr, probe_kernel);
   if (e != cudaSuccess) {
     cudaDeviceProp p;
-    (void)cudaGetDeviceProperties(&p, local_rank() % count);
-    PetscCall(PetscSNPrintf(reason, len, "libpgx.so has no kernel image for this GPU (%s, sm_%d%d): %s; rebuild with CUDA_ARCH=%d%d", p.name, p.major, p.minor, cudaGetErrorString(e), p.major, p.minor));
+    (void)cudaGetDeviceProperties(&p, (lrank < 0 ? 0 : lrank) % count);
+    snprintf(reason, len, "libpgx.so has no kernel image for this GPU (%s, sm_%d%d): %s; rebuild with CUDA_ARCH=%d%d", p.name, p.major, p.minor, cudaGetErrorString(e), p.major, p.minor);
     (void)cudaGetLastError();
-    PetscFunctionReturn(PETSC_SUCCESS);
+    return;
   }
-  *avail = PETSC_TRUE;
+  *avail = 1;
   *ndev  = count;
+}
+
+PETSC_INTERN int PGXCUDALocalRank(void)
+{
+  return local_rank();
+}
+
+PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, PetscInt *ndev, char reason[], size_t len)
+{
+  int a, c;
+
+  PetscFunctionBegin;
+  PGXCUDAProbeRaw(local_rank(), &a, &c, reason, len);
+  *avail = a ? PETSC_TRUE : PETSC_FALSE;
+  *ndev  = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -210,6 +210,12 @@ static unsigned long long LDLTHash(PetscInt n, const PetscInt *perm)
   return h;
 }
 
+/* nd's after_fork: start the CUDA probe once no fork() follows (its error, if any, is reported by the probe itself) */
+static void LDLTProbeAfterFork(void)
+{
+  (void)PGXCUDAProbeBegin();
+}
+
 static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
 {
   PetscInt n = c->n;
@@ -219,6 +225,9 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
   if (o == LDLT_ORDERING_AUTO) o = isperm ? LDLT_ORDERING_PETSC : (n >= 5000 ? LDLT_ORDERING_ND : LDLT_ORDERING_AMD); /* nd: depth 0, i.e. one METIS_NodeND call, below 32768 */
   if (n <= 2 && o != LDLT_ORDERING_PETSC) o = LDLT_ORDERING_NATURAL;
   c->used_ordering = o;
+  /* the process's first CUDA calls (tenths of a second) on a thread beside the ordering; nd starts it once its
+     children are forked (a process must not fork while another of its threads initializes the CUDA driver) */
+  if (c->devreq != PGX_DEVICE_HOST && o != LDLT_ORDERING_ND) PetscCall(PGXCUDAProbeBegin());
   switch (o) {
   case LDLT_ORDERING_NATURAL:
     for (PetscInt k = 0; k < n; k++) c->perm[k] = k;
@@ -269,7 +278,7 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
     PetscCall(LDLTGraph(c, xadj, adj));
     PetscInt depth = c->nd_depth >= 0 ? c->nd_depth : nd::Depth(n);
     PetscInt procs = depth == 0 ? 1 : (c->nd_procs > 0 ? c->nd_procs : LDLTNDDefaultProcs());
-    int      rc    = nd::Order((idx_t)n, xadj.data(), adj.data(), (int)depth, (int)PetscMin(procs, nd::NDMaxProcs), (int)c->nd_fail_call, mperm.data(), &st, &what);
+    int      rc    = nd::Order((idx_t)n, xadj.data(), adj.data(), (int)depth, (int)PetscMin(procs, nd::NDMaxProcs), (int)c->nd_fail_call, mperm.data(), &st, &what, c->devreq != PGX_DEVICE_HOST ? LDLTProbeAfterFork : nullptr);
     PetscCheck(rc == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "PGX nested dissection (-mat_pgx_ordering nd): %s", what.c_str());
     for (const std::string &f : st.fallbacks) PetscCall(PetscInfo(F, "nested dissection: %s\n", f.c_str()));
     char compressed[64] = "";
@@ -339,8 +348,6 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
     if (known && flg) c->hermitian = PETSC_TRUE;
   }
 #endif
-  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device)); /* real and complex (symmetric or Hermitian) on both backends */
-
   PetscCall(PetscLogEventBegin(PGX_LDLTSymbolic, F, A, 0, 0));
   t0 = MPI_Wtime();
   PetscCall(LDLTFreeSymbolic(c));
@@ -363,6 +370,8 @@ static PetscErrorCode MatCholeskyFactorSymbolic_PGXLDLT(Mat F, Mat A, IS isperm,
   tp[0] = MPI_Wtime();
   PetscCall(PetscMalloc2(n, &c->perm, n, &c->iperm));
   PetscCall(LDLTOrder(F, c, isperm));
+  /* the backend: after the ordering, which overlapped the CUDA probe (PGXCUDAProbeBegin()) */
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), c->devreq, &c->device)); /* real and complex (symmetric or Hermitian) on both backends */
   tp[1]         = MPI_Wtime();
   c->t_ordering = tp[1] - tp[0];
 

@@ -36,7 +36,9 @@
    forks nothing: the same tasks, in this process.
 
    Input contract: n >= 0 vertices, xadj[n+1], adj[xadj[n]] 0-based, symmetric, no self-loops (METIS's form).
-   Output: perm[k] = the vertex of G that comes k-th (METIS_NodeND's perm). Host code, no PETSc objects. */
+   Output: perm[k] = the vertex of G that comes k-th (METIS_NodeND's perm). Host code, no PETSc objects.
+   after_fork (optional): called once in the caller when no fork() will follow (after the children are created, or at
+   once with procs = 1), so that the caller may start threads without forking a multithreaded process mid-call. */
 #pragma once
 #include <pgx/private/pgxcompat.h>
 #include <metis.h>
@@ -78,7 +80,7 @@ struct Stats {
 /* Nested dissection of depth depth (0..12) in procs (1..NDMaxProcs) processes. fail_call >= 0 (testing): the child
    that makes claim number fail_call of the children's claims (counted from 0) exits with status 1 at once, and
    the caller works only while no child is alive, so that the fallback runs; the permutation does not change. Returns METIS_OK or the status of the METIS call that failed in the parent (a message in *what). */
-int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what);
+int Order(idx_t n, const idx_t *xadj, const idx_t *adj, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what, void (*after_fork)(void) = nullptr);
 } // namespace nd
 } // namespace ldlt
 } // namespace kernels

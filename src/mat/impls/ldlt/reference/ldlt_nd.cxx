@@ -295,7 +295,7 @@ void Nap()
 }
 } // namespace
 
-int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what)
+int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs, int fail_call, idx_t *perm, Stats *stats, std::string *what, void (*after_fork)(void))
 {
   double             t0 = Now();
   std::vector<idx_t> cx, ca, cw, gptr, gind;
@@ -363,6 +363,7 @@ int Order(idx_t n0, const idx_t *xadj0, const idx_t *adj0, int depth, int procs,
     alive.push_back(true);
   }
   stats->t_fork = Now() - tf;
+  if (after_fork) after_fork(); /* no fork() follows: the caller may start a thread now */
 
   /* the caller: watch the children, run again what a dead child or a failed call left, work itself */
   int status = METIS_OK;
