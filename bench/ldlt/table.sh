@@ -29,7 +29,7 @@
 #
 # Knobs: PGX_LDLT_BUDGET (s), PGX_LDLT_NP (MUMPS ranks, 16), PGX_LDLT_THREADS (BLAS threads, 16),
 # PGX_LDLT_DEVICE (pgx device, cuda in real mode), PGX_LDLT_FILTER (regex on "problem solver": run only those),
-# PGX_LDLT_TINY=1 (tiny sizes and caps: a check of the script on a machine without a GPU, with PGX_LDLT_DEVICE=host),
+# PGX_LDLT_CAPS ("problem solver=cap,...": other caps for named pairs), PGX_LDLT_TINY=1 (tiny sizes and caps: a check of the script on a machine without a GPU, with PGX_LDLT_DEVICE=host),
 # PGX_LDLT_MPIEXEC (mpiexec command, default mpiexec).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -180,6 +180,10 @@ run_pair() { # problem args solver cap optional
   local prob=$1 args=$2 solver=$3 cap=$4 opt=$5 left log rc start end cmd
   if [ -n "${PGX_LDLT_FILTER:-}" ] && ! [[ "$prob $solver" =~ $PGX_LDLT_FILTER ]]; then return; fi
   cap=$(awk -v c="$cap" -v s="$CAPSCALE" 'BEGIN { c = c * s; if (c < 5) c = 5; printf "%d", c }')
+  # PGX_LDLT_CAPS="problem solver=cap,...": other caps for named pairs (e.g. "poisson3d-100 umfpack-dl=400")
+  local ovr ov
+  IFS=, read -r -a ovr <<<"${PGX_LDLT_CAPS:-}"
+  for ov in "${ovr[@]}"; do [ "${ov%=*}" = "$prob $solver" ] && cap=${ov##*=}; done
   left=$((BUDGET - $(elapsed)))
   if [ "$opt" = 1 ] && [ "$left" -lt $((cap + 5)) ]; then
     printf '%s\t%s\tnotrun\t\t\t\t\t\t\t\t\t\t\t\tnot run (time budget: %s s left of %s)\n' "$prob" "$solver" "$left" "$BUDGET" >> "$PAIRS"; return
