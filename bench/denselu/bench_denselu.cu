@@ -16,6 +16,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  as two '#' lines under each PGX row)  -priority 0,1 (panel on a greatest-priority stream)  -leafrows 0,1,2,4,8\n"
                            "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n"
                            "  -paths auto,blocked,cluster,fused (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
+                           "  -la_sms 0,100,116 (-mat_pgx_lu_lookahead_sms: the look-ahead stream's SM count targets, swept)\n"
                            "  (-mat_pgx_lu_cluster_max: the largest n of the cluster path under auto)  -graph 0,1 (-mat_pgx_lu_graph: the\n"
                            "  factorization replayed from a CUDA graph: the two warm-ups run it directly and capture it)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
@@ -174,6 +175,7 @@ struct Config {
   dl::Path  path;       /* -paths */
   PetscInt  clustermax; /* -cluster_max */
   PetscBool graph;      /* -graph */
+  PetscInt  lasms;      /* -la_sms: SetLookAheadSMs */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -200,6 +202,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetPanelOptions(d, cf.priority, cf.leafrows, cf.leafswaps));
   PetscCall(cu::SetPath(d, cf.path, cf.clustermax));
   PetscCall(cu::SetGraph(d, cf.graph));
+  PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -237,6 +240,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
       PetscCall(cu::GetGraphInfo(d, NULL, &replayed));
       note += replayed ? " graph replayed" : " graph not replayed";
     }
+    if (cf.lasms) note += " la_sms " + std::to_string((long long)cf.lasms);
     note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
   }
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
@@ -319,7 +323,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
-  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1;
+  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
@@ -339,6 +343,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-leafswaps", "PGX: leaves swap the rest of their panel off (0) / on (1) to sweep", lswaps, 2, &nlswaps));
   PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
@@ -406,6 +411,7 @@ int main(int argc, char **argv)
         for (PetscInt ig = 0; ig < ngraphs; ig++) {
         const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
         const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "");
+        for (PetscInt iq = 0; iq < nlasms; iq++)
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
             for (PetscInt is = 0; is < nlswaps; is++) {
@@ -415,11 +421,11 @@ int main(int argc, char **argv)
                   for (PetscInt il = 0; il < nleaves; il++)
                     for (PetscInt ia = 0; ia < nlas; ia++)
                       for (PetscInt ic = 0; ic < ncoops; ic++) {
-                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr};
+                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
-                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr};
+                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
                 PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
               }
             }

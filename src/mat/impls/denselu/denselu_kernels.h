@@ -169,6 +169,9 @@ PetscErrorCode FactorDeviceInput(Data *, PetscInt n, const PetscScalar *d_a, Pet
 /* The path (-mat_pgx_lu_path) and the largest n at which AUTO takes the cluster path (-mat_pgx_lu_cluster_max; 0:
    never, the default until measured) */
 PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
+/* Look-ahead: the rest of each trailing update (second stream) runs its cuBLAS kernels on at most sms SMs
+   (cublasSetSmCountTarget; 0: all), leaving the others to the panel and the next panel's update */
+PetscErrorCode SetLookAheadSMs(Data *, PetscInt sms);
 /* CUDA graph (-mat_pgx_lu_graph; off by default): the factorization's launches are captured at the second
    factorization of the same n and precision (into the same device buffer) and replayed by the later ones (one
    cudaGraphLaunch: no host-side launch per panel). Not with a profile (its events are timed). Any setter (block size,

@@ -88,6 +88,8 @@ struct Data {
   cudaEvent_t                   espin = nullptr, espout = nullptr; /* priority: PGX's stream -> sp at the start, sp -> PGX's at the end */
   cudaStream_t                  s2        = nullptr; /* look-ahead: stream of the rest of the trailing update */
   cublasHandle_t                h2        = nullptr; /* look-ahead: cuBLAS handle bound to s2 */
+  int                           lasms     = 0;       /* look-ahead: SM count target of h2's kernels (cublasSetSmCountTarget; 0: all) */
+  int                           lasmsset  = 0;       /* the target h2 has */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
   Path                          pathreq   = PATH_AUTO; /* -mat_pgx_lu_path */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
@@ -1169,6 +1171,10 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
   if (!d->s2) PetscCall(CreateStream(false, &d->s2, &d->h2, &d->epanel, &d->erest)); /* the least priority: explicit, as the panel's stream may have the greatest */
+  if (d->lasmsset != d->lasms) { /* the rest of the trailing update on at most lasms SMs: the others stay free for the panel */
+    PGXCallCUBLAS(cublasSetSmCountTarget(d->h2, d->lasms));
+    d->lasmsset = d->lasms;
+  }
   /* s2 starts after everything already queued on s (the copy of A, the flag reset) */
   PGXCallCUDA(cudaEventRecord(d->erest, s));
   PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
@@ -1392,6 +1398,15 @@ PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
   d->lookahead = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLookAheadSMs(Data *d, PetscInt sms)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(sms >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the look-ahead SM count target must be >= 0 (0: all), not %" PetscInt_FMT, sms);
+  d->lasms = (int)PetscMin(sms, (PetscInt)INT_MAX);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
