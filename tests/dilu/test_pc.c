@@ -328,6 +328,27 @@ static PetscErrorCode TestWave(void)
   PetscCall(Counts(pc, &nana, &nc));
   CHECK(nana == 2 && nc == 4, "natural -> multicolor after setup with color wave 4: %d analyses, %d colors; expected 2, 4", (int)nana, (int)nc);
   PetscCall(PCDestroy(&pc));
+  /* in a KSP: a wave set between two solves is used by the second one */
+  {
+    KSP      ksp;
+    PetscInt its[2];
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCDILU));
+    PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, r, y));
+    PetscCall(KSPGetIterationNumber(ksp, &its[0]));
+    PetscCall(PCDILUSetColorWave(pc, 2));
+    PetscCall(KSPSolve(ksp, r, y));
+    PetscCall(KSPGetIterationNumber(ksp, &its[1]));
+    PetscCall(Counts(pc, &nana, &nc));
+    CHECK(nana == 2 && nc == 2, "KSP, color wave 8 then 2 between solves: %d analyses, %d colors; expected 2, 2", (int)nana, (int)nc);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP: color wave 8 then 2 between solves: %" PetscInt_FMT " then %" PetscInt_FMT " iterations, %" PetscInt_FMT " analyses\n", its[0], its[1], nana));
+    PetscCall(KSPDestroy(&ksp));
+  }
   /* another PC type: the setter does nothing */
   PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
