@@ -629,7 +629,10 @@ static PetscErrorCode PCDestroy_DILU(PC pc)
 
   Level: intermediate
 
-.seealso: `PCDILU`, `PCDILUGetOrdering()`, `PCDILUSetShift()`
+  Note:
+  Changing the ordering after `PCSetUp()` redoes the analysis at the next setup, also with the same matrix.
+
+.seealso: `PCDILU`, `PCDILUGetOrdering()`, `PCDILUSetShift()`, `PCDILUSetColorWave()`
 @*/
 PetscErrorCode PCDILUSetOrdering(PC pc, PCDILUOrdering ord)
 {
