@@ -5,7 +5,9 @@ static const char help[] = "PCDILU benchmark (issue 3, item 4): PGX DILU (cuda b
                            "then iteration counts to rtol 1e-8 (CG for symmetric, BiCGStab otherwise) with PGX dilu natural / multicolor\n"
                            "(cuda), PETSc ILU(0) and Jacobi (host).\n"
                            "Options: -m7 <128> -m27 <100> -maniso <64> -mconv <64> (0 skips), -matrices <BentPipe2D100,bcsstk16>,\n"
-                           "  -reps <50> timed repetitions (median), -its <1> (0: skip the iteration counts), -max_it <1000>, -o <file>\n";
+                           "  -reps <50> timed repetitions (median), -its <1> (0: skip the iteration counts), -max_it <1000>, -o <file>,\n"
+                           "  -waves <w1,w2,...> (e.g. 2,4,8; default none): multicolor per color wave (-pc_dilu_color_wave): colors, analysis,\n"
+                           "  apply and apply/SpMV (verified against the reference with the same wave) and iterations (cuda PCDILU)\n";
 /* Runs in a PETSc without CUDA: matrices and KSP vectors live on the host; PGX's cuda backend stages them.
    Timings of kernels use cudaEvents on PGX's stream around each repetition, after a warm-up; medians. */
 #define DISABLE_CUSPARSE_DEPRECATED 1 /* csrilu02 is the issue's named anchor */
@@ -61,7 +63,14 @@ static double BackwardError(PetscInt n, const PetscInt *ia, const PetscInt *ja, 
   return berr;
 }
 
+/* multicolor with one color wave (-waves) */
+struct WaveResult {
+  PetscInt wave = 0, ncolors = 0, its = -1;
+  double   analysis = 0, apply = 0, err = 0;
+};
+
 struct Row {
+  std::vector<WaveResult> waves;
   std::string name;
   PetscInt    n = 0, nnz = 0;
   double      spmv = 0, ilu_setup = 0, ilu_apply = 0;
@@ -171,6 +180,52 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s %s: cuda vs reference %g (bad row cuda %" PetscInt_FMT ", reference %" PetscInt_FMT ")\n", row.name.c_str(), mc ? "multicolor" : "natural", row.err[idx], bad, rbad));
       nverify_fail++;
     }
+  }
+  PetscCall(K::cuda::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* multicolor with color wave w through the kernel interface: analysis (wall), apply (median), verified against the
+   reference (GPU colors == reference::Color with w; apply vs Apply() with those colors, relative or backward error) */
+static PetscErrorCode BenchWave(PetscInt n, const PetscInt *ia, const PetscInt *ja, const PetscScalar *a, const PetscScalar *d_val, const PetscScalar *d_x, PetscScalar *d_y, const std::vector<PetscScalar> &hx, PetscInt w, PetscInt reps, cudaStream_t s, const std::string &name, WaveResult &res)
+{
+  K::cuda::Data           *d = NULL;
+  PetscLogDouble           t0;
+  PetscInt                 nl, nu, bad, rbad, nc = 0, rnc = -1;
+  std::vector<PetscInt>    color(n), rcolor(n), rank(n), diag(n), pair(ia[n]), lorder(n), llptr(n + 1), uorder(n), ulptr(n + 1);
+  std::vector<PetscScalar> E(n), y(n), yd(n, NAN);
+
+  PetscFunctionBeginUser;
+  res.wave = w;
+  PetscCall(K::cuda::Create(&d));
+  PetscCall(K::cuda::SetColorWave(d, w));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(PetscTime(&t0));
+  PetscCall(K::cuda::Analyze(d, n, ia, ja, PETSC_TRUE, NULL, 0, &nl, &nu));
+  res.analysis = WallMs(t0);
+  PetscCall(K::cuda::FactorDevice(d, d_val, 0.0, &bad));
+  PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &res.apply));
+  PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+  res.ncolors = nc;
+  PetscCall(ref::Color(n, ia, ja, w, rcolor.data(), &rnc));
+  if (rnc != nc || rcolor != color) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s color wave %" PetscInt_FMT ": GPU coloring (%" PetscInt_FMT " colors) differs from the reference (%" PetscInt_FMT ")\n", name.c_str(), w, nc, rnc));
+    nverify_fail++;
+  }
+  PetscCall(ref::FindDiagonal(n, ia, ja, diag.data()));
+  PetscCall(ref::RankFromColors(n, color.data(), nc, rank.data()));
+  PetscCall(ref::ColorSchedule(n, color.data(), nc, PETSC_FALSE, lorder.data(), llptr.data()));
+  PetscCall(ref::ColorSchedule(n, color.data(), nc, PETSC_TRUE, uorder.data(), ulptr.data()));
+  PetscCall(ref::FindPairs(n, ia, ja, rank.data(), pair.data()));
+  PetscCall(ref::Factor(n, ia, ja, a, rank.data(), diag.data(), pair.data(), nc, lorder.data(), llptr.data(), 0.0, E.data(), &rbad));
+  PetscCall(ref::Apply(n, ia, ja, a, rank.data(), E.data(), nc, lorder.data(), llptr.data(), nc, uorder.data(), ulptr.data(), hx.data(), y.data()));
+  PetscCall(K::cuda::Apply(d, d_x, d_y));
+  PGXCallCUDA(cudaMemcpyAsync(yd.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  res.err = std::min(RelDiff(yd, y), BackwardError(n, ia, ja, a, rank.data(), E, yd, hx));
+  if (!(res.err <= 1e-9) || rbad != bad) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s color wave %" PetscInt_FMT ": cuda vs reference %g (bad row cuda %" PetscInt_FMT ", reference %" PetscInt_FMT ")\n", name.c_str(), w, res.err, bad, rbad));
+    nverify_fail++;
   }
   PetscCall(K::cuda::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -342,10 +397,35 @@ static PetscErrorCode Iterations(Mat A, PetscBool symmetric, PetscInt max_it, Ro
     row.its[c] = reason > 0 ? its : -1;
     PetscCall(KSPDestroy(&ksp));
   }
+  for (WaveResult &w : row.waves) { /* PCDILU multicolor (cuda) with each color wave */
+    KSP                ksp;
+    PC                 pc;
+    KSPConvergedReason reason;
+    PetscInt           its;
+    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, symmetric ? KSPCG : KSPBCGS));
+    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, max_it));
+    PetscCall(KSPSetOptionsPrefix(ksp, "bench_"));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCDILU));
+    PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
+    PetscCall(PCDILUSetColorWave(pc, w.wave));
+    PetscCall(PetscOptionsSetValue(NULL, "-bench_pgx_device", "cuda"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    w.its = reason > 0 ? its : -1;
+    PetscCall(KSPDestroy(&ksp));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static std::vector<PetscInt> waves; /* -waves */
 
 static PetscErrorCode RunOne(const char *name, Mat A, PetscBool symmetric, PetscInt reps, PetscBool its, PetscInt max_it, std::vector<Row> &rows)
 {
@@ -386,6 +466,11 @@ static PetscErrorCode RunOne(const char *name, Mat A, PetscBool symmetric, Petsc
   PetscCall(BenchCUSPARSE(A, n, row.nnz, d_rowptr.data(), d_col.data(), d_val.data(), d_x.data(), d_y.data(), hx, reps, s, row));
   PetscCall(BenchDILU(n, rowptr.data(), col.data(), a, d_val.data(), d_x.data(), d_y.data(), hx, false, reps, s, row));
   PetscCall(BenchDILU(n, rowptr.data(), col.data(), a, d_val.data(), d_x.data(), d_y.data(), hx, true, reps, s, row));
+  for (PetscInt w : waves) {
+    WaveResult res;
+    PetscCall(BenchWave(n, rowptr.data(), col.data(), a, d_val.data(), d_x.data(), d_y.data(), hx, w, reps, s, row.name, res));
+    row.waves.push_back(res);
+  }
   PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
   if (its) PetscCall(Iterations(A, symmetric, max_it, row));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "  done %s: n %" PetscInt_FMT ", nnz %" PetscInt_FMT "\n", name, row.n, row.nnz));
@@ -419,6 +504,13 @@ static PetscErrorCode Print(FILE *f, const std::vector<Row> &rows, PetscInt reps
     if (r.its[0] == -1 && r.its[3] == -1 && !r.krylov[0]) continue;
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %6s | %8" PetscInt_FMT " %8" PetscInt_FMT " %8" PetscInt_FMT " %8" PetscInt_FMT " | %8.2f\n", r.name.c_str(), r.krylov, r.its[0], r.its[1], r.its[2], r.its[3], r.its[0] > 0 && r.its[1] > 0 ? (double)r.its[1] / r.its[0] : -1.0));
   }
+  if (!waves.empty()) {
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\nMulticolor per color wave (-pc_dilu_color_wave; the table above: the default 8): colors, analysis (wall), apply (median), apply / SpMV,\n"
+                                               "iterations to rtol 1e-8 with PCDILU multicolor (cuda; -1: not converged or -its 0), iterations x apply (ms, the sweeps' part of a solve)\n"
+                                               "%-16s %5s | %5s %8s %8s %6s | %6s %9s | %8s\n", "problem", "wave", "ncol", "ana", "apply", "/SpMV", "its", "its*apply", "err"));
+    for (const Row &r : rows)
+      for (const WaveResult &w : r.waves) PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %5" PetscInt_FMT " | %5" PetscInt_FMT " %8.2f %8.4f %6.2f | %6" PetscInt_FMT " %9.3f | %8.1e\n", r.name.c_str(), w.wave, w.ncolors, w.analysis, w.apply, w.apply / r.spmv, w.its, w.its > 0 ? w.its * w.apply : -1.0, w.err));
+  }
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\nTargets (issue 3): mc apply /SpMV <= 2 on 7-pt and 27-pt; nat ILU/x >= 5; num/Sp <= 10; dilu-nat == sequential DILU (== ilu0 on 7-pt); mc/nat <= 1.5\n"));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "verification: %s\n", nverify_fail ? "FAILED (see VERIFY FAILED lines)" : "all answers verified"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -444,6 +536,15 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-its", &its, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), NULL));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-matrices", mats, &nmat, &flg));
+  {
+    PetscInt  w[16], nw = 16;
+    PetscBool wflg;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-waves", w, &nw, &wflg));
+    for (PetscInt k = 0; wflg && k < nw; k++) {
+      PetscCheck(w[k] >= 1 && w[k] <= DILU_COLOR_WAVE_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-waves: color wave %" PetscInt_FMT " is not in [1, %d]", w[k], DILU_COLOR_WAVE_MAX);
+      waves.push_back(w[k]);
+    }
+  }
   if (!flg) {
     nmat = 2;
     PetscCall(PetscStrallocpy("bcsstk16", &mats[0]));

@@ -16,3 +16,5 @@ PETSC_EXTERN PetscErrorCode PCDILUSetOrdering(PC, PCDILUOrdering);
 PETSC_EXTERN PetscErrorCode PCDILUGetOrdering(PC, PCDILUOrdering *);
 PETSC_EXTERN PetscErrorCode PCDILUSetShift(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCDILUGetShift(PC, PetscReal *);
+PETSC_EXTERN PetscErrorCode PCDILUSetColorWave(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCDILUGetColorWave(PC, PetscInt *);

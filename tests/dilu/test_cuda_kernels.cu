@@ -1,7 +1,7 @@
 static char help[] = "PCDILU cuda kernels against the host reference kernels (needs a GPU).\n"
                      "Random nonsymmetric n = 3001 and 7-point 23^3 (not powers of two, larger than a warp), both schedules:\n"
                      "colors, E, apply (poisoned outputs, repeated: same bits, in place; natural: SpSV and per-level sweeps), re-setup from device values,\n"
-                     "zero-pivot row, transpose data with shared E. Tolerance: 1e-12 relative (about 4500 eps).\n";
+                     "zero-pivot row, transpose data with shared E; color waves 1, 2, 4, 64: GPU colors == reference colors. Tolerance: 1e-12 relative (about 4500 eps).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
 #include <tuple>
@@ -264,6 +264,56 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The color wave (SetColorWave): the GPU coloring equals reference::Color with the same wave (1, 2, 4, 64), the 7-point
+   stencil gets min(w, wavefront levels) colors (w = 1: 2), and E and the apply with those colors match the reference;
+   waves 0 and 65 are refused */
+static PetscErrorCode TestWaves(const char *name, const Csr &A, PetscInt stencil_m)
+{
+  PetscInt                 n = A.n;
+  std::vector<PetscScalar> x(n), y, yr, Ed(n, NAN);
+
+  PetscFunctionBeginUser;
+  for (auto &v : x) v = Rand() - 0.5;
+  for (PetscInt w : {1, 2, 4, 64}) {
+    K::cuda::Data        *d = NULL;
+    std::vector<PetscInt> color(n, -7), rc(n);
+    PetscInt              nc = -1, rnc = -1, nl, nu, bad;
+    Ref                   r;
+    PetscCall(K::cuda::Create(&d));
+    PetscCall(K::cuda::SetColorWave(d, w));
+    PetscCall(K::cuda::Analyze(d, n, A.ptr.data(), A.col.data(), PETSC_TRUE, NULL, 0, &nl, &nu));
+    PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+    PetscCall(ref::Color(n, A.ptr.data(), A.col.data(), w, rc.data(), &rnc));
+    CHECK(nc == rnc && color == rc && nl == nc && nu == nc, "%s color wave %d: GPU coloring (%d colors, %d/%d levels) differs from the reference coloring (%d colors)", name, (int)w, (int)nc, (int)nl, (int)nu, (int)rnc);
+    if (stencil_m) {
+      PetscInt expect = std::min<PetscInt>(w == 1 ? 2 : w, 3 * (stencil_m - 1) + 1);
+      CHECK(nc == expect, "%s color wave %d: %d colors, expected %d", name, (int)w, (int)nc, (int)expect);
+    }
+    PetscCall(RefSetup(A, &color, nc, r));
+    PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+    PetscCall(K::cuda::GetE(d, Ed.data()));
+    CHECK(bad == r.bad && RelErr(Ed, r.E) <= TOL, "%s color wave %d: bad row %d (reference %d), E differs from the reference by %g", name, (int)w, (int)bad, (int)r.bad, RelErr(Ed, r.E));
+    PetscCall(RefApply(A, r, x, yr));
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(RelErr(y, yr) <= TOL, "%s color wave %d: apply differs from the reference by %g", name, (int)w, RelErr(y, yr));
+    PetscCall(K::cuda::Destroy(&d));
+    printf("%s color wave %d: %d colors, GPU coloring, E and apply equal the reference\n", name, (int)w, (int)nc);
+  }
+  {
+    K::cuda::Data *d = NULL;
+    PetscCall(K::cuda::Create(&d));
+    for (PetscInt w : {0, 65}) {
+      PetscErrorCode ierr;
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = K::cuda::SetColorWave(d, w);
+      PetscCall(PetscPopErrorHandler());
+      CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "%s: SetColorWave(%d) gave error %d, expected %d", name, (int)w, (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+    }
+    PetscCall(K::cuda::Destroy(&d));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestZeroPivot(void)
 {
   Csr A = Poisson3d(9);
@@ -309,6 +359,8 @@ int main(int argc, char **argv)
   PetscCall(TestOne("random3001", R, true));
   PetscCall(TestOne("poisson3d-23", P, false));
   PetscCall(TestOne("poisson3d-23", P, true));
+  PetscCall(TestWaves("random3001", R, 0));
+  PetscCall(TestWaves("poisson3d-23", P, 23));
   PetscCall(TestZeroPivot());
   if (nfail) printf("%d checks FAILED\n", nfail);
   else printf("all checks passed\n");

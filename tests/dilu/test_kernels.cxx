@@ -1,7 +1,8 @@
 static char help[] = "PCDILU reference kernels against a plain sequential DILU written here.\n";
 /* Checks: a hand-computed 5x5 E; level sets and colorings are valid schedules; natural schedule ==
    sequential DILU (1e-14); multicolor == sequential DILU of the explicitly permuted matrix P A P^T;
-   transpose apply on A^T's CSR with A's E is the adjoint of apply; zero pivots are reported by row. */
+   transpose apply on A^T's CSR with A's E is the adjoint of apply; zero pivots are reported by row; the color
+   wave (7-point: colors = wavefront mod w; default 8; bad waves refused; multicolor DILU with waves 1, 2, 4). */
 #include <petscsys.h>
 #include <vector>
 #include <tuple>
@@ -124,14 +125,14 @@ struct Analysis {
   PetscInt              nl = 0, nu = 0, ncolors = 0;
 };
 
-static void Analyze(const Csr &A, bool multicolor, Analysis &a)
+static void Analyze(const Csr &A, bool multicolor, Analysis &a, PetscInt wave = DILU_COLOR_WAVE)
 {
   PetscInt n = A.n;
   a.diag.resize(n), a.pair.resize(A.col.size()), a.lorder.resize(n), a.llptr.resize(n + 1), a.uorder.resize(n), a.ulptr.resize(n + 1);
   PetscCallAbort(PETSC_COMM_SELF, ref::FindDiagonal(n, A.ptr.data(), A.col.data(), a.diag.data()));
   if (multicolor) {
     a.color.resize(n), a.rank.resize(n);
-    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, A.ptr.data(), A.col.data(), a.color.data(), &a.ncolors));
+    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, A.ptr.data(), A.col.data(), wave, a.color.data(), &a.ncolors));
     PetscCallAbort(PETSC_COMM_SELF, ref::RankFromColors(n, a.color.data(), a.ncolors, a.rank.data()));
     PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_FALSE, a.lorder.data(), a.llptr.data()));
     PetscCallAbort(PETSC_COMM_SELF, ref::ColorSchedule(n, a.color.data(), a.ncolors, PETSC_TRUE, a.uorder.data(), a.ulptr.data()));
@@ -168,13 +169,13 @@ static void TestHand5x5(void)
   printf("5x5 hand-checked E: done\n");
 }
 
-static void TestAgainstSequential(const char *name, const Csr &A, bool multicolor)
+static void TestAgainstSequential(const char *name, const Csr &A, bool multicolor, PetscInt wave = DILU_COLOR_WAVE)
 {
   PetscInt                 n = A.n, bad;
   Analysis                 a;
   std::vector<PetscScalar> r(n), E(n, NAN), y(n, NAN), Es, ys;
   for (auto &v : r) v = Rand() - 0.5;
-  Analyze(A, multicolor, a);
+  Analyze(A, multicolor, a, wave);
   const PetscInt *rank = multicolor ? a.rank.data() : NULL;
   CheckSchedule(name, A, rank, false, a.nl, a.lorder, a.llptr);
   CheckSchedule(name, A, rank, true, a.nu, a.uorder, a.ulptr);
@@ -220,7 +221,7 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
     for (PetscInt i = 0; i < n; i++) yp[i] = ys[a.rank[i]], Ep[i] = Es[a.rank[i]];
     double eE = RelErr(E, Ep), ey = RelErr(y, yp);
     CHECK(eE <= 1e-13 && ey <= 1e-13, "%s multicolor: |E - E_seq(PAP^T)| = %g, |y - y_seq| = %g, expected <= 1e-13", name, eE, ey);
-    printf("%s multicolor: n %d, %d colors, matches sequential DILU of P A P^T\n", name, (int)n, (int)a.ncolors);
+    printf("%s multicolor (color wave %d): n %d, %d colors, matches sequential DILU of P A P^T\n", name, (int)wave, (int)n, (int)a.ncolors);
   }
 
   /* transpose: M^-T on A^T's CSR with the same E; <M^-T s, r> = <s, M^-1 r> */
@@ -266,6 +267,43 @@ static void TestAgainstSequential(const char *name, const Csr &A, bool multicolo
   }
 }
 
+/* The color wave: on the 7-point stencil (lexicographic order) the color is (i + j + k) mod w, w colors (at most
+   the 3(m-1)+1 wavefront levels); w = 1 is the plain greedy coloring (red-black here); the default is 8; waves
+   outside [1, 64] are refused. On the random matrix: proper colorings, a wave of 1 is the smallest-free greedy. */
+static void TestWave(void)
+{
+  const PetscInt m = 9, n = m * m * m;
+  Csr            P = Poisson3d(m);
+  for (PetscInt w : {1, 2, 3, 4, 8, 16, 64}) {
+    std::vector<PetscInt> color(n, -1);
+    PetscInt              nc = -1, expect = std::min<PetscInt>(w == 1 ? 2 : w, 3 * (m - 1) + 1);
+    bool                  wavefront = true;
+    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, P.ptr.data(), P.col.data(), w, color.data(), &nc));
+    for (PetscInt k = 0; k < m; k++)
+      for (PetscInt j = 0; j < m; j++)
+        for (PetscInt i = 0; i < m; i++) wavefront = wavefront && color[i + m * (j + m * k)] == (i + j + k) % (w == 1 ? 2 : w);
+    CHECK(nc == expect && wavefront, "poisson3d-%d color wave %d: %d colors (expected %d), color %s (i+j+k) mod %d", (int)m, (int)w, (int)nc, (int)expect, wavefront ? "=" : "!=", (int)(w == 1 ? 2 : w));
+    printf("poisson3d-%d color wave %d: %d colors, color = (i+j+k) mod %d\n", (int)m, (int)w, (int)nc, (int)(w == 1 ? 2 : w));
+  }
+  { /* the default wave is 8: the 5-argument Color() and wave 8 give the same colors */
+    std::vector<PetscInt> c0(n), c8(n);
+    PetscInt              n0, n8;
+    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, P.ptr.data(), P.col.data(), c0.data(), &n0));
+    PetscCallAbort(PETSC_COMM_SELF, ref::Color(n, P.ptr.data(), P.col.data(), 8, c8.data(), &n8));
+    CHECK(DILU_COLOR_WAVE == 8 && n0 == 8 && n8 == 8 && c0 == c8, "default color wave: %d colors, wave 8: %d colors", (int)n0, (int)n8);
+  }
+  for (PetscInt w : {0, 65, -1}) { /* refused, color untouched */
+    std::vector<PetscInt> color(n, -7);
+    PetscInt              nc = -7;
+    PetscErrorCode        ierr;
+    PetscCallAbort(PETSC_COMM_SELF, PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = ref::Color(n, P.ptr.data(), P.col.data(), w, color.data(), &nc);
+    PetscCallAbort(PETSC_COMM_SELF, PetscPopErrorHandler());
+    CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE && nc == -7 && color[0] == -7, "color wave %d: error %d (expected %d), outputs touched", (int)w, (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  printf("color wave: 7-point colors as the wavefront mod w, default 8, 0 / 65 / -1 refused\n");
+}
+
 static void TestZeroPivot(void)
 {
   Csr      A = Poisson3d(5);
@@ -306,6 +344,11 @@ int main(int argc, char **argv)
   TestAgainstSequential("random517", R, true);
   TestAgainstSequential("poisson3d-9", P, false);
   TestAgainstSequential("poisson3d-9", P, true);
+  TestAgainstSequential("random517", R, true, 2);
+  TestAgainstSequential("random517", R, true, 1);
+  TestAgainstSequential("poisson3d-9", P, true, 2);
+  TestAgainstSequential("poisson3d-9", P, true, 4);
+  TestWave();
   TestZeroPivot();
   if (nfail) printf("%d checks FAILED\n", nfail);
   else printf("all checks passed\n");

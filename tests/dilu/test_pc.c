@@ -2,6 +2,9 @@ static char help[] = "PCDILU at the PETSc level.\n"
                      "  -mode seq       : PCApply (natural) equals a plain sequential DILU written here (1e-14)\n"
                      "  -mode transpose : PCApplyTranspose equals PCApply of PCDILU on the explicit transpose (both orderings)\n"
                      "  -mode reuse     : SAME_NONZERO_PATTERN redoes no analysis and gives the fresh PC's answer; setters/getters\n"
+                     "  -mode wave      : PCDILUSetColorWave/GetColorWave: 7-point poisson3d colors per wave, a change after setup\n"
+                     "                    redoes the analysis (the fresh PC's bits), the same wave again does not, natural ignores it,\n"
+                     "                    0 and 65 refused with the wave unchanged\n"
                      "  -mode compare   : -pgx_device cuda equals host (1e-12) for both orderings, apply, transpose and\n"
                      "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d, BentPipe2D100 and Laplace3D10\n";
 #include <petscksp.h>
@@ -235,6 +238,130 @@ static PetscErrorCode TestReuse(PGXDeviceType dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode Counts(PC pc, PetscInt *nana, PetscInt *ncolors)
+{
+  PetscErrorCode (*getcount)(PC, PetscInt *) = NULL, (*getcolors)(PC, PetscInt *) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PCDILUGetAnalysisCount_C", &getcount));
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PCDILUGetColorCount_C", &getcolors));
+  PetscCheck(getcount && getcolors, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILUGetAnalysisCount_C or PCDILUGetColorCount_C is not composed");
+  PetscCall((*getcount)(pc, nana));
+  PetscCall((*getcolors)(pc, ncolors));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the color wave through the API (host): colors of the 7-point 12^3 Laplacian per wave (w colors for w <= 34, the
+   wavefront levels), re-analysis on a change after setup with the same bits as a fresh PC, none for the same wave,
+   the natural ordering ignores the wave, bad waves refused with nothing changed */
+static PetscErrorCode TestWave(void)
+{
+  Mat            A;
+  PC             pc, fresh;
+  Vec            r, y, yf;
+  PetscInt       wave = -1, nana = -1, nc = -1;
+  PetscReal      d;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "poisson3d", 12, &A));
+  PetscCall(RandomVec(A, 9, &r));
+  PetscCall(VecDuplicate(r, &y));
+  PetscCall(VecDuplicate(r, &yf));
+  /* default 8, 8 colors */
+  PetscCall(CreatePC(A, PC_DILU_ORDERING_MULTICOLOR, PGX_DEVICE_HOST, &pc));
+  PetscCall(PCDILUGetColorWave(pc, &wave));
+  PetscCall(Counts(pc, &nana, &nc));
+  CHECK(wave == 8 && nana == 1 && nc == 8, "default: color wave %d, %d analyses, %d colors; expected 8, 1, 8", (int)wave, (int)nana, (int)nc);
+  /* waves 2, 4, 3, 1, 64 after setup: one analysis each, colors 2, 4, 3, 2 (red-black), 34 (3*11+1 wavefront levels) */
+  {
+    const PetscInt waves[] = {2, 4, 3, 1, 64}, colors[] = {2, 4, 3, 2, 34};
+    for (int q = 0; q < 5; q++) {
+      PetscCall(PCDILUSetColorWave(pc, waves[q]));
+      PetscCall(PCSetUp(pc));
+      PetscCall(PCDILUGetColorWave(pc, &wave));
+      PetscCall(Counts(pc, &nana, &nc));
+      CHECK(wave == waves[q] && nana == 2 + q && nc == colors[q], "color wave %d after setup: got wave %d, %d analyses, %d colors; expected %d analyses, %d colors", (int)waves[q], (int)wave, (int)nana, (int)nc, 2 + q, (int)colors[q]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "poisson3d-12 color wave %" PetscInt_FMT ": %" PetscInt_FMT " colors\n", waves[q], nc));
+    }
+  }
+  /* back to 2: the same bits as a fresh PC with wave 2; then 2 again: no analysis */
+  PetscCall(PCDILUSetColorWave(pc, 2));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCApply(pc, r, y));
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &fresh));
+  PetscCall(PCSetType(fresh, PCDILU));
+  PetscCall(PCSetOperators(fresh, A, A));
+  PetscCall(PCDILUSetOrdering(fresh, PC_DILU_ORDERING_MULTICOLOR));
+  PetscCall(PCDILUSetColorWave(fresh, 2));
+  PetscCall(PCSetFromOptions(fresh));
+  PetscCall(PCSetUp(fresh));
+  PetscCall(PCApply(fresh, r, yf));
+  PetscCall(RelDiff(y, yf, &d));
+  CHECK(d == 0.0, "wave changed after setup: the apply differs from a fresh PC's with that wave by %g", (double)d);
+  PetscCall(PCDILUSetColorWave(pc, 2));
+  PetscCall(PCSetUp(pc));
+  PetscCall(Counts(pc, &nana, &nc));
+  CHECK(nana == 7 && nc == 2, "the same wave again: %d analyses (expected 7), %d colors", (int)nana, (int)nc);
+  /* bad waves: refused, the wave and the setup unchanged */
+  for (int q = 0; q < 2; q++) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PCDILUSetColorWave(pc, q ? 65 : 0);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PCDILUGetColorWave(pc, &wave));
+    PetscCall(PCSetUp(pc));
+    PetscCall(Counts(pc, &nana, &nc));
+    CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE && wave == 2 && nana == 7 && nc == 2, "color wave %d: error %d (expected %d), wave now %d, %d analyses, %d colors", q ? 65 : 0, (int)ierr, (int)PETSC_ERR_ARG_OUTOFRANGE, (int)wave, (int)nana, (int)nc);
+  }
+  PetscCall(PCDestroy(&pc));
+  PetscCall(PCDestroy(&fresh));
+  /* natural: the wave is kept but ignored (no colors, no new analysis) */
+  PetscCall(CreatePC(A, PC_DILU_ORDERING_NATURAL, PGX_DEVICE_HOST, &pc));
+  PetscCall(PCDILUSetColorWave(pc, 4));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCDILUGetColorWave(pc, &wave));
+  PetscCall(Counts(pc, &nana, &nc));
+  CHECK(wave == 4 && nana == 1 && nc == 0, "natural with color wave 4: wave %d, %d analyses, %d colors; expected 4, 1, 0", (int)wave, (int)nana, (int)nc);
+  /* switching that PC to multicolor after setup uses the wave */
+  PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
+  PetscCall(PCSetUp(pc));
+  PetscCall(Counts(pc, &nana, &nc));
+  CHECK(nana == 2 && nc == 4, "natural -> multicolor after setup with color wave 4: %d analyses, %d colors; expected 2, 4", (int)nana, (int)nc);
+  PetscCall(PCDestroy(&pc));
+  /* in a KSP: a wave set between two solves is used by the second one */
+  {
+    KSP      ksp;
+    PetscInt its[2];
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCDILU));
+    PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, r, y));
+    PetscCall(KSPGetIterationNumber(ksp, &its[0]));
+    PetscCall(PCDILUSetColorWave(pc, 2));
+    PetscCall(KSPSolve(ksp, r, y));
+    PetscCall(KSPGetIterationNumber(ksp, &its[1]));
+    PetscCall(Counts(pc, &nana, &nc));
+    CHECK(nana == 2 && nc == 2, "KSP, color wave 8 then 2 between solves: %d analyses, %d colors; expected 2, 2", (int)nana, (int)nc);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSP: color wave 8 then 2 between solves: %" PetscInt_FMT " then %" PetscInt_FMT " iterations, %" PetscInt_FMT " analyses\n", its[0], its[1], nana));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  /* another PC type: the setter does nothing */
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(PCDILUSetColorWave(pc, 3));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "color wave: set after setup redoes the analysis, natural ignores it, 0 and 65 refused\n"));
+  PetscCall(VecDestroy(&r));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yf));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* cuda vs host on one matrix, both orderings, apply + transpose + device entry point */
 static PetscErrorCode CompareOne(const char *label, Mat A)
 {
@@ -322,7 +449,7 @@ static PetscErrorCode TestCompare(void)
 int main(int argc, char **argv)
 {
   char      mode[32] = "seq";
-  PetscBool seq, tr, re, cmp;
+  PetscBool seq, tr, re, cmp, wv;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
@@ -332,6 +459,7 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "transpose", &tr));
   PetscCall(PetscStrcmp(mode, "reuse", &re));
   PetscCall(PetscStrcmp(mode, "compare", &cmp));
+  PetscCall(PetscStrcmp(mode, "wave", &wv));
   if (seq) {
     PetscCall(TestSeq("random", 777));
     PetscCall(TestSeq("convdiff3d", 9));
@@ -343,6 +471,7 @@ int main(int argc, char **argv)
   }
   if (re) PetscCall(TestReuse(PGX_DEVICE_HOST));
   if (cmp) PetscCall(TestCompare());
+  if (wv) PetscCall(TestWave());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

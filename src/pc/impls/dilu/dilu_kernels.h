@@ -29,13 +29,17 @@ namespace kernels
 {
 namespace dilu
 {
-/* The multicolor schedule's coloring (both backends compute the same colors): greedy in A's row order,
-   row v taking, among the colors not used by its lower neighbors (index < v, in A or A^T), the smallest
-   color larger than all of theirs when that is < DILU_COLOR_WAVE, else the smallest one. On stencils in
-   lexicographic order this gives color = (wavefront level) mod DILU_COLOR_WAVE: most couplings keep their
-   natural direction (in the lower factor when they are there in natural order), which costs far fewer
-   iterations than a random-priority (Jones-Plassmann) coloring with as many colors. */
-#define DILU_COLOR_WAVE 8
+/* The multicolor schedule's coloring with wave length w (both backends compute the same colors): greedy in
+   A's row order, row v taking, among the colors not used by its lower neighbors (index < v, in A or A^T), the
+   smallest color larger than all of theirs when that is < w, else the smallest one. On stencils in
+   lexicographic order this gives color = (wavefront level) mod w: most couplings keep their natural direction
+   (in the lower factor when they are there in natural order), which costs far fewer iterations than a
+   random-priority (Jones-Plassmann) coloring with as many colors. On a 7-point stencil w colors (w = 2:
+   red-black); the apply costs two dependent steps per color; the Krylov iterations change with w (not monotonically).
+   w = 1 is the plain greedy coloring (smallest free color). PCDILU's -pc_dilu_color_wave, default
+   DILU_COLOR_WAVE, at most DILU_COLOR_WAVE_MAX (the cuda coloring keeps the first 64 colors in one word). */
+#define DILU_COLOR_WAVE     8
+#define DILU_COLOR_WAVE_MAX 64
 
 namespace reference
 {
@@ -45,9 +49,11 @@ PetscErrorCode FindDiagonal(PetscInt n, const PetscInt *rowptr, const PetscInt *
 /* For each lower entry k = (i,j) (rank[j] < rank[i]): pair[k] = position of (j,i), or -1 when A does not
    store a_ji; pair[k] = -1 for the other entries. rank = NULL means the identity. */
 PetscErrorCode FindPairs(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, PetscInt *pair);
-/* Distance-1 coloring of the symmetrized graph of A (diagonal ignored), see DILU_COLOR_WAVE. Sequential
-   here; the cuda backend computes the same colors in rounds (a row is colored in the round after all its
-   lower neighbors, i.e. rounds = level sets of the lower dependency graph). */
+/* Distance-1 coloring of the symmetrized graph of A (diagonal ignored) with wave length wave (1..DILU_COLOR_WAVE_MAX),
+   see DILU_COLOR_WAVE. Sequential here; the cuda backend computes the same colors in rounds (a row is colored in
+   the round after all its lower neighbors, i.e. rounds = level sets of the lower dependency graph). */
+PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt wave, PetscInt *color, PetscInt *ncolors);
+/* the same with the default wave DILU_COLOR_WAVE */
 PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors);
 /* rank[i] = position of row i after a stable sort of the rows by color */
 PetscErrorCode RankFromColors(PetscInt n, const PetscInt *color, PetscInt ncolors, PetscInt *rank);
@@ -107,7 +113,10 @@ struct Data;
 
 PetscErrorCode Create(Data **);
 PetscErrorCode Destroy(Data **);
-/* Analysis from the host CSR pattern. multicolor: colors computed on the GPU unless rank is given
+/* The wave length of the GPU coloring (see DILU_COLOR_WAVE; 1..DILU_COLOR_WAVE_MAX, default DILU_COLOR_WAVE);
+   used by the next Analyze() */
+PetscErrorCode SetColorWave(Data *d, PetscInt wave);
+/* Analysis from the host CSR pattern. multicolor: colors computed on the GPU (SetColorWave()) unless rank is given
    (rank, e.g. of A when d holds A^T, with ncolors colors in color[]); natural: level sets.
    Outputs (may be NULL): the number of lower and upper levels (multicolor: colors). */
 PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper);

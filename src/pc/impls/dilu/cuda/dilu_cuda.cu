@@ -8,7 +8,7 @@
 
    Schedules:
    - multicolor: the coloring of the symmetrized graph on the GPU in rounds (the same colors as the
-     reference, see DILU_COLOR_WAVE), rows sorted by color with a stable radix sort (rank = position in that
+     reference with the same wave length, see DILU_COLOR_WAVE and SetColorWave), rows sorted by color with a stable radix sort (rank = position in that
      order); one launch per color per sweep. The sweeps and E work in rank space (E, the work vector and the
      halves' columns indexed by rank), so the rows of a color touch contiguous memory; r is read and the
      result written in A's ordering by the first and last sweep.
@@ -70,6 +70,7 @@ struct Sweep {
 
 struct Data {
   PetscInt                 n = 0, nnz = 0, ncolors = 0;
+  PetscInt                 wave       = DILU_COLOR_WAVE; /* multicolor: wave length of the coloring (SetColorWave()) */
   bool                     multicolor = false;
   PetscInt                 sweeps     = NATURAL_SPSV; /* natural: how the apply runs (SetNaturalSweeps()) */
   DeviceArray<PetscInt>    rowptr, colidx; /* A's pattern */
@@ -186,10 +187,10 @@ __global__ void KTransposeFill(PetscInt n, const PetscInt *rowptr, const PetscIn
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) tcol[AtomicAddIdx(&next[colidx[k]], 1)] = i;
 }
-/* One round of the coloring (see reference::Color and DILU_COLOR_WAVE): round[v] = round in which v was
-   colored, -1 if not yet. v is colored in round r when all its lower neighbors (index < v) were colored in
-   earlier rounds; it sees exactly the colors the sequential greedy sees, so the result is the same. */
-__global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt r, PetscInt *round, PetscInt *color, PetscInt *ncolored, PetscInt *maxcolor)
+/* One round of the coloring with wave length wave (see reference::Color and DILU_COLOR_WAVE): round[v] = round
+   in which v was colored, -1 if not yet. v is colored in round r when all its lower neighbors (index < v) were
+   colored in earlier rounds; it sees exactly the colors the sequential greedy sees, so the result is the same. */
+__global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt wave, PetscInt r, PetscInt *round, PetscInt *color, PetscInt *ncolored, PetscInt *maxcolor)
 {
   for (PetscInt v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
     if (((volatile PetscInt *)round)[v] != -1) continue;
@@ -221,8 +222,8 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
           if (cu >= 0 && cu < 64) used |= 1ull << cu;
         }
       }
-      if (base == 0) /* the next color of the wave, if free (DILU_COLOR_WAVE <= 64) */
-        for (PetscInt t = ml + 1; t < DILU_COLOR_WAVE && c < 0; t++)
+      if (base == 0) /* the next color of the wave, if free (wave <= 64: within the first word) */
+        for (PetscInt t = ml + 1; t < wave && c < 0; t++)
           if (!((used >> t) & 1ull)) c = t;
       if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
     }
@@ -233,7 +234,7 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
     AtomicMaxIdx(maxcolor, c);
   }
 }
-static_assert(DILU_COLOR_WAVE >= 1 && DILU_COLOR_WAVE <= 64, "DILU_COLOR_WAVE must be in [1, 64]");
+static_assert(DILU_COLOR_WAVE >= 1 && DILU_COLOR_WAVE <= DILU_COLOR_WAVE_MAX && DILU_COLOR_WAVE_MAX <= 64, "KColorRound keeps the wave's colors in one 64-bit word");
 __global__ void KColorCount(PetscInt n, const PetscInt *color, PetscInt *cnt)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[color[i]], 1);
@@ -537,7 +538,7 @@ static PetscErrorCode BuildHalf(Data *d, Sweep &S, bool upper, cudaStream_t s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Jones-Plassmann coloring of the symmetrized graph on the GPU */
+/* The wave coloring of the symmetrized graph on the GPU (d->wave; rounds of KColorRound, the reference's colors) */
 static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
 {
   PetscInt              n = d->n, nnz = d->nnz, total = 0, h[2];
@@ -570,7 +571,7 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
   for (PetscInt r = 0; h[0] < n; r += 8) {
     PetscCheck(r < 4 * n + 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda coloring did not finish after %" PetscInt_FMT " rounds (%" PetscInt_FMT " of %" PetscInt_FMT " rows colored)", r, h[0], n);
     for (PetscInt q = 0; q < 8; q++) {
-      KColorRound<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), r + q, round.data(), d->color.data(), counters.data(), counters.data() + 1);
+      KColorRound<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), d->wave, r + q, round.data(), d->color.data(), counters.data(), counters.data() + 1);
       PGXCheckLaunch("KColorRound");
     }
     PGXCallCUDA(cudaMemcpyAsync(h, counters.data(), 2 * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
@@ -1111,6 +1112,14 @@ PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const 
   *rowptr = d->rowptr.data();
   *colidx = d->colidx.data();
   *val    = d->aval.data();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetColorWave(Data *d, PetscInt wave)
+{
+  PetscFunctionBegin;
+  PetscCheck(wave >= 1 && wave <= DILU_COLOR_WAVE_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCDILU cuda coloring: wave %" PetscInt_FMT " is not in [1, %d]", wave, DILU_COLOR_WAVE_MAX);
+  d->wave = wave;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -64,12 +64,13 @@ PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *col
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors)
+PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt wave, PetscInt *color, PetscInt *ncolors)
 {
   std::vector<PetscInt> tptr(n + 1), tcol(rowptr[n]), tperm(rowptr[n]), stamp;
   PetscInt              maxcolor = -1;
 
   PetscFunctionBegin;
+  PetscCheck(wave >= 1 && wave <= DILU_COLOR_WAVE_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCDILU coloring: wave %" PetscInt_FMT " is not in [1, %d]", wave, DILU_COLOR_WAVE_MAX);
   PetscCall(Transpose(n, rowptr, colidx, tptr.data(), tcol.data(), tperm.data()));
   for (PetscInt v = 0; v < n; v++) {
     PetscInt ml = -1, deg = 0, c = -1;
@@ -85,8 +86,8 @@ PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
         deg++;
       }
     }
-    if ((PetscInt)stamp.size() < deg + DILU_COLOR_WAVE + 1) stamp.resize(deg + DILU_COLOR_WAVE + 1, -1);
-    for (PetscInt t = ml + 1; t < DILU_COLOR_WAVE; t++) /* the next color of the wave, if free */
+    if ((PetscInt)stamp.size() < deg + wave + 1) stamp.resize(deg + wave + 1, -1);
+    for (PetscInt t = ml + 1; t < wave; t++) /* the next color of the wave, if free */
       if (stamp[t] != v) {
         c = t;
         break;
@@ -97,6 +98,13 @@ PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
     maxcolor = std::max(maxcolor, c);
   }
   *ncolors = maxcolor + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Color(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscInt *color, PetscInt *ncolors)
+{
+  PetscFunctionBegin;
+  PetscCall(Color(n, rowptr, colidx, DILU_COLOR_WAVE, color, ncolors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
