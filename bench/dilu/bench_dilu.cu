@@ -14,6 +14,7 @@ static const char help[] = "PCDILU benchmark (issue 3, item 4): PGX DILU (cuda b
 #include <pgx/private/pgxcuda.h>
 #include <petscksp.h>
 #include <vector>
+#include <functional>
 #include <algorithm>
 #include <string>
 #include <cmath>
@@ -361,7 +362,44 @@ static PetscErrorCode BenchCUSPARSE(Mat A, PetscInt n, PetscInt nnz, const int *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* iteration counts: -1 = not converged within max_it */
+/* Iterations of CG (symmetric) or BiCGStab to rtol 1e-8 from x = 0, b = 1, the PC set by setpc; -1 = not converged
+   within max_it */
+static PetscErrorCode SolveIterations(Mat A, Vec x, Vec b, PetscBool symmetric, PetscInt max_it, const std::function<PetscErrorCode(PC)> &setpc, PetscInt *its)
+{
+  KSP                ksp;
+  PC                 pc;
+  KSPConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, symmetric ? KSPCG : KSPBCGS));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, max_it));
+  PetscCall(KSPSetOptionsPrefix(ksp, "bench_"));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(setpc(pc));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  if (reason <= 0) *its = -1;
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PCDILU (cuda) with an ordering and, for multicolor, a color wave (0: the default) */
+static PetscErrorCode SetDILU(PC pc, PCDILUOrdering ord, PetscInt wave)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCSetType(pc, PCDILU));
+  PetscCall(PCDILUSetOrdering(pc, ord));
+  if (wave > 0) PetscCall(PCDILUSetColorWave(pc, wave));
+  PetscCall(PetscOptionsSetValue(NULL, "-bench_pgx_device", "cuda"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* iteration counts: dilu natural and multicolor, ILU(0), Jacobi, then multicolor with each color wave */
 static PetscErrorCode Iterations(Mat A, PetscBool symmetric, PetscInt max_it, Row &row)
 {
   Vec x, b;
@@ -370,56 +408,16 @@ static PetscErrorCode Iterations(Mat A, PetscBool symmetric, PetscInt max_it, Ro
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecSet(b, 1.0));
   row.krylov = symmetric ? "cg" : "bcgs";
-  for (int c = 0; c < 4; c++) {
-    KSP                ksp;
-    PC                 pc;
-    KSPConvergedReason reason;
-    PetscInt           its;
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, symmetric ? KSPCG : KSPBCGS));
-    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, max_it));
-    PetscCall(KSPSetOptionsPrefix(ksp, "bench_"));
-    PetscCall(KSPGetPC(ksp, &pc));
-    if (c < 2) {
-      PetscCall(PCSetType(pc, PCDILU));
-      PetscCall(PCDILUSetOrdering(pc, c ? PC_DILU_ORDERING_MULTICOLOR : PC_DILU_ORDERING_NATURAL));
-      PetscCall(PetscOptionsSetValue(NULL, "-bench_pgx_device", "cuda"));
-    } else if (c == 2) {
-      PetscCall(PCSetType(pc, PCILU));
-      PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGNATURAL));
-    } else PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetFromOptions(ksp));
-    PetscCall(VecSet(x, 0.0));
-    PetscCall(KSPSolve(ksp, b, x));
-    PetscCall(KSPGetConvergedReason(ksp, &reason));
-    PetscCall(KSPGetIterationNumber(ksp, &its));
-    row.its[c] = reason > 0 ? its : -1;
-    PetscCall(KSPDestroy(&ksp));
-  }
-  for (WaveResult &w : row.waves) { /* PCDILU multicolor (cuda) with each color wave */
-    KSP                ksp;
-    PC                 pc;
-    KSPConvergedReason reason;
-    PetscInt           its;
-    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, symmetric ? KSPCG : KSPBCGS));
-    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, max_it));
-    PetscCall(KSPSetOptionsPrefix(ksp, "bench_"));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCDILU));
-    PetscCall(PCDILUSetOrdering(pc, PC_DILU_ORDERING_MULTICOLOR));
-    PetscCall(PCDILUSetColorWave(pc, w.wave));
-    PetscCall(PetscOptionsSetValue(NULL, "-bench_pgx_device", "cuda"));
-    PetscCall(KSPSetFromOptions(ksp));
-    PetscCall(VecSet(x, 0.0));
-    PetscCall(KSPSolve(ksp, b, x));
-    PetscCall(KSPGetConvergedReason(ksp, &reason));
-    PetscCall(KSPGetIterationNumber(ksp, &its));
-    w.its = reason > 0 ? its : -1;
-    PetscCall(KSPDestroy(&ksp));
-  }
+  PetscCall(SolveIterations(A, x, b, symmetric, max_it, [](PC pc) { return SetDILU(pc, PC_DILU_ORDERING_NATURAL, 0); }, &row.its[0]));
+  PetscCall(SolveIterations(A, x, b, symmetric, max_it, [](PC pc) { return SetDILU(pc, PC_DILU_ORDERING_MULTICOLOR, 0); }, &row.its[1]));
+  PetscCall(SolveIterations(A, x, b, symmetric, max_it, [](PC pc) -> PetscErrorCode {
+    PetscFunctionBeginUser;
+    PetscCall(PCSetType(pc, PCILU));
+    PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGNATURAL));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, &row.its[2]));
+  PetscCall(SolveIterations(A, x, b, symmetric, max_it, [](PC pc) { return PCSetType(pc, PCJACOBI); }, &row.its[3]));
+  for (WaveResult &w : row.waves) PetscCall(SolveIterations(A, x, b, symmetric, max_it, [&w](PC pc) { return SetDILU(pc, PC_DILU_ORDERING_MULTICOLOR, w.wave); }, &w.its));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscFunctionReturn(PETSC_SUCCESS);
