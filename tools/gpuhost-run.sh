@@ -81,7 +81,7 @@ for w in "${what[@]}"; do
       grep -E '^(FAIL|failed:)' "$OUTDIR/tests325.log" | head -20 | while read -r l; do echo "  $l"; done
     else
       { echo "device: $(head -2 "$OUTDIR/device.txt" | tail -1)"; echo "date: $(date -u +%FT%TZ)"
-        echo "command: ${PGX_BENCH_PROBLEMS:+PGX_BENCH_PROBLEMS=$PGX_BENCH_PROBLEMS }${PGX_BENCH_SOLVERS:+PGX_BENCH_SOLVERS=$PGX_BENCH_SOLVERS }bench/cudapetsc/run.sh (tools/gpuhost-run.sh bench325)"; echo; } > "$OUTDIR/bench-cudapetsc.txt"
+        echo "command: ${PGX_BENCH_REPS:+PGX_BENCH_REPS=$PGX_BENCH_REPS }${PGX_BENCH_GPUTIME:+PGX_BENCH_GPUTIME=$PGX_BENCH_GPUTIME }${PGX_BENCH_PROBLEMS:+PGX_BENCH_PROBLEMS=$PGX_BENCH_PROBLEMS }${PGX_BENCH_SOLVERS:+PGX_BENCH_SOLVERS=$PGX_BENCH_SOLVERS }bench/cudapetsc/run.sh (tools/gpuhost-run.sh bench325)"; echo; } > "$OUTDIR/bench-cudapetsc.txt"
       LD_LIBRARY_PATH="$ROOT/lib-gpu325:/opt/petsc-3.25-cuda/lib:$LD_LIBRARY_PATH" PGX_BUILD=build-gpu325 PGX_LIB=lib-gpu325 \
         timeout "${PGX_BENCH_TIMEOUT:-500}" bench/cudapetsc/run.sh >> "$OUTDIR/bench-cudapetsc.txt" 2>&1
       summary+=("bench325: exit $? ($(( $(date +%s) - t0 )) s)")

@@ -11,6 +11,11 @@
 # GAMG variants: dilu smoothing on every level (one launch per color, or -single1k: the single-block apply on levels
 # of at most 1024 rows), on the two finest levels only (-fine-levels: levels 3 and 4, the finest of ex45 100^3's five; GAMG's
 # default Chebyshev/Jacobi below), and under Richardson (1 or 2 steps) or one Chebyshev step.
+# Finest-level variants (the tokens FINEST and FINEST1 stand for the finest level's index and the one below it,
+# found per problem from GAMG's -ksp_view): PGX dilu under Richardson on the finest level only (GAMG's default
+# Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest.
+# PGX_BENCH_REPS=R (default 1): each row runs R times; setup and solve are the medians (the min and max of the
+# solve are printed beside them when R > 1).
 # Every row is checked: a row whose solve did not converge says so.
 set -u
 B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
@@ -20,7 +25,10 @@ cd "$ROOT"
 if [ "${PGX_BENCH_CHECK:-0}" = 1 ]; then
   N1=16 N2=20 VEC="" CONV="" DEVICE=host GPUTIME=""
 else
-  N1=100 N2=128 VEC="-dm_vec_type cuda -dm_mat_type aijcusparse" CONV="-convert aijcusparse" DEVICE=cuda GPUTIME="-log_view_gpu_time"
+  # PGX_BENCH_GPUTIME=1 adds -log_view_gpu_time (GPU time per event, at the price of a synchronization per event:
+  # the solve times then include them; off by default, so the times are what a user's run sees)
+  N1=100 N2=128 VEC="-dm_vec_type cuda -dm_mat_type aijcusparse" CONV="-convert aijcusparse" DEVICE=cuda GPUTIME=""
+  [ "${PGX_BENCH_GPUTIME:-0}" = 1 ] && GPUTIME="-log_view_gpu_time"
 fi
 DEV="-use_gpu_aware_mpi 0 -log_view $GPUTIME -ksp_converged_reason -ksp_rtol 1e-8 -ksp_max_it 5000 -pgx_device $DEVICE"
 PGX="-dll_append $ROOT/$L/libpgx.so"
@@ -35,6 +43,10 @@ solvers=(
   "gamg+dilu-fine-levels|-ksp_type gmres -pc_type gamg -mg_levels_3_pc_type dilu -mg_levels_3_pc_dilu_ordering multicolor -mg_levels_4_pc_type dilu -mg_levels_4_pc_dilu_ordering multicolor"
   "gamg+dilu-richardson1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "gamg+dilu-richardson2|-ksp_type gmres -pc_type gamg -mg_levels_ksp_type richardson -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
+  "gamg+dilu-finest|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "gamg+dilu-finest-r3|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 3 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "gamg+dilu-finest2|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST1_ksp_type richardson -mg_levels_FINEST1_pc_type dilu -mg_levels_FINEST1_pc_dilu_ordering multicolor"
+  "cg+gamg+dilu-finest|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "dilu-natural|-ksp_type gmres -pc_type dilu"
   "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
@@ -48,23 +60,45 @@ problems=(
   "convdiff3d-$N1^3|$B/tests/dilu/test_ksp -problem convdiff3d -m $N1 $CONV"
 )
 ev() { awk -v e="$1" '$1 == e {print $4; exit}' <<<"$2"; }
+med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}'; }
+REPS=${PGX_BENCH_REPS:-1}
 echo "PGX with CUDA Vecs: $($B/tests/sys/pgx_info | head -2 | paste -sd' ')"
+echo "repetitions per row: $REPS (setup and solve: medians)"
 printf '%-18s %-24s %10s %10s %6s %12s  %s\n' problem solver "setup s" "solve s" its "ms/it" result
 for p in "${problems[@]}"; do
   pname=${p%%|*} pcmd=${p#*|}
   # PGX_BENCH_PROBLEMS=regex: only the problems whose name matches (e.g. 'ex45')
   if [ -n "${PGX_BENCH_PROBLEMS:-}" ] && ! [[ $pname =~ $PGX_BENCH_PROBLEMS ]]; then continue; fi
+  finest=""
   for s in "${solvers[@]}"; do
     sname=${s%%|*} sopt=${s#*|}
     # PGX_BENCH_SOLVERS=regex: only the solvers whose name matches (e.g. 'gamg')
     if [ -n "${PGX_BENCH_SOLVERS:-}" ] && ! [[ $sname =~ $PGX_BENCH_SOLVERS ]]; then continue; fi
-    # shellcheck disable=SC2086
-    out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc=$?
-    its=$(grep -oE 'iterations [0-9]+' <<<"$out" | tail -1 | awk '{print $2}')
-    reason=$(grep -oE '(CONVERGED|DIVERGED)_[A-Z_]+' <<<"$out" | tail -1)
-    setup=$(ev PCSetUp "$out") solve=$(ev KSPSolve "$out")
+    if [[ $sopt == *FINEST* ]]; then
+      if [ -z "$finest" ]; then
+        # shellcheck disable=SC2086
+        nl=$(timeout 240 $pcmd $PGX $DEV -ksp_type gmres -pc_type gamg -ksp_max_it 1 -ksp_view 2>&1 | sed -n 's/.*levels=\([0-9]*\).*/\1/p' | head -1)
+        finest=$((${nl:-1} - 1))
+        echo "# $pname: GAMG has ${nl:-?} levels, the finest is level $finest"
+      fi
+      sopt=${sopt//FINEST1/$((finest - 1))} sopt=${sopt//FINEST/$finest}
+    fi
+    setups="" solves="" its="" reason="" rc=0
+    for ((rep = 1; rep <= REPS; rep++)); do
+      # shellcheck disable=SC2086
+      out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc1=$?
+      [ $rc1 -eq 0 ] || rc=$rc1
+      its1=$(grep -oE 'iterations [0-9]+' <<<"$out" | tail -1 | awk '{print $2}')
+      reason1=$(grep -oE '(CONVERGED|DIVERGED)_[A-Z_]+' <<<"$out" | tail -1)
+      [ -n "$its" ] && [ "$its1" != "$its" ] && reason1="$reason1 (its differ between repetitions: $its, $its1)"
+      its=${its1:-$its} reason=${reason1:-$reason}
+      setups="$setups $(ev PCSetUp "$out")" solves="$solves $(ev KSPSolve "$out")"
+    done
+    setup=$(med <<<"$setups") solve=$(med <<<"$solves")
+    range=""
+    if [ "$REPS" -gt 1 ] && [ -n "$solve" ]; then range=" [solve $(tr ' ' '\n' <<<"$solves" | grep -v '^$' | sort -g | sed -n '1p;$p' | paste -sd- )]"; fi
     per=$(awk -v t="${solve:-0}" -v n="${its:-0}" 'BEGIN { if (n > 0) printf "%.3f", 1000 * t / n; else print "-" }')
     [ $rc -eq 0 ] || reason="exit $rc ${reason:-}"
-    printf '%-18s %-24s %10s %10s %6s %12s  %s\n' "$pname" "$sname" "${setup:--}" "${solve:--}" "${its:--}" "$per" "${reason:-?}"
+    printf '%-18s %-24s %10s %10s %6s %12s  %s\n' "$pname" "$sname" "${setup:--}" "${solve:--}" "${its:--}" "$per" "${reason:-?}$range"
   done
 done
