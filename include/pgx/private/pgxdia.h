@@ -1,0 +1,89 @@
+/* pgxdia.h: a banded (DIA) copy of a square CSR block, for products that are bound by memory bandwidth (private).
+
+   Mathematics. A square n x n block B whose entries lie on few diagonals (stencil matrices: 7 for a 3D 7-point
+   stencil in lexicographic order) is stored as ndiag offsets off[0] < off[1] < ... (column minus row) and the
+   values column-major by diagonal:
+       val[d * n + i] = B(i, i + off[d])   where that entry is stored in the CSR, else 0.
+   The product y = B x is then, for each row i, sum over d of val[d * n + i] * x[i + off[d]] (terms with
+   i + off[d] outside [0, n) skipped), summed in increasing d, which is increasing column: the order of a
+   sequential CSR product of a row with sorted columns, with zeros added where the CSR has no entry.
+   Against CSR (12 bytes an entry with 32-bit indices, the column index read for every entry), DIA reads 8
+   bytes an entry and no index, and the reads of val and x are contiguous across the rows of a warp.
+
+   When it pays: PGXDIAAnalyze() accepts a block when it has at most maxdiag distinct offsets and the padded
+   storage ndiag * n is at most 1/minfill times the stored entries (minfill 2/3: DIA's 8 bytes a padded entry
+   against CSR's 12 an entry). Otherwise it reports ndiag = 0 and the caller keeps CSR.
+
+   Input contract: 0-based CSR, columns sorted within each row, column indices in [0, n). Host arrays. */
+#pragma once
+#include <petscsys.h>
+
+/* The distinct offsets (column - row) of the n x n CSR block (rowptr, col), sorted, in off[0 .. *ndiag) (off has
+   room for maxdiag); *ndiag = 0 when there are more than maxdiag of them or the fill nnz / (ndiag * n) is below
+   minfill (then DIA does not pay). An empty block gives *ndiag = 0. */
+static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscReal minfill, PetscInt *ndiag, PetscInt off[])
+{
+  PetscInt nd = 0, nnz;
+
+  PetscFunctionBegin;
+  *ndiag = 0;
+  if (n <= 0 || !rowptr[n]) PetscFunctionReturn(PETSC_SUCCESS);
+  nnz = rowptr[n];
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt o = col[k] - i;
+      PetscInt       lo = 0, hi = nd;
+      while (lo < hi) { /* first position with off >= o */
+        const PetscInt mid = (lo + hi) / 2;
+        if (off[mid] < o) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < nd && off[lo] == o) continue;
+      if (nd == maxdiag) PetscFunctionReturn(PETSC_SUCCESS); /* too many diagonals: keep CSR */
+      for (PetscInt m = nd; m > lo; m--) off[m] = off[m - 1];
+      off[lo] = o;
+      nd++;
+    }
+  }
+  if ((PetscReal)nnz < minfill * (PetscReal)nd * (PetscReal)n) PetscFunctionReturn(PETSC_SUCCESS);
+  *ndiag = nd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The DIA values (val: ndiag * n, column-major by diagonal, zero where the CSR has no entry) of the CSR block with
+   values a, for the offsets off[0 .. ndiag) that PGXDIAAnalyze() returned for its pattern */
+static inline PetscErrorCode PGXDIAFill(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *a, PetscInt ndiag, const PetscInt off[], PetscScalar *val)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(val, (size_t)ndiag * (size_t)n));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt d = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) { /* columns sorted: the diagonals come in increasing order */
+      const PetscInt o = col[k] - i;
+      while (d < ndiag && off[d] < o) d++;
+      PetscCheck(d < ndiag && off[d] == o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGXDIAFill: row %" PetscInt_FMT " has an entry on offset %" PetscInt_FMT ", not among the %" PetscInt_FMT " analyzed diagonals (pattern changed?)", i, o, ndiag);
+      val[(size_t)d * (size_t)n + (size_t)i] = a[k];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(__CUDACC__)
+/* y = B x (add = 0) or y += B x (add = 1) for B in DIA (device arrays): one thread a row; the offsets staged in
+   shared memory (ndiag <= PGX_DIA_MAXDIAG); blockDim.x threads per block, any grid (grid-stride loop) */
+  #define PGX_DIA_MAXDIAG 32
+__global__ static void __launch_bounds__(256) PGXDIAProductKernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
+{
+  __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
+  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
+  __syncthreads();
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    PetscScalar s = 0;
+    for (PetscInt d = 0; d < ndiag; d++) {
+      const PetscInt j = i + soff[d];
+      if (j >= 0 && j < n) s += val[(size_t)d * (size_t)n + (size_t)i] * x[j];
+    }
+    y[i] = add ? y[i] + s : s;
+  }
+}
+#endif
