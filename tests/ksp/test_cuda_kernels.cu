@@ -1,11 +1,12 @@
 static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
                      "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
-                     "block of 37 ghosts; every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "block of 37 ghosts; SpMV and SpMVAdd also on a banded matrix through its DIA copy (9 diagonals); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
                      "Tolerance: 1e-13 absolute times a scale: 10 for SpMV and MAXPY, 1 for updates, 1000 for the reductions\n(another summation order: ~2000 eps of the sum of |terms|).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
 #include <cmath>
 #include "../../src/ksp/utils/resident/resident_kernels.h"
+#include <pgx/private/pgxdia.h>
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
 
@@ -97,8 +98,8 @@ int main(int argc, char **argv)
     std::vector<PetscScalar> x = RandVec(n), g = RandVec(ng), y0 = RandVec(n), z0 = RandVec(n), nan(n, NAN);
     PetscInt                *dap = Up(a.p), *daj = Up(a.j), *dbp = Up(b.p), *dbj = Up(b.j);
     PetscScalar             *dav = Up(a.v), *dbv = Up(b.v), *dx = Up(x), *dg = Up(g), *dy = Up(nan), *dz = Up(z0);
-    R::CSR                   hA = {n, n, (PetscInt)a.j.size(), a.p.data(), a.j.data(), a.v.data()}, hB = {n, ng, (PetscInt)b.j.size(), b.p.data(), b.j.data(), b.v.data()};
-    R::CSR                   dA = {n, n, hA.nnz, dap, daj, dav}, dB = {n, ng, hB.nnz, dbp, dbj, dbv};
+    R::CSR                   hA = {n, n, (PetscInt)a.j.size(), a.p.data(), a.j.data(), a.v.data(), 0, nullptr, nullptr}, hB = {n, ng, (PetscInt)b.j.size(), b.p.data(), b.j.data(), b.v.data(), 0, nullptr, nullptr};
+    R::CSR                   dA = {n, n, hA.nnz, dap, daj, dav, 0, nullptr, nullptr}, dB = {n, ng, hB.nnz, dbp, dbj, dbv, 0, nullptr, nullptr};
     std::vector<PetscScalar> y(n);
     const double             s = 1000.0; /* reductions: 1e-10 absolute on sums of ~3001 terms of size <= 0.25 (sum |terms| ~ 250: ~2000 eps relative) */
 
@@ -108,6 +109,47 @@ int main(int argc, char **argv)
     PetscCall(H.SpMVAdd(hB, g.data(), y.data()));
     PetscCall(D.SpMVAdd(dB, dg, dy));
     Compare("SpMVAdd", y, Down(dy, n), 10);
+
+    { /* the banded (DIA) copy the glue gives the cuda SpMV: a random band of 9 diagonals (some entries dropped, the
+         first and last rows cut by the borders) against the reference's CSR product, and SpMVAdd on it */
+      const PetscInt offs[9] = {-301, -17, -5, -1, 0, 1, 6, 40, 299};
+      HostCsr        c;
+      c.p.push_back(0);
+      for (PetscInt i = 0; i < n; i++) {
+        for (PetscInt o : offs)
+          if (i + o >= 0 && i + o < n && (o == 0 || Rand() < 0.85)) {
+            c.j.push_back(i + o);
+            c.v.push_back(Rand() - 0.5);
+          }
+        c.p.push_back((PetscInt)c.j.size());
+      }
+      PetscInt nd = 0, off[PGX_DIA_MAXDIAG];
+      PetscCall(PGXDIAAnalyze(n, c.p.data(), c.j.data(), PGX_DIA_MAXDIAG, 2.0 / 3.0, &nd, off));
+      if (nd != 9) {
+        printf("FAIL: DIA analysis found %d diagonals, expected 9\n", (int)nd);
+        nfail++;
+      }
+      std::vector<PetscScalar> dvh((size_t)nd * n);
+      std::vector<PetscInt>    offv(off, off + nd);
+      PetscCall(PGXDIAFill(n, c.p.data(), c.j.data(), c.v.data(), nd, off, dvh.data()));
+      PetscInt    *dcp = Up(c.p), *dcj = Up(c.j), *doff = Up(offv);
+      PetscScalar *dcv = Up(c.v), *ddv = Up(dvh), *dy2 = Up(nan);
+      R::CSR       hC = {n, n, (PetscInt)c.j.size(), c.p.data(), c.j.data(), c.v.data(), 0, nullptr, nullptr};
+      R::CSR       dC = {n, n, hC.nnz, dcp, dcj, dcv, nd, doff, ddv};
+      std::vector<PetscScalar> yc(n);
+      PetscCall(H.SpMV(hC, x.data(), yc.data()));
+      PetscCall(D.SpMV(dC, dx, dy2));
+      Compare("SpMV (DIA)", yc, Down(dy2, n), 1);
+      PetscCall(H.SpMVAdd(hC, x.data(), yc.data()));
+      PetscCall(D.SpMVAdd(dC, dx, dy2));
+      Compare("SpMVAdd (DIA)", yc, Down(dy2, n), 2);
+      (void)cudaFree(dcp);
+      (void)cudaFree(dcj);
+      (void)cudaFree(doff);
+      (void)cudaFree(dcv);
+      (void)cudaFree(ddv);
+      (void)cudaFree(dy2);
+    }
 
     PetscScalar hd, dd, hv[2], dv[2];
     PetscReal   hn, dn, ht, dt;

@@ -1,10 +1,11 @@
-static char help[] = "Resident Krylov layer: the reference kernels on hand-checked 5x5 inputs.\n";
+static char help[] = "Resident Krylov layer: the reference kernels on hand-checked 5x5 inputs; the DIA analysis and fill of pgxdia.h.\n";
 /* A = tridiag(-1, 2, -1) (5x5), x = (1..5): A x = (0, 0, 0, 0, 6). Off-diagonal block B (5x2 ghost columns)
    with B(0,1) = 3, B(4,0) = -2, ghosts g = (10, 20): A x + B g = (60, 0, 0, 0, -14). Vector kernels with the
    values written out; MDot/MAXPY on a block of two columns with leading dimension 6 (> n). */
 #include <petscsys.h>
 #include <cmath>
 #include "../../src/ksp/utils/resident/resident_kernels.h"
+#include <pgx/private/pgxdia.h>
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
 
@@ -22,12 +23,30 @@ int main(int argc, char **argv)
   const R::Backend &K = R::reference::backend;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  { /* pgxdia.h on the 5x5 A = tridiag(-1, 2, -1) with A(0,4) = 7 added: offsets -1, 0, 1, 4; fill 14 / 20 = 0.7 */
+    const PetscInt    ap[] = {0, 3, 6, 9, 12, 14}, aj[] = {0, 1, 4, 0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4};
+    const PetscScalar av[] = {2, -1, 7, -1, 2, -1, -1, 2, -1, -1, 2, -1, -1, 2};
+    PetscInt          nd = -1, off[PGX_DIA_MAXDIAG];
+    PetscScalar       val[20];
+
+    PetscCall(PGXDIAAnalyze(5, ap, aj, PGX_DIA_MAXDIAG, 2.0 / 3.0, &nd, off));
+    CHECK(nd == 4 && off[0] == -1 && off[1] == 0 && off[2] == 1 && off[3] == 4, "DIA offsets: %d diagonals (%d %d %d %d), expected 4 (-1 0 1 4)", (int)nd, (int)off[0], (int)off[1], (int)off[2], (int)off[3]);
+    PetscCall(PGXDIAFill(5, ap, aj, av, nd, off, val));
+    const double ev[] = {0, -1, -1, -1, -1, 2, 2, 2, 2, 2, -1, -1, -1, -1, 0, 7, 0, 0, 0, 0};
+    Expect("DIA values", val, ev, 20);
+    PetscCall(PGXDIAAnalyze(5, ap, aj, 3, 2.0 / 3.0, &nd, off));
+    CHECK(nd == 0, "DIA with at most 3 diagonals: %d, expected 0 (refused)", (int)nd);
+    PetscCall(PGXDIAAnalyze(5, ap, aj, PGX_DIA_MAXDIAG, 0.75, &nd, off));
+    CHECK(nd == 0, "DIA with fill 0.7 < 0.75: %d diagonals, expected 0 (refused)", (int)nd);
+    PetscCall(PGXDIAAnalyze(5, ap, aj, PGX_DIA_MAXDIAG, 0.0, &nd, off));
+    CHECK(nd == 4, "DIA whatever the fill: %d diagonals, expected 4", (int)nd);
+  }
   {
     const PetscInt    ap[] = {0, 2, 5, 8, 11, 13}, aj[] = {0, 1, 0, 1, 2, 1, 2, 3, 2, 3, 4, 3, 4};
     const PetscScalar av[] = {2, -1, -1, 2, -1, -1, 2, -1, -1, 2, -1, -1, 2};
     const PetscInt    bp[] = {0, 1, 1, 1, 1, 2}, bj[] = {1, 0};
     const PetscScalar bv[] = {3, -2};
-    R::CSR            A = {5, 5, 13, ap, aj, av}, B = {5, 2, 2, bp, bj, bv};
+    R::CSR            A = {5, 5, 13, ap, aj, av, 0, nullptr, nullptr}, B = {5, 2, 2, bp, bj, bv, 0, nullptr, nullptr};
     PetscScalar       x[] = {1, 2, 3, 4, 5}, g[] = {10, 20}, y[5], w[5], r[2], d;
     PetscReal         t2;
     /* V: two columns (1,1,1,1,1) and (1,0,-1,0,1), ld 6 (the sixth entry must be ignored) */

@@ -18,6 +18,9 @@
 #pragma once
 #include <petscsys.h>
 
+/* the most diagonals the device product takes (its offsets staged in shared memory) */
+#define PGX_DIA_MAXDIAG 32
+
 /* The distinct offsets (column - row) of the n x n CSR block (rowptr, col), sorted, in off[0 .. *ndiag) (off has
    room for maxdiag); *ndiag = 0 when there are more than maxdiag of them or the fill nnz / (ndiag * n) is below
    minfill (then DIA does not pay). An empty block gives *ndiag = 0. */
@@ -70,8 +73,7 @@ static inline PetscErrorCode PGXDIAFill(PetscInt n, const PetscInt *rowptr, cons
 
 #if defined(__CUDACC__)
 /* y = B x (add = 0) or y += B x (add = 1) for B in DIA (device arrays): one thread a row; the offsets staged in
-   shared memory (ndiag <= PGX_DIA_MAXDIAG); blockDim.x threads per block, any grid (grid-stride loop) */
-  #define PGX_DIA_MAXDIAG 32
+   shared memory (ndiag <= PGX_DIA_MAXDIAG); blockDim.x threads per block (>= ndiag), any grid (grid-stride loop) */
 __global__ static void __launch_bounds__(256) PGXDIAProductKernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
 {
   __shared__ PetscInt soff[PGX_DIA_MAXDIAG];

@@ -4,10 +4,12 @@
    binding, and the glue shared by KSPPGXCG, KSPPGXBCGS and KSPPGXGMRES. */
 #include "resident.h"
 #include <pgx/kspresident.h>
+#include <pgx/private/pgxdia.h>
 
 namespace K = pgx::kernels::resident;
 
 PetscLogEvent PGX_KSPSetUp, PGX_KSPSolve, PGX_KSPSpMV, PGX_KSPPCApply, PGX_KSPOrthog, PGX_KSPCopy;
+const char *const PGXResidentSpMVFormats[] = {"auto", "csr", "dia", "PGXResidentSpMVFormat", "PGX_RESIDENT_SPMV_", NULL};
 
 /* ------------------------------------------------------------------------------------ backend memory */
 static PetscErrorCode BAlloc(PGXResident r, size_t bytes, void **p)
@@ -86,6 +88,13 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(BFree(r, &r->rowptr_o));
   PetscCall(BFree(r, &r->colidx_o));
   PetscCall(BFree(r, &r->val_o));
+  PetscCall(BFree(r, &r->doff));
+  PetscCall(BFree(r, &r->dval));
+  r->ndia     = 0;
+  r->diabuilt = PETSC_FALSE;
+  r->Ad.ndiag = 0;
+  r->Ad.doff  = NULL;
+  r->Ad.dval  = NULL;
   PetscCall(BFree(r, &r->invdiag));
   PetscCall(BFree(r, &r->work));
   PetscCall(BFree(r, &r->hcoef));
@@ -297,6 +306,70 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* cuda: the banded (DIA) copy of the diagonal block that the SpMV reads instead of the CSR, when -ksp_pgx_spmv_format
+   allows it and the block has few diagonals (pgxdia.h); its offsets again when the pattern was copied again, its
+   values again when the values were refreshed, nothing otherwise. Built from the Mat's host CSR. */
+static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
+{
+  Mat                Ad;
+  PetscBool          ismpi, done, pattern;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *a;
+  PetscScalar       *hval;
+  PetscInt           nr, nd = 0;
+
+  PetscFunctionBegin;
+  if (r->device != PGX_DEVICE_CUDA || !r->A || r->spmvfmt == PGX_RESIDENT_SPMV_CSR) {
+    if (r->ndia || r->doff || r->dval) {
+      PetscCall(BFree(r, &r->doff));
+      PetscCall(BFree(r, &r->dval));
+    }
+    r->ndia     = 0;
+    r->diabuilt = PETSC_FALSE;
+    r->Ad.ndiag = 0;
+    r->Ad.doff  = NULL;
+    r->Ad.dval  = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  pattern = (PetscBool)(!r->diabuilt || r->diapattern != r->npattern || r->diafmt != r->spmvfmt);
+  if (!pattern && r->diavalues == r->nvalues) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
+  else Ad = r->A;
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == r->n, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local diagonal block");
+  if (pattern) {
+    PetscCall(BFree(r, &r->doff));
+    PetscCall(BFree(r, &r->dval));
+    PetscCall(PGXDIAAnalyze(nr, ia, ja, PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_DIA ? 0.0 : 2.0 / 3.0, &nd, r->hdoff));
+    r->ndia    = nd;
+    r->diafill = nd ? (PetscReal)ia[nr] / ((PetscReal)nd * (PetscReal)nr) : 0.0;
+    if (nd) {
+      PetscCall(BAlloc(r, (size_t)nd * sizeof(PetscInt), (void **)&r->doff));
+      PetscCall(BAlloc(r, (size_t)nd * (size_t)nr * sizeof(PetscScalar), (void **)&r->dval));
+      PetscCall(BPut(r, r->doff, r->hdoff, (size_t)nd * sizeof(PetscInt)));
+      PetscCall(PetscInfo(r->A, "resident operator: the SpMV reads a DIA copy of the diagonal block (%" PetscInt_FMT " diagonals, fill %g)\n", nd, (double)r->diafill));
+    } else PetscCall(PetscInfo(r->A, "resident operator: the diagonal block has more than %d diagonals%s; the SpMV reads the CSR\n", PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_AUTO ? " or too sparse a band for DIA to pay" : ""));
+    r->diapattern = r->npattern;
+    r->diafmt     = r->spmvfmt;
+    r->diabuilt   = PETSC_TRUE;
+  }
+  if (r->ndia) {
+    PetscCall(PetscMalloc1((size_t)r->ndia * (size_t)nr, &hval));
+    PetscCall(MatSeqAIJGetArrayRead(Ad, &a));
+    PetscCall(PGXDIAFill(nr, ia, ja, a, r->ndia, r->hdoff, hval));
+    PetscCall(MatSeqAIJRestoreArrayRead(Ad, &a));
+    PetscCall(BPut(r, r->dval, hval, (size_t)r->ndia * (size_t)nr * sizeof(PetscScalar)));
+    PetscCall(PetscFree(hval));
+  }
+  r->diavalues = r->nvalues;
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  r->Ad.ndiag = r->ndia;
+  r->Ad.doff  = r->doff;
+  r->Ad.dval  = r->dval;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Binds the backend, the operator and the PC; called by KSPSetUp and at the start of every solve (cheap when
    nothing changed) */
 PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC pc, const char ktype[])
@@ -315,6 +388,7 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
   PetscCall(PGXResidentSetOperator(r, A, ktype));
   PetscCall(PGXResidentSetPC(r, pc, ktype));
   PetscCall(PGXResidentSharePC(r));
+  PetscCall(PGXResidentSetUpDIA(r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -347,6 +421,10 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
+  if (r->device == PGX_DEVICE_CUDA) {
+    if (r->ndia) PetscCall(PetscViewerASCIIPrintf(viewer, "  SpMV of the diagonal block: DIA copy, %" PetscInt_FMT " diagonals (fill %.3g, %.1f MB beside the CSR; -ksp_pgx_spmv_format %s)\n", r->ndia, (double)r->diafill, (double)r->ndia * (double)r->n * sizeof(PetscScalar) / 1048576.0, PGXResidentSpMVFormats[r->spmvfmt]));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  SpMV of the diagonal block: CSR (-ksp_pgx_spmv_format %s)\n", PGXResidentSpMVFormats[r->spmvfmt]));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  preconditioner %s applied by %s\n", pcname, how[r->pckind]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -709,6 +787,7 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
+  PetscCall(PetscOptionsEnum("-ksp_pgx_spmv_format", "cuda: the storage the SpMV reads for the diagonal block: auto (DIA when the block has at most 32 diagonals, filled to 2/3 at least), csr, dia (DIA at up to 32 diagonals whatever the fill)", "KSPPGXCG", PGXResidentSpMVFormats, (PetscEnum)b->res->spmvfmt, (PetscEnum *)&b->res->spmvfmt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -15,6 +15,7 @@
 #include <pgx/private/pgximpl.h>
 #include <petsc/private/kspimpl.h>
 #include "resident_kernels.h"
+#include <pgx/private/pgxdia.h>
 
 /* How the preconditioner is applied */
 typedef enum {
@@ -23,6 +24,15 @@ typedef enum {
   PGX_RESIDENT_PC_DEVICE, /* PCDILU, PCAIPS on cuda: PGXPCApplyDevice() on the device arrays */
   PGX_RESIDENT_PC_HOST    /* PCDILU, PCAIPS with the host backend: PCApply() on Vecs wrapping the host arrays */
 } PGXResidentPCKind;
+
+/* The storage the cuda SpMV reads for the diagonal block (-ksp_pgx_spmv_format) */
+typedef enum {
+  PGX_RESIDENT_SPMV_AUTO, /* DIA when it pays (pgxdia.h: at most PGX_RESIDENT_MAXDIAG diagonals, fill >= 2/3), else CSR */
+  PGX_RESIDENT_SPMV_CSR,  /* always CSR */
+  PGX_RESIDENT_SPMV_DIA   /* DIA whenever the block has at most PGX_RESIDENT_MAXDIAG diagonals, whatever the fill */
+} PGXResidentSpMVFormat;
+PETSC_INTERN const char *const PGXResidentSpMVFormats[];
+#define PGX_RESIDENT_MAXDIAG PGX_DIA_MAXDIAG
 
 typedef struct _n_PGXResident *PGXResident;
 struct _n_PGXResident {
@@ -42,6 +52,16 @@ struct _n_PGXResident {
   PGXGhost                                     gx;     /* several ranks: the ghost exchange (src/sys/ghost.cxx) */
   PetscInt                                     npattern, nvalues; /* copies of the pattern, refreshes of values */
   PetscBool                                    shared;   /* cuda: rowptr_d, colidx_d, val_d are the PC's device copy of the diagonal block (not owned) */
+  /* cuda: a banded (DIA) copy of the diagonal block that the SpMV reads instead of the CSR (pgxdia.h) */
+  PGXResidentSpMVFormat                        spmvfmt;                        /* as requested */
+  PetscInt                                     ndia;                           /* its diagonals (0: no copy, the SpMV reads the CSR) */
+  PetscInt                                     hdoff[PGX_RESIDENT_MAXDIAG];    /* its offsets (host) */
+  PetscInt                                    *doff;                           /* its offsets (backend memory) */
+  PetscScalar                                 *dval;                           /* its values, ndia * n, column-major by diagonal (backend memory) */
+  PetscReal                                    diafill;                        /* stored entries / (ndia * n) */
+  PetscInt                                     diapattern, diavalues;          /* npattern, nvalues when it was built */
+  PGXResidentSpMVFormat                        diafmt;                         /* spmvfmt when it was built */
+  PetscBool                                    diabuilt;                       /* built (or refused) at least once */
   /* the preconditioner */
   PC                                           pc;
   PGXResidentPCKind                            pckind;

@@ -43,11 +43,17 @@ namespace kernels
 {
 namespace resident
 {
-/* A CSR block as the kernels see it (arrays owned by the glue, host or device) */
+/* A CSR block as the kernels see it (arrays owned by the glue, host or device). The cuda backend may also be given
+   a banded copy of a square block (include/pgx/private/pgxdia.h: ndiag > 0 offsets doff and values dval, column-major
+   by diagonal, device arrays), which its SpMV then reads instead of the CSR arrays (the same sums, in the same
+   order of columns); the reference backend always reads the CSR. */
 struct CSR {
   PetscInt           nrows, ncols, nnz;
   const PetscInt    *rowptr, *colidx;
   const PetscScalar *val;
+  PetscInt           ndiag;
+  const PetscInt    *doff;
+  const PetscScalar *dval;
 };
 
 #if defined(__CUDACC__)

@@ -8,6 +8,7 @@
    kernel argument, MAXK per launch). Everything runs on PGX's stream. */
 #include <pgx/private/pgxcuda.h>
 #include "../resident_kernels.h"
+#include <pgx/private/pgxdia.h>
 
 namespace pgx
 {
@@ -254,6 +255,12 @@ PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, i
   PetscFunctionBegin;
   if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
+  if (A.ndiag > 0) { /* the banded copy: one thread a row, no column indices */
+    PetscCheck(A.ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA product of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, A.ndiag, PGX_DIA_MAXDIAG);
+    PGXDIAProductKernel<<<PGXCUDAGridSize(A.nrows, 256), 256, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, add);
+    PGXCheckLaunch("PGXDIAProductKernel");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* threads per row: the largest power of two <= the average row length, in [1, 32] */
   int sub = 1;
   while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
