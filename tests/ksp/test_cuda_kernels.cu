@@ -143,6 +143,20 @@ int main(int argc, char **argv)
       PetscCall(H.SpMVAdd(hC, x.data(), yc.data()));
       PetscCall(D.SpMVAdd(dC, dx, dy2));
       Compare("SpMVAdd (DIA)", yc, Down(dy2, n), 2);
+      { /* SpMVDotDev: y = A x and x'y left on the device, on the DIA copy (one kernel) and on CSR (dA) */
+        PetscScalar hd2, dd2, *ddev = Up(std::vector<PetscScalar>(1, NAN));
+        PetscCall(H.SpMVDotDev(hC, x.data(), yc.data(), &hd2));
+        PetscCall(D.SpMVDotDev(dC, dx, dy2, ddev));
+        PetscCall(D.Fetch(1, ddev, &dd2));
+        Compare("SpMVDotDev (DIA) y", yc, Down(dy2, n), 1);
+        Compare("SpMVDotDev (DIA) x'y", {hd2}, {dd2}, s);
+        PetscCall(H.SpMVDotDev(hA, x.data(), yc.data(), &hd2));
+        PetscCall(D.SpMVDotDev(dA, dx, dy2, ddev));
+        PetscCall(D.Fetch(1, ddev, &dd2));
+        Compare("SpMVDotDev (CSR) y", yc, Down(dy2, n), 10);
+        Compare("SpMVDotDev (CSR) x'y", {hd2}, {dd2}, s);
+        (void)cudaFree(ddev);
+      }
       (void)cudaFree(dcp);
       (void)cudaFree(dcj);
       (void)cudaFree(doff);

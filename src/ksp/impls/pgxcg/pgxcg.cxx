@@ -109,13 +109,13 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
       PetscCall(PGXResidentAYPX(r, b, Z, P)); /* p <- z + b p */
     }
     dpiold = dpi;
-    PetscCall(PGXResidentMult(r, P, W)); /* w <- A p */
-    fused = PETSC_FALSE;
+    fused  = PETSC_FALSE;
     if (onesync && ksp->chknorm < i + 2) {
-      /* one synchronization: p'Ap stays in backend memory, the step applies a = beta/p'Ap there (or nothing where
-         KSPCG stops before it), then z <- B r, and p'Ap, z'r and ||z||^2 come back together */
+      /* one synchronization: w <- A p with p'Ap left in backend memory (one pass with cuda's DIA copy), the step
+         applies a = beta/p'Ap there (or nothing where KSPCG stops before it), then z <- B r, and p'Ap, z'r and
+         ||z||^2 come back together */
       PetscScalar h[3];
-      PetscCall(PGXResidentDotDev(r, P, W, &ds[0]));
+      PetscCall(PGXResidentMultDotDev(r, P, W, &ds[0]));
       PetscCall(PGXResidentCGStep(r, beta, dpiold, (PetscBool)(i > 0), &ds[0], P, W, X, R));
       PetscCall(PGXResidentPCApply(ksp, r, R, Z));
       PetscCall(PGXResidentDotNorm2Dev(r, R, Z, &ds[1]));
@@ -130,6 +130,7 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
       fused    = PETSC_TRUE;
       KSPCheckNorm(ksp, dp);
     } else {
+      PetscCall(PGXResidentMult(r, P, W)); /* w <- A p */
       PetscCall(PGXResidentDot(r, P, W, &dpi));
       KSPCheckDot(ksp, dpi);
       betaold = beta;

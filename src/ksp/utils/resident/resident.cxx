@@ -501,6 +501,20 @@ PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One rank: y = A x and d[0] = x'y left in backend memory (the CG's w = A p and p'Ap; one pass on cuda's DIA copy) */
+PetscErrorCode PGXResidentMultDotDev(PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCheck(!r->gx, r->comm, PETSC_ERR_PLIB, "PGXResidentMultDotDev() is for one rank");
+  PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(r->K->SpMVDotDev(r->Ad, x, y, d));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(LogFlops(r, 2.0 * (PetscLogDouble)r->nnzd + 2.0 * (PetscLogDouble)r->n));
+  PetscCall(PetscLogEventEnd(PGX_KSPSpMV, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentPCApply(KSP ksp, PGXResident r, const PetscScalar *x, PetscScalar *y)
 {
   PetscFunctionBegin;

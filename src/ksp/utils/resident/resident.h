@@ -105,6 +105,7 @@ PETSC_INTERN PetscErrorCode PGXResidentNormalize(PGXResident, PetscScalar *, Pet
 /* One rank: reductions left in backend memory (PGXResidentScalars(): PGX_RESIDENT_NSCAL slots), KSPCG's guarded step, and the fetch
    of k slots to the host (one synchronization); see resident_kernels.h */
 PETSC_INTERN PetscErrorCode PGXResidentScalars(PGXResident, PetscScalar **);
+PETSC_INTERN PetscErrorCode PGXResidentMultDotDev(PGXResident, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentDotDev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentDotNorm2Dev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStep(PGXResident, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);

@@ -23,6 +23,8 @@
                  CGStepTaken() says KSPCG would stop before them (dpi not finite, zero, or of the other sign
                  than dpiold when checksign), so that x and r stay as KSPCG leaves them
        MDotDev   d[j] = MDot(V, w)[j];  Norm2SqDev  d[0] = |x|^2
+       SpMVDotDev  y = A x and d[0] = Dot(x, y) (the CG's w = A p and p'w; cuda on a DIA copy: one pass, the sum of
+                 p'w in another order than DotDev's)
        MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
        Fetch     h[0..k) = d[0..k) (to the host; the one synchronization)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
@@ -97,6 +99,7 @@ struct Backend {
   PetscErrorCode (*MDotDev)(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d);
   PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
   PetscErrorCode (*Norm2SqDev)(PetscInt n, const PetscScalar *x, PetscScalar *d);
+  PetscErrorCode (*SpMVDotDev)(const CSR &, const PetscScalar *x, PetscScalar *y, PetscScalar *d);
 };
 
 namespace reference
@@ -125,6 +128,7 @@ PetscErrorCode Fetch(PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode MDotDev(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
 PetscErrorCode Norm2SqDev(PetscInt, const PetscScalar *, PetscScalar *);
+PetscErrorCode SpMVDotDev(const CSR &, const PetscScalar *, PetscScalar *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

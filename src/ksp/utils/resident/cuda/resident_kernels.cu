@@ -89,6 +89,27 @@ __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const Petsc
   if (row < nrows && !lane) y[row] = add ? y[row] + s : s;
 }
 
+/* y = A x on A's DIA copy and the partial sums of Dot(x, y) (as dot_partial's kind 0 forms them) in part[block]:
+   the CG's w = A p and p'w in one pass over p and w */
+__global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part)
+{
+  __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
+  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
+  __syncthreads();
+  PetscScalar a = 0;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    PetscScalar s = 0;
+    for (PetscInt d = 0; d < ndiag; d++) {
+      const PetscInt j = i + soff[d];
+      if (j >= 0 && j < n) s += val[(size_t)d * (size_t)n + (size_t)i] * x[j];
+    }
+    y[i] = s;
+    a += s * x[i];
+  }
+  a = BlockSum(a);
+  if (!threadIdx.x) part[blockIdx.x] = a;
+}
+
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
 __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part)
 {
@@ -466,7 +487,31 @@ PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
   return ReduceDev(n, x, x, 1, d);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev};
+/* w = A p and p'w: on a DIA copy one kernel (one partial sum per block, at most NPART * NRESULT blocks) and the
+   finishing sum; on CSR the SpMV and DotDev */
+PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (A.ndiag <= 0 || A.nrows <= 0) {
+    PetscCall(SpMV(A, x, y));
+    PetscCall(DotDev(A.nrows, x, y, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(A.ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA product of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, A.ndiag, PGX_DIA_MAXDIAG);
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
+  if (nb > (unsigned int)(NPART * NRESULT)) nb = (unsigned int)(NPART * NRESULT);
+  dia_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, d_part);
+  PGXCheckLaunch("dia_spmv_dot_kernel");
+  finish<<<1, BLOCK, 0, s>>>((int)nb, d_part, d);
+  PGXCheckLaunch("finish");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels
