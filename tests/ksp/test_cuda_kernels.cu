@@ -1,6 +1,6 @@
 static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
                      "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
-                     "block of 37 ghosts; SpMV and SpMVAdd also on a banded matrix through its DIA copy (9 diagonals); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "block of 37 ghosts; SpMV, SpMVAdd, SpMVDotDev also on a banded matrix through its DIA copy (9 diagonals, filled on the device by DIAFill); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
                      "Tolerance: 1e-13 absolute times a scale: 10 for SpMV and MAXPY, 1 for updates, 1000 for the reductions\n(another summation order: ~2000 eps of the sum of |terms|).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
@@ -143,6 +143,12 @@ int main(int argc, char **argv)
       PetscCall(H.SpMVAdd(hC, x.data(), yc.data()));
       PetscCall(D.SpMVAdd(dC, dx, dy2));
       Compare("SpMVAdd (DIA)", yc, Down(dy2, n), 2);
+      { /* DIAFill on the device from the device CSR: the host fill's values exactly (poisoned first) */
+        PetscScalar *dfill = Up(std::vector<PetscScalar>((size_t)nd * n, NAN));
+        PetscCall(D.DIAFill(dC, nd, doff, dfill));
+        Compare("DIAFill", dvh, Down(dfill, (size_t)nd * n), 0);
+        (void)cudaFree(dfill);
+      }
       { /* SpMVDotDev: y = A x and x'y left on the device, on the DIA copy (one kernel) and on CSR (dA) */
         PetscScalar hd2, dd2, *ddev = Up(std::vector<PetscScalar>(1, NAN));
         PetscCall(H.SpMVDotDev(hC, x.data(), yc.data(), &hd2));

@@ -308,14 +308,13 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
 
 /* cuda: the banded (DIA) copy of the diagonal block that the SpMV reads instead of the CSR, when -ksp_pgx_spmv_format
    allows it and the block has few diagonals (pgxdia.h); its offsets again when the pattern was copied again, its
-   values again when the values were refreshed, nothing otherwise. Built from the Mat's host CSR. */
+   values again when the values were refreshed, nothing otherwise. The offsets from the Mat's host pattern, the values
+   on the device from the resident CSR of the block (no host pass over the values). */
 static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
 {
   Mat                Ad;
   PetscBool          ismpi, done, pattern;
   const PetscInt    *ia, *ja;
-  const PetscScalar *a;
-  PetscScalar       *hval;
   PetscInt           nr, nd = 0;
 
   PetscFunctionBegin;
@@ -354,16 +353,10 @@ static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
     r->diafmt     = r->spmvfmt;
     r->diabuilt   = PETSC_TRUE;
   }
-  if (r->ndia) {
-    PetscCall(PetscMalloc1((size_t)r->ndia * (size_t)nr, &hval));
-    PetscCall(MatSeqAIJGetArrayRead(Ad, &a));
-    PetscCall(PGXDIAFill(nr, ia, ja, a, r->ndia, r->hdoff, hval));
-    PetscCall(MatSeqAIJRestoreArrayRead(Ad, &a));
-    PetscCall(BPut(r, r->dval, hval, (size_t)r->ndia * (size_t)nr * sizeof(PetscScalar)));
-    PetscCall(PetscFree(hval));
-  }
-  r->diavalues = r->nvalues;
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  /* the values from the backend's CSR of the block (its own copy or the PC's, current after PGXResidentSharePC) */
+  if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval));
+  r->diavalues = r->nvalues;
   r->Ad.ndiag = r->ndia;
   r->Ad.doff  = r->doff;
   r->Ad.dval  = r->dval;

@@ -23,6 +23,8 @@
                  CGStepTaken() says KSPCG would stop before them (dpi not finite, zero, or of the other sign
                  than dpiold when checksign), so that x and r stay as KSPCG leaves them
        MDotDev   d[j] = MDot(V, w)[j];  Norm2SqDev  d[0] = |x|^2
+       DIAFill   dval (ndiag * nrows, column-major by diagonal) = the DIA values of the square CSR block A for the
+                 offsets doff (pgxdia.h; every entry of A on one of them), zero elsewhere (backend memory)
        SpMVDotDev  y = A x and d[0] = Dot(x, y) (the CG's w = A p and p'w; cuda on a DIA copy: one pass, the sum of
                  p'w in another order than DotDev's)
        MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
@@ -100,6 +102,7 @@ struct Backend {
   PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
   PetscErrorCode (*Norm2SqDev)(PetscInt n, const PetscScalar *x, PetscScalar *d);
   PetscErrorCode (*SpMVDotDev)(const CSR &, const PetscScalar *x, PetscScalar *y, PetscScalar *d);
+  PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval);
 };
 
 namespace reference
@@ -129,6 +132,7 @@ PetscErrorCode MDotDev(PetscInt, PetscInt, const PetscScalar *, PetscInt, const 
 PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
 PetscErrorCode Norm2SqDev(PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode SpMVDotDev(const CSR &, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

@@ -110,6 +110,24 @@ __global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscIn
   if (!threadIdx.x) part[blockIdx.x] = a;
 }
 
+/* the DIA values of the CSR block (dval zeroed before): one thread a row, each entry to the slot of its diagonal; an
+   entry on no listed diagonal sets *bad (the glue analyzed this pattern, so it does not happen) */
+__global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, PetscInt ndiag, const PetscInt *__restrict__ off, PetscScalar *__restrict__ dval, int *bad)
+{
+  __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
+  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
+  __syncthreads();
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    PetscInt d = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt o = colidx[k] - i;
+      while (d < ndiag && soff[d] < o) d++;
+      if (d < ndiag && soff[d] == o) dval[(size_t)d * (size_t)n + (size_t)i] = val[k];
+      else *bad = 1;
+    }
+  }
+}
+
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
 __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part)
 {
@@ -511,7 +529,30 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev};
+/* A's DIA values from its CSR on the device (no host pass): zero, scatter, and a check that every entry found its
+   diagonal */
+PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval)
+{
+  cudaStream_t s;
+  int         *dbad = nullptr, bad = 0;
+
+  PetscFunctionBegin;
+  if (A.nrows <= 0 || ndiag <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, ndiag, PGX_DIA_MAXDIAG);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMallocAsync((void **)&dbad, sizeof(int), s));
+  PGXCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
+  PGXCallCUDA(cudaMemsetAsync(dval, 0, sizeof(PetscScalar) * (size_t)ndiag * (size_t)A.nrows, s));
+  dia_fill_kernel<<<VecGrid(A.nrows), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval, dbad);
+  PGXCheckLaunch("dia_fill_kernel");
+  PGXCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaFreeAsync(dbad, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill: an entry of the block lies on no analyzed diagonal (pattern changed?)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

@@ -1,6 +1,7 @@
 /* Reference backend of the resident linear-algebra kernels: plain sequential loops on host arrays, the
    specification of ../resident_kernels.h. Sums run in index order. */
 #include "../resident_kernels.h"
+#include <pgx/private/pgxdia.h>
 
 namespace pgx
 {
@@ -213,7 +214,12 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev};
+PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval)
+{
+  return PGXDIAFill(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
