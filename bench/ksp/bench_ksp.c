@@ -5,7 +5,8 @@ static char help[] = "Time to solution of the PGX resident Krylov methods agains
                      "             on several ranks icc/ilu become bjacobi with icc/ilu blocks)\n"
                      "  -reps 3 -rtol 1e-8 -bw <GB/s of device copies, for the bound column; 0: not printed>\n"
                      "Columns: setup (s), solve (s, median), iterations, time per iteration (ms), its device bound (ms: bytes of\n"
-                     "SpMV + PC + vector work per iteration at -bw), share of the solve in host-device copies (PGX copy events).\n"
+                     "SpMV + PC + vector work per iteration at -bw; the resident SpMV and AIPS's R products counted in DIA storage unless\n"
+                     "-ksp_pgx_spmv_format csr / -pc_aips_remainder_format csr), share of the solve in host-device copies (PGX copy events).\n"
                      "Symmetric problems (poisson3d, aniso3d) run cg configs; nonsymmetric ones (convdiff3d) run gmres configs.\n";
 #include <petscksp.h>
 #include <pgx.h>
@@ -31,14 +32,19 @@ static PetscErrorCode CopyTime(PetscLogDouble *t)
    aips of order N (-pc_aips_order, default 3): N products with R = A - P (the entries off the tridiagonal part,
    about nnz - 3 n, with their indices; y read, t written) and N + 1 tridiagonal solves (three factor arrays, the
    right-hand side, the result and, after the first, the term it is added to). */
+/* The bytes an iteration must move: the resident SpMV on CSR (a value and an index an entry, row pointers, x, y) or, when
+   it reads its DIA copy (pgx resident KSPs with -ksp_pgx_spmv_format other than csr, on stencil problems), a value an
+   entry (padding neglected) and x, y; the same for PCAIPS's products with R (-pc_aips_remainder_format) */
+static PetscBool spmv_dia = PETSC_TRUE, r_dia = PETSC_TRUE;
 static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, PetscInt nnz, PetscInt restart, PetscInt aipsorder)
 {
-  double spmv = (double)nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + 3.0 * n * sizeof(PetscScalar), pcb = 0, vec;
+  const PetscBool resident = (PetscBool)(strncmp(ksp, "pgx", 3) == 0), dia = (PetscBool)(resident && spmv_dia), rd = (PetscBool)(strstr(pc, "aips") && r_dia);
+  double spmv = dia ? (double)nnz * sizeof(PetscScalar) + 2.0 * n * sizeof(PetscScalar) : (double)nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + 3.0 * n * sizeof(PetscScalar), pcb = 0, vec;
   if (strstr(pc, "jacobi")) pcb = 3.0 * n * sizeof(PetscScalar);
   else if (strstr(pc, "dilu")) pcb = spmv + 2.0 * n * sizeof(PetscScalar); /* L and U sweeps: A once, E, r, y */
   else if (strstr(pc, "aips")) {
     const double nnzr = (double)PetscMax(nnz - 3 * n, 0);
-    pcb = aipsorder * (nnzr * (sizeof(PetscScalar) + sizeof(PetscInt)) + 2.0 * n * sizeof(PetscScalar)) + (aipsorder + 1) * 5.0 * n * sizeof(PetscScalar) + aipsorder * n * sizeof(PetscScalar);
+    pcb = aipsorder * (nnzr * (sizeof(PetscScalar) + (rd ? 0 : sizeof(PetscInt))) + 2.0 * n * sizeof(PetscScalar)) + (aipsorder + 1) * 5.0 * n * sizeof(PetscScalar) + aipsorder * n * sizeof(PetscScalar);
   }
   if (strstr(ksp, "cg")) vec = 12.0 * n * sizeof(PetscScalar);
   else if (strstr(ksp, "bcgs")) return 2 * (spmv + pcb) + 20.0 * n * sizeof(PetscScalar);
@@ -66,6 +72,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-bw", &bw, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-pc_aips_order", &aipsorder, NULL)); /* the bound of aips (the PCs read it themselves) */
+  { /* the storage the bound assumes: DIA unless the run is told csr (the problems here are stencils: auto takes DIA) */
+    char fmt[16] = "auto";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-ksp_pgx_spmv_format", fmt, sizeof(fmt), NULL));
+    spmv_dia = (PetscBool)(strcmp(fmt, "csr") != 0);
+    PetscCall(PetscStrncpy(fmt, "auto", sizeof(fmt)));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_aips_remainder_format", fmt, sizeof(fmt), NULL));
+    r_dia = (PetscBool)(strcmp(fmt, "csr") != 0);
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_ksp: %d rank(s), rtol %g, median of %" PetscInt_FMT " solves\n", size, (double)rtol, reps));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9s %9s %6s %10s %10s %7s\n", "problem", "ksp/pc", "setup s", "solve s", "its", "ms/it", "bound ms", "copy %"));
   for (prob = strtok_r(problems, ",", &psave); prob; prob = strtok_r(NULL, ",", &psave)) {

@@ -17,6 +17,7 @@
    Input contract: 0-based CSR, columns sorted within each row, column indices in [0, n). Host arrays. */
 #pragma once
 #include <petscsys.h>
+#include <pgx/private/pgxcompat.h>
 
 /* the most diagonals the device product takes (its offsets staged in shared memory) */
 #define PGX_DIA_MAXDIAG 32
