@@ -9,7 +9,10 @@
                  the same residual history and solution to round-off (the split falls between x-lines, so
                  P is the same; R goes through the parallel matrix)
    -mode pivot : a zero pivot gives PC_FACTOR_NUMERIC_ZEROPIVOT and KSP_DIVERGED_PC_FAILED, no NaN
-   -mode cuda  : the cuda backend's PCApply and PGXPCApplyDevice equal the host backend's (needs a GPU)
+   -mode cuda  : the cuda backend's PCApply and PGXPCApplyDevice equal the host backend's (needs a GPU), also after
+                 new values with the same pattern (A -> 2A + I); -convert <mattype> converts the matrix first
+                 (aijcusparse: the cuda PC gathers P and R from the device values); the cuda PC reads options with
+                 the prefix d_ (-d_pc_aips_remainder_format csr|dia)
    Prints "all checks passed" when every check holds; exits non-zero otherwise. */
 #include <pgx.h>
 #include <pgx/gallery.h>
@@ -387,6 +390,12 @@ static PetscErrorCode TestCUDA(PetscInt m)
 
   PetscFunctionBegin;
   PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, "convdiff3d", m, &A));
+  {
+    char      mtype[64];
+    PetscBool conv;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-convert", mtype, sizeof(mtype), &conv)); /* aijcusparse: A's values on the device */
+    if (conv) PetscCall(MatConvert(A, mtype, MAT_INPLACE_MATRIX, &A));
+  }
   PetscCall(MatCreateVecs(A, &x, &yh));
   PetscCall(VecDuplicate(yh, &yd));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -460,6 +469,40 @@ static PetscErrorCode TestCUDA(PetscInt m)
       PetscCall(PCDestroy(&ph));
       PetscCall(PCDestroy(&pd));
     }
+  /* new values, same pattern (SAME_NONZERO_PATTERN): A -> 2A + I; the cuda PC refreshes R (CSR or DIA) from the new
+     values and must again equal the host PC */
+  {
+    PC        ph, pd;
+    PetscReal err[2], nrm[2];
+    PetscCall(PCCreate(PETSC_COMM_SELF, &ph));
+    PetscCall(PCCreate(PETSC_COMM_SELF, &pd));
+    PetscCall(PCSetType(ph, PCAIPS));
+    PetscCall(PCSetType(pd, PCAIPS));
+    PetscCall(PCSetOptionsPrefix(ph, "h_"));
+    PetscCall(PCSetOptionsPrefix(pd, "d_"));
+    PetscCall(PCSetFromOptions(ph));
+    PetscCall(PCSetFromOptions(pd));
+    for (int r = 0; r < 2; r++) {
+      if (r) {
+        PetscCall(MatScale(A, 2.0));
+        PetscCall(MatShift(A, 1.0));
+      }
+      PetscCall(PCSetOperators(ph, A, A));
+      PetscCall(PCSetOperators(pd, A, A));
+      PetscCall(VecSet(yh, NAN));
+      PetscCall(VecSet(yd, -1.0));
+      PetscCall(PCApply(ph, x, yh));
+      PetscCall(PCApply(pd, x, yd));
+      PetscCall(VecNorm(yh, NORM_INFINITY, &nrm[r]));
+      PetscCall(VecAXPY(yd, -1.0, yh));
+      PetscCall(VecNorm(yd, NORM_INFINITY, &err[r]));
+    }
+    PetscCall(PCView(pd, PETSC_VIEWER_STDOUT_SELF));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cuda: refresh A -> 2A + I: |PCApply cuda - host| %.1e before, %.1e after (|y| %.1e, %.1e)\n", (double)err[0], (double)err[1], (double)nrm[0], (double)nrm[1]));
+    CHECK(err[0] <= 1e-12 * nrm[0] && err[1] <= 1e-12 * nrm[1], "cuda: refresh: cuda differs from host by %g before, %g after new values (norms %g, %g)\n", (double)err[0], (double)err[1], (double)nrm[0], (double)nrm[1]);
+    PetscCall(PCDestroy(&ph));
+    PetscCall(PCDestroy(&pd));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&yh));
   PetscCall(VecDestroy(&yd));
