@@ -493,7 +493,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       if (aips->ndiag) { /* DIA: diapos[d m + i] = position of R(i, i + off[d]) in A's values, -1 where R has none */
         const PetscInt nd = aips->ndiag;
         PetscInt      *diapos;
-        aips->nrval = nd * m;
+        PetscCall(PetscIntMultError(nd, m, &aips->nrval)); /* ndiag n values: checked against PetscInt overflow */
         PetscCall(PetscMalloc1(aips->nrval, &diapos));
         for (PetscInt k = 0; k < aips->nrval; k++) diapos[k] = -1;
         for (PetscInt i = 0; i < m; i++) {
@@ -601,7 +601,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
         aips->nrem = rp[m];
         PetscCall(PCAIPSRemainderChooseFormat(pc, m, rp, rc));
         if (aips->ndiag) {
-          aips->nrval = aips->ndiag * m;
+          PetscCall(PetscIntMultError(aips->ndiag, m, &aips->nrval));
           PetscCall(PGXDeviceMallocArray(aips->ndiag, &aips->d_diaoff));
           PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_val));
           PetscCall(PGXDeviceCopyArrayToDevice(aips->d_diaoff, aips->diaoff, aips->ndiag));
