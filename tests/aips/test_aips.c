@@ -9,6 +9,8 @@
                  the same residual history and solution to round-off (the split falls between x-lines, so
                  P is the same; R goes through the parallel matrix)
    -mode pivot : a zero pivot gives PC_FACTOR_NUMERIC_ZEROPIVOT and KSP_DIVERGED_PC_FAILED, no NaN
+   -mode format: PCAIPSSetRemainderFormat/GetRemainderFormat and -pc_aips_remainder_format (the default auto, the
+                 option overriding a setter, an out-of-range value refused with its message)
    -mode cuda  : the cuda backend's PCApply and PGXPCApplyDevice equal the host backend's (needs a GPU), also after
                  new values with the same pattern (A -> 2A + I); -convert <mattype> converts the matrix first
                  (aijcusparse: the cuda PC gathers P and R from the device values); the cuda PC reads options with
@@ -379,6 +381,37 @@ static PetscErrorCode TestRadius(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The remainder format's setter, getter and option (host: the format only matters to the cuda backend) */
+static PetscErrorCode TestFormat(void)
+{
+  PC                    pc;
+  PCAIPSRemainderFormat fmt;
+  PetscErrorCode        ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+  PetscCall(PCSetType(pc, PCAIPS));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_AUTO, "format: default %s, expected auto\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PCAIPSSetRemainderFormat(pc, PC_AIPS_REMAINDER_DIA));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_DIA, "format: set dia, got %s\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_aips_remainder_format", "csr"));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_aips_remainder_format"));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_CSR, "format: -pc_aips_remainder_format csr, got %s\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PCAIPSSetRemainderFormat(pc, (PCAIPSRemainderFormat)3);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "format: value 3 gave error %d, expected PETSC_ERR_ARG_OUTOFRANGE\n", (int)ierr);
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_CSR, "format: a refused value changed the format to %d\n", (int)fmt);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "format: default auto, setter, option and refusal of 3 (error %d) as expected\n", (int)ierr));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if PGX_HAVE_CUDA_REAL
 /* PCApply on the host and on cuda, and PGXPCApplyDevice, on convdiff3d of an awkward size */
 static PetscErrorCode TestCUDA(PetscInt m)
@@ -525,6 +558,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "mpi")) PetscCall(TestMPI(m));
   else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
   else if (!strcmp(mode, "radius")) PetscCall(TestRadius());
+  else if (!strcmp(mode, "format")) PetscCall(TestFormat());
   else if (!strcmp(mode, "cuda")) {
 #if PGX_HAVE_CUDA_REAL
     PetscCall(TestCUDA(m));
