@@ -9,7 +9,12 @@
                  the same residual history and solution to round-off (the split falls between x-lines, so
                  P is the same; R goes through the parallel matrix)
    -mode pivot : a zero pivot gives PC_FACTOR_NUMERIC_ZEROPIVOT and KSP_DIVERGED_PC_FAILED, no NaN
-   -mode cuda  : the cuda backend's PCApply and PGXPCApplyDevice equal the host backend's (needs a GPU)
+   -mode format: PCAIPSSetRemainderFormat/GetRemainderFormat and -pc_aips_remainder_format (the default auto, the
+                 option overriding a setter, an out-of-range value refused with its message)
+   -mode cuda  : the cuda backend's PCApply and PGXPCApplyDevice equal the host backend's (needs a GPU), also after
+                 new values with the same pattern (A -> 2A + I); -convert <mattype> converts the matrix first
+                 (aijcusparse: the cuda PC gathers P and R from the device values); the cuda PC reads options with
+                 the prefix d_ (-d_pc_aips_remainder_format csr|dia)
    Prints "all checks passed" when every check holds; exits non-zero otherwise. */
 #include <pgx.h>
 #include <pgx/gallery.h>
@@ -376,6 +381,37 @@ static PetscErrorCode TestRadius(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The remainder format's setter, getter and option (host: the format only matters to the cuda backend) */
+static PetscErrorCode TestFormat(void)
+{
+  PC                    pc;
+  PCAIPSRemainderFormat fmt;
+  PetscErrorCode        ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+  PetscCall(PCSetType(pc, PCAIPS));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_AUTO, "format: default %s, expected auto\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PCAIPSSetRemainderFormat(pc, PC_AIPS_REMAINDER_DIA));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_DIA, "format: set dia, got %s\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_aips_remainder_format", "csr"));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_aips_remainder_format"));
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_CSR, "format: -pc_aips_remainder_format csr, got %s\n", PCAIPSRemainderFormats[fmt]);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PCAIPSSetRemainderFormat(pc, (PCAIPSRemainderFormat)3);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "format: value 3 gave error %d, expected PETSC_ERR_ARG_OUTOFRANGE\n", (int)ierr);
+  PetscCall(PCAIPSGetRemainderFormat(pc, &fmt));
+  CHECK(fmt == PC_AIPS_REMAINDER_CSR, "format: a refused value changed the format to %d\n", (int)fmt);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "format: default auto, setter, option and refusal of 3 (error %d) as expected\n", (int)ierr));
+  PetscCall(PCDestroy(&pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if PGX_HAVE_CUDA_REAL
 /* PCApply on the host and on cuda, and PGXPCApplyDevice, on convdiff3d of an awkward size */
 static PetscErrorCode TestCUDA(PetscInt m)
@@ -387,6 +423,12 @@ static PetscErrorCode TestCUDA(PetscInt m)
 
   PetscFunctionBegin;
   PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, "convdiff3d", m, &A));
+  {
+    char      mtype[64];
+    PetscBool conv;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-convert", mtype, sizeof(mtype), &conv)); /* aijcusparse: A's values on the device */
+    if (conv) PetscCall(MatConvert(A, mtype, MAT_INPLACE_MATRIX, &A));
+  }
   PetscCall(MatCreateVecs(A, &x, &yh));
   PetscCall(VecDuplicate(yh, &yd));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -460,6 +502,40 @@ static PetscErrorCode TestCUDA(PetscInt m)
       PetscCall(PCDestroy(&ph));
       PetscCall(PCDestroy(&pd));
     }
+  /* new values, same pattern (SAME_NONZERO_PATTERN): A -> 2A + I; the cuda PC refreshes R (CSR or DIA) from the new
+     values and must again equal the host PC */
+  {
+    PC        ph, pd;
+    PetscReal err[2], nrm[2];
+    PetscCall(PCCreate(PETSC_COMM_SELF, &ph));
+    PetscCall(PCCreate(PETSC_COMM_SELF, &pd));
+    PetscCall(PCSetType(ph, PCAIPS));
+    PetscCall(PCSetType(pd, PCAIPS));
+    PetscCall(PCSetOptionsPrefix(ph, "h_"));
+    PetscCall(PCSetOptionsPrefix(pd, "d_"));
+    PetscCall(PCSetFromOptions(ph));
+    PetscCall(PCSetFromOptions(pd));
+    for (int r = 0; r < 2; r++) {
+      if (r) {
+        PetscCall(MatScale(A, 2.0));
+        PetscCall(MatShift(A, 1.0));
+      }
+      PetscCall(PCSetOperators(ph, A, A));
+      PetscCall(PCSetOperators(pd, A, A));
+      PetscCall(VecSet(yh, NAN));
+      PetscCall(VecSet(yd, -1.0));
+      PetscCall(PCApply(ph, x, yh));
+      PetscCall(PCApply(pd, x, yd));
+      PetscCall(VecNorm(yh, NORM_INFINITY, &nrm[r]));
+      PetscCall(VecAXPY(yd, -1.0, yh));
+      PetscCall(VecNorm(yd, NORM_INFINITY, &err[r]));
+    }
+    PetscCall(PCView(pd, PETSC_VIEWER_STDOUT_SELF));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cuda: refresh A -> 2A + I: |PCApply cuda - host| %.1e before, %.1e after (|y| %.1e, %.1e)\n", (double)err[0], (double)err[1], (double)nrm[0], (double)nrm[1]));
+    CHECK(err[0] <= 1e-12 * nrm[0] && err[1] <= 1e-12 * nrm[1], "cuda: refresh: cuda differs from host by %g before, %g after new values (norms %g, %g)\n", (double)err[0], (double)err[1], (double)nrm[0], (double)nrm[1]);
+    PetscCall(PCDestroy(&ph));
+    PetscCall(PCDestroy(&pd));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&yh));
   PetscCall(VecDestroy(&yd));
@@ -482,6 +558,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "mpi")) PetscCall(TestMPI(m));
   else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
   else if (!strcmp(mode, "radius")) PetscCall(TestRadius());
+  else if (!strcmp(mode, "format")) PetscCall(TestFormat());
   else if (!strcmp(mode, "cuda")) {
 #if PGX_HAVE_CUDA_REAL
     PetscCall(TestCUDA(m));

@@ -1,6 +1,6 @@
 /* aips_kernels.h: the kernels of PCAIPS besides the tridiagonal solve (src/mat/utils/tridiag/):
    extraction of the tridiagonal part P of a CSR matrix, the product with P, and (cuda) the product with
-   R = A - P stored as CSR and a fill. Declared once, implemented per backend. */
+   R = A - P stored as CSR or DIA and a fill. Declared once, implemented per backend. */
 #pragma once
 #include <petscsys.h>
 
@@ -35,6 +35,11 @@ namespace cuda
 {
 /* t = R y for R in CSR (device arrays) */
 PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
+/* t = R y for R in DIA (device arrays; include/pgx/private/pgxdia.h): ndiag <= 32 offsets off[d] (column minus
+   row, increasing) and values val[d * n + i] = R(i, i + off[d]) (0 where R has no entry), so that
+       t[i] = sum over d = 0 .. ndiag-1 with 0 <= i + off[d] < n of val[d * n + i] * y[i + off[d]],
+   summed in increasing d (increasing column: the order of csr_product on sorted columns, with zero terms added) */
+PetscErrorCode dia_product(PetscInt n, PetscInt ndiag, const PetscInt *off, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
 /* t += B g for B in CSR (device arrays): several ranks, the off-diagonal block of R (= of A) on the ghost values g */
 PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *g, PetscScalar *t);
 /* y[i] = v */

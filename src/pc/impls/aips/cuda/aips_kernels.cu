@@ -1,7 +1,8 @@
 /* CUDA kernels of PCAIPS: the product with R = A - P (CSR, one thread per row: R of a stencil matrix has a
-   few entries per row; on several ranks its off-diagonal block is added to it from the ghost values), a gather
-   and a fill. */
+   few entries per row; on several ranks its off-diagonal block is added to it from the ghost values; or DIA,
+   pgxdia.h's kernel, when R's diagonal block lies on few diagonals), a gather and a fill. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxdia.h>
 #include "../aips_kernels.h"
 
 namespace pgx
@@ -66,6 +67,19 @@ PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *c
   PetscCall(PGXCUDAGetStream(&stream));
   csr_product_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, val, y, t);
   PGXCheckLaunch("pgx::kernels::aips::cuda::csr_product_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode dia_product(PetscInt n, PetscInt ndiag, const PetscInt *off, const PetscScalar *val, const PetscScalar *y, PetscScalar *t)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(ndiag >= 0 && ndiag <= PGX_DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "dia_product: %" PetscInt_FMT " diagonals, at most %d", ndiag, PGX_DIA_MAXDIAG);
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  PGXDIAProductKernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, ndiag, off, val, y, t, 0);
+  PGXCheckLaunch("PGXDIAProductKernel (pgx::kernels::aips::cuda::dia_product)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
