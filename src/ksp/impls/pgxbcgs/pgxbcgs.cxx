@@ -205,6 +205,7 @@ static PetscErrorCode KSPView_PGXBCGS(KSP ksp, PetscViewer viewer)
 
   Options Database Keys:
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
+. -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV reads a banded (DIA) copy of the diagonal block (see `KSPPGXCG`)
 - -ksp_pc_side <left,right> - left (default, preconditioned norm) or right (unpreconditioned norm)
 
   Level: intermediate

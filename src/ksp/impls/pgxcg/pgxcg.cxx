@@ -248,6 +248,8 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 
   Options Database Keys:
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
+. -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV of the diagonal block reads a banded (DIA) copy of it (auto:
+    when it has at most 32 diagonals filled to 2/3 at least; dia: at most 32 diagonals; csr: never)
 - -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as for `KSPCG`
 
   Level: intermediate

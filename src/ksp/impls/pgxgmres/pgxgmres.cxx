@@ -434,6 +434,7 @@ static PetscErrorCode KSPView_PGXGMRES(KSP ksp, PetscViewer viewer)
 
   Options Database Keys:
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
+. -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV reads a banded (DIA) copy of the diagonal block (see `KSPPGXCG`)
 . -ksp_gmres_restart <30> - the restart (`KSPGMRESSetRestart()` works too)
 . -ksp_gmres_cgs_refinement_type <refine_never,refine_ifneeded,refine_always> - as for `KSPGMRES`
 . -ksp_gmres_modifiedgramschmidt - modified Gram-Schmidt
