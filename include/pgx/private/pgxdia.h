@@ -54,39 +54,61 @@ static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The DIA values (val: ndiag * n, column-major by diagonal, zero where the CSR has no entry) of the CSR block with
-   values a, for the offsets off[0 .. ndiag) that PGXDIAAnalyze() returned for its pattern */
-static inline PetscErrorCode PGXDIAFill(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *a, PetscInt ndiag, const PetscInt off[], PetscScalar *val)
+/* Each entry k of the CSR block sent to its DIA slot: out[d * n + i] = in[k] for the entry (i, i + off[d]), empty
+   slots = fill. With in the values and fill 0, the DIA values (PGXDIAFill); with in the positions of the entries in
+   another array and fill -1, a map that a gather turns into the DIA values where those values live. */
+template <class T>
+static inline PetscErrorCode PGXDIAScatter(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const T *in, T fill, PetscInt ndiag, const PetscInt off[], T *out)
 {
   PetscFunctionBegin;
-  PetscCall(PetscArrayzero(val, (size_t)ndiag * (size_t)n));
+  for (size_t k = 0; k < (size_t)ndiag * (size_t)n; k++) out[k] = fill;
   for (PetscInt i = 0; i < n; i++) {
     PetscInt d = 0;
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) { /* columns sorted: the diagonals come in increasing order */
       const PetscInt o = col[k] - i;
       while (d < ndiag && off[d] < o) d++;
-      PetscCheck(d < ndiag && off[d] == o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGXDIAFill: row %" PetscInt_FMT " has an entry on offset %" PetscInt_FMT ", not among the %" PetscInt_FMT " analyzed diagonals (pattern changed?)", i, o, ndiag);
-      val[(size_t)d * (size_t)n + (size_t)i] = a[k];
+      PetscCheck(d < ndiag && off[d] == o, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGXDIAScatter: row %" PetscInt_FMT " has an entry on offset %" PetscInt_FMT ", not among the %" PetscInt_FMT " analyzed diagonals (pattern changed?)", i, o, ndiag);
+      out[(size_t)d * (size_t)n + (size_t)i] = in[k];
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The DIA values (val: ndiag * n, column-major by diagonal, zero where the CSR has no entry) of the CSR block with
+   values a, for the offsets off[0 .. ndiag) that PGXDIAAnalyze() returned for its pattern */
+static inline PetscErrorCode PGXDIAFill(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *a, PetscInt ndiag, const PetscInt off[], PetscScalar *val)
+{
+  return PGXDIAScatter<PetscScalar>(n, rowptr, col, a, 0.0, ndiag, off, val);
+}
+
 #if defined(__CUDACC__)
+/* The offsets into shared memory (soff[PGX_DIA_MAXDIAG]; blockDim.x >= ndiag), the block synchronized after */
+__device__ static inline void PGXDIAStageOffsets(PetscInt ndiag, const PetscInt *__restrict__ off, PetscInt *soff)
+{
+  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
+  __syncthreads();
+}
+
+/* Row i of B x for B in DIA (offsets soff staged), summed in increasing diagonal (= column) */
+__device__ static inline PetscScalar PGXDIARow(PetscInt i, PetscInt n, PetscInt ndiag, const PetscInt *soff, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x)
+{
+  PetscScalar s = 0;
+  for (PetscInt d = 0; d < ndiag; d++) {
+    const PetscInt j = i + soff[d];
+    if (j >= 0 && j < n) s += val[(size_t)d * (size_t)n + (size_t)i] * x[j];
+  }
+  return s;
+}
+
 /* y = B x (add = 0) or y += B x (add = 1) for B in DIA (device arrays): one thread a row; the offsets staged in
    shared memory (ndiag <= PGX_DIA_MAXDIAG); blockDim.x threads per block (>= ndiag), any grid (grid-stride loop) */
 __global__ static void __launch_bounds__(256) PGXDIAProductKernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
 {
   __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
-  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
-  __syncthreads();
+  PGXDIAStageOffsets(ndiag, off, soff);
   for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    PetscScalar s = 0;
-    for (PetscInt d = 0; d < ndiag; d++) {
-      const PetscInt j = i + soff[d];
-      if (j >= 0 && j < n) s += val[(size_t)d * (size_t)n + (size_t)i] * x[j];
-    }
-    y[i] = add ? y[i] + s : s;
+    const PetscScalar s = PGXDIARow(i, n, ndiag, soff, val, x);
+    y[i]                = add ? y[i] + s : s;
   }
 }
 #endif

@@ -73,6 +73,20 @@ PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Drops the DIA copy of the diagonal block (the SpMV reads the CSR until it is built again) */
+static PetscErrorCode ResidentDIAFree(PGXResident r)
+{
+  PetscFunctionBegin;
+  PetscCall(BFree(r, &r->doff));
+  PetscCall(BFree(r, &r->dval));
+  r->ndia     = 0;
+  r->diabuilt = PETSC_FALSE;
+  r->Ad.ndiag = 0;
+  r->Ad.doff  = NULL;
+  r->Ad.dval  = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Frees everything in backend memory and the operator's copy (kept: nothing) */
 static PetscErrorCode PGXResidentReset(PGXResident r)
 {
@@ -88,13 +102,7 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(BFree(r, &r->rowptr_o));
   PetscCall(BFree(r, &r->colidx_o));
   PetscCall(BFree(r, &r->val_o));
-  PetscCall(BFree(r, &r->doff));
-  PetscCall(BFree(r, &r->dval));
-  r->ndia     = 0;
-  r->diabuilt = PETSC_FALSE;
-  r->Ad.ndiag = 0;
-  r->Ad.doff  = NULL;
-  r->Ad.dval  = NULL;
+  PetscCall(ResidentDIAFree(r));
   PetscCall(BFree(r, &r->invdiag));
   PetscCall(BFree(r, &r->work));
   PetscCall(BFree(r, &r->hcoef));
@@ -319,27 +327,18 @@ static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
 
   PetscFunctionBegin;
   if (r->device != PGX_DEVICE_CUDA || !r->A || r->spmvfmt == PGX_RESIDENT_SPMV_CSR) {
-    if (r->ndia || r->doff || r->dval) {
-      PetscCall(BFree(r, &r->doff));
-      PetscCall(BFree(r, &r->dval));
-    }
-    r->ndia     = 0;
-    r->diabuilt = PETSC_FALSE;
-    r->Ad.ndiag = 0;
-    r->Ad.doff  = NULL;
-    r->Ad.dval  = NULL;
+    PetscCall(ResidentDIAFree(r));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   pattern = (PetscBool)(!r->diabuilt || r->diapattern != r->npattern || r->diafmt != r->spmvfmt);
   if (!pattern && r->diavalues == r->nvalues) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
-  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
-  else Ad = r->A;
-  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-  PetscCheck(done && nr == r->n, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local diagonal block");
-  if (pattern) {
-    PetscCall(BFree(r, &r->doff));
-    PetscCall(BFree(r, &r->dval));
+  if (pattern) { /* the offsets from the host pattern */
+    PetscCall(ResidentDIAFree(r));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
+    if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
+    else Ad = r->A;
+    PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+    PetscCheck(done && nr == r->n, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local diagonal block");
     PetscCall(PGXDIAAnalyze(nr, ia, ja, PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_DIA ? 0.0 : 2.0 / 3.0, &nd, r->hdoff));
     r->ndia    = nd;
     r->diafill = nd ? (PetscReal)ia[nr] / ((PetscReal)nd * (PetscReal)nr) : 0.0;
@@ -352,12 +351,12 @@ static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
     r->diapattern = r->npattern;
     r->diafmt     = r->spmvfmt;
     r->diabuilt   = PETSC_TRUE;
+    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
   }
-  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
   /* the values from the backend's CSR of the block (its own copy or the PC's, current after PGXResidentSharePC) */
   if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval));
   r->diavalues = r->nvalues;
-  r->Ad.ndiag = r->ndia;
+  r->Ad.ndiag  = r->ndia;
   r->Ad.doff  = r->doff;
   r->Ad.dval  = r->dval;
   PetscFunctionReturn(PETSC_SUCCESS);

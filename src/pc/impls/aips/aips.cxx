@@ -495,15 +495,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
         PetscInt      *diapos;
         PetscCall(PetscIntMultError(nd, m, &aips->nrval)); /* ndiag n values: checked against PetscInt overflow */
         PetscCall(PetscMalloc1(aips->nrval, &diapos));
-        for (PetscInt k = 0; k < aips->nrval; k++) diapos[k] = -1;
-        for (PetscInt i = 0; i < m; i++) {
-          PetscInt d = 0;
-          for (PetscInt k = rp[i]; k < rp[i + 1]; k++) { /* columns sorted: the diagonals come in increasing order */
-            while (d < nd && aips->diaoff[d] < rc[k] - i) d++;
-            PetscCheck(d < nd && aips->diaoff[d] == rc[k] - i, comm, PETSC_ERR_PLIB, "PCAIPS: R(%" PetscInt_FMT ", %" PetscInt_FMT ") is on no analyzed diagonal", i, rc[k]);
-            diapos[d * m + i] = rpos[k];
-          }
-        }
+        PetscCall(PGXDIAScatter<PetscInt>(m, rp, rc, rpos, -1, nd, aips->diaoff, diapos));
         PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_rpos));
         PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_val));
         PetscCall(PGXDeviceMallocArray(nd, &aips->d_diaoff));

@@ -94,16 +94,11 @@ __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const Petsc
 __global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part)
 {
   __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
-  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
-  __syncthreads();
+  PGXDIAStageOffsets(ndiag, off, soff);
   PetscScalar a = 0;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
-    PetscScalar s = 0;
-    for (PetscInt d = 0; d < ndiag; d++) {
-      const PetscInt j = i + soff[d];
-      if (j >= 0 && j < n) s += val[(size_t)d * (size_t)n + (size_t)i] * x[j];
-    }
-    y[i] = s;
+    const PetscScalar s = PGXDIARow(i, n, ndiag, soff, val, x);
+    y[i]                = s;
     a += s * x[i];
   }
   a = BlockSum(a);
@@ -115,8 +110,7 @@ __global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscIn
 __global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, PetscInt ndiag, const PetscInt *__restrict__ off, PetscScalar *__restrict__ dval, int *bad)
 {
   __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
-  if (threadIdx.x < ndiag) soff[threadIdx.x] = off[threadIdx.x];
-  __syncthreads();
+  PGXDIAStageOffsets(ndiag, off, soff);
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
     PetscInt d = 0;
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
@@ -287,6 +281,14 @@ __global__ void cg_step_kernel(PetscInt n, PetscScalar beta, PetscScalar dpiold,
 }
 } // namespace
 
+/* the glue's DIA copy fits the device kernels: a square block, at most PGX_DIA_MAXDIAG diagonals */
+static PetscErrorCode CheckDIA(const CSR &A, PetscInt ndiag)
+{
+  PetscFunctionBegin;
+  PetscCheck(ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA copy of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, ndiag, PGX_DIA_MAXDIAG);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, int add)
 {
   cudaStream_t s;
@@ -295,7 +297,7 @@ PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, i
   if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (A.ndiag > 0) { /* the banded copy: one thread a row, no column indices */
-    PetscCheck(A.ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA product of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, A.ndiag, PGX_DIA_MAXDIAG);
+    PetscCall(CheckDIA(A, A.ndiag));
     PGXDIAProductKernel<<<PGXCUDAGridSize(A.nrows, 256), 256, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, add);
     PGXCheckLaunch("PGXDIAProductKernel");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -517,7 +519,7 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
     PetscCall(DotDev(A.nrows, x, y, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(A.ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA product of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, A.ndiag, PGX_DIA_MAXDIAG);
+  PetscCall(CheckDIA(A, A.ndiag));
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
   unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
@@ -538,7 +540,7 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
 
   PetscFunctionBegin;
   if (A.nrows <= 0 || ndiag <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(ndiag <= PGX_DIA_MAXDIAG && A.nrows == A.ncols, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill of a %" PetscInt_FMT " x %" PetscInt_FMT " block with %" PetscInt_FMT " diagonals (at most %d, square)", A.nrows, A.ncols, ndiag, PGX_DIA_MAXDIAG);
+  PetscCall(CheckDIA(A, ndiag));
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMallocAsync((void **)&dbad, sizeof(int), s));
   PGXCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
