@@ -4,11 +4,14 @@
    residual histories agree with it to round-off. With the preconditioned norm, ||z|| and the next z'r share one
    reduction: two global reductions per iteration (p'Ap, then both). On one rank with the preconditioned norm,
    p'Ap stays in the backend's memory and the step x += a p, r -= a w is taken there, so that an iteration
-   synchronizes with the host once (p'Ap, z'r and ||z|| together), with the same arithmetic. */
+   synchronizes with the host once (p'Ap, z'r and ||z|| together), with the same arithmetic; with the look-ahead
+   (default) the next iteration is queued before the host waits for those scalars. */
 #include "../../utils/resident/resident.h"
 
 typedef struct {
-  KSP_PGXResident base; /* resident operator, PC binding, vectors; -pgx_device */
+  KSP_PGXResident base;      /* resident operator, PC binding, vectors; -pgx_device */
+  PetscBool       lookahead; /* -ksp_pgx_cg_lookahead: queue iteration i+1 before reading iteration i's scalars */
+  PetscBool       usedla;    /* the last solve ran the look-ahead loop */
 } KSP_PGXCG;
 
 static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
@@ -176,6 +179,100 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The one-synchronization iteration with a look-ahead of one (one rank, preconditioned norm): every scalar of
+   iteration i+1 (beta/betaold, p'Ap, the guard of the step) is read in backend memory, so iteration i+1 is
+   queued before the host waits for iteration i's p'Ap, z'r and ||z||, and the device never waits for the host.
+   The arithmetic is that of PGXCGIterate's one-sync branch; the host takes the same decisions from the same
+   scalars, one iteration later than the device. Only x needs care, because the queued iteration may be one that
+   KSPCG would not take: x rotates through three arrays; iteration i reads XX[i % 3] and writes XX[(i + 1) % 3],
+   so that neither the iterate before iteration i nor the one after it is overwritten by the iteration queued
+   behind i, and the host may stop on either (before the step: beta = 0, an indefinite PC or p'Ap; after it:
+   convergence). The iterate it stops at is left in base->X. Scalars: record j = i % 4 of ds holds p'Ap of iteration i, then z'r and ||z||^2 after it (the beta
+   and ||z|| of iteration i + 1); iteration i reads its beta in record (i + 3) % 4, betaold in (i + 2) % 4
+   and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. */
+static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *P)
+{
+  PetscScalar *W = Z, *rec = ds + 4 * (i % 4), *prev = ds + 4 * ((i + 3) % 4), *prev2 = ds + 4 * ((i + 2) % 4);
+
+  PetscFunctionBegin;
+  if (!i) PetscCall(PGXResidentCopy(r, Z, P));                 /* p <- z */
+  else PetscCall(PGXResidentAYPXDev(r, &prev[1], &prev2[1], Z, P)); /* p <- z + (beta/betaold) p */
+  PetscCall(PGXResidentMultDotDev(r, P, W, &rec[0]));          /* w <- A p, p'Ap */
+  PetscCall(PGXResidentCGStepDev(r, &prev[1], &rec[0], i ? &prev[0] : NULL, P, W, XX[i % 3], XX[(i + 1) % 3], R));
+  PetscCall(PGXResidentPCApply(ksp, r, R, Z));                 /* z <- B r */
+  PetscCall(PGXResidentDotNorm2Dev(r, R, Z, &rec[1]));         /* z'r, ||z||^2 */
+  PetscCall(PGXResidentFetchBegin(r, 3, rec, i % 2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
+{
+  PGXResident  r  = base->res;
+  PetscScalar  dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold, h[3];
+  PetscReal    dp  = 0.0;
+  PetscInt     i;
+  PetscScalar *ds = NULL;
+  PetscBool    stop;
+
+  PetscFunctionBegin;
+  PetscCall(PGXResidentScalars(r, &ds));
+  base->X  = XX[0];
+  ksp->its = 0;
+  if (!ksp->guess_zero) {
+    PetscCall(PGXResidentMult(r, XX[0], R)); /* r <- b - A x */
+    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
+  } else PetscCall(PGXResidentCopy(r, B, R));
+  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  PetscCall(PGXResidentPCApply(ksp, r, R, Z)); /* z <- B r */
+  PetscCall(PGXResidentNorm(r, Z, &dp));
+  KSPCheckNorm(ksp, dp);
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, 0, dp));
+  ksp->rnorm = dp;
+  PetscCall((*ksp->converged)(ksp, 0, dp, &ksp->reason, ksp->cnvP));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXResidentDot(r, Z, R, &beta)); /* beta <- z'r */
+  KSPCheckDot(ksp, beta);
+  PetscCall(r->K->Set(1, beta, ds + 4 * 3 + 1)); /* iteration 0 reads its beta in record 3 */
+
+  i = 0;
+  if (ksp->max_it > 0) PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, P));
+  do {
+    ksp->its = i + 1;
+    if (beta == 0.0) {
+      ksp->reason = KSP_CONVERGED_ATOL;
+      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+      break;
+    } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
+      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
+      break;
+    }
+    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, i + 1, ds, XX, R, Z, P)); /* the look-ahead */
+    PetscCall(PGXResidentFetchEnd(r, 3, i % 2, h));
+    dpiold = dpi;
+    dpi    = h[0];
+    KSPCheckDot(ksp, dpi);
+    betaold = beta;
+    PetscCall(PGXCGIndefinite(ksp, i, dpi, dpiold, &stop));
+    if (stop) break;
+    base->X = XX[(i + 1) % 3]; /* the step was taken (CGStepTaken agrees with the tests above) */
+    dp      = PetscSqrtReal(PetscRealPart(h[2]));
+    KSPCheckNorm(ksp, dp);
+    ksp->rnorm = dp;
+    PetscCall(KSPLogResidualHistory(ksp, dp));
+    PetscCall(KSPMonitor(ksp, i + 1, dp));
+    PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    beta = h[1];
+    KSPCheckDot(ksp, beta);
+    i++;
+  } while (i < ksp->max_it);
+  if (i >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
 {
   KSP_PGXCG   *cg = (KSP_PGXCG *)ksp->data;
@@ -186,13 +283,18 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PGXKSPResidentSetUp(ksp, &cg->base));
   r = cg->base.res;
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
-  PetscCall(PGXResidentGetWork(r, 5, &w));
+  cg->usedla = (PetscBool)(cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2);
+  PetscCall(PGXResidentGetWork(r, cg->usedla ? 7 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
   cg->base.X = X;
-  PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
+  if (cg->usedla) {
+    PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n};
+    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, XX, B, R, Z, P));
+  } else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
+  X          = cg->base.X;
   cg->base.X = NULL;
   if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol)); /* else KSPCheck* set x to Inf */
   PetscCall(PetscLogEventEnd(PGX_KSPSolve, ksp, 0, 0, 0));
@@ -226,6 +328,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "One rank, preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -237,7 +340,10 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
-  if (iascii) PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
+  if (iascii) {
+    PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ? " (not used by the last solve: several ranks, another norm type or a norm check iteration)" : ""));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -250,6 +356,9 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
 . -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV of the diagonal block reads a banded (DIA) copy of it (auto:
     when it has at most 32 diagonals filled to 2/3 at least; dia: at most 32 diagonals; csr: never)
+. -ksp_pgx_cg_lookahead <true,false> - one rank with the preconditioned norm: iteration i+1 is queued before the host
+    reads iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG`
+    stops at); default true
 - -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as for `KSPCG`
 
   Level: intermediate
@@ -270,7 +379,8 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&cg));
-  ksp->data = (void *)cg;
+  cg->lookahead = PETSC_TRUE;
+  ksp->data     = (void *)cg;
   PetscCall(PGXKSPResidentCreate(ksp, &cg->base));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));

@@ -673,6 +673,36 @@ PetscErrorCode PGXResidentFetch(PGXResident r, PetscInt k, const PetscScalar *d,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PGXResidentAYPXDev(PGXResident r, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->AYPXDev(r->n, num, den, x, y));
+  PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *rr)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->CGStepDev(r->n, beta, dpi, dpiold, p, w, xin, xout, rr));
+  PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentFetchBegin(PGXResident r, PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->FetchBegin(k, d, slot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXResidentFetchEnd(PGXResident r, PetscInt k, PetscInt slot, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->FetchEnd(k, slot, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentNorm(PGXResident r, const PetscScalar *x, PetscReal *nrm)
 {
   PetscReal l, g;

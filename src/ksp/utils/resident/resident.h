@@ -110,6 +110,12 @@ PETSC_INTERN PetscErrorCode PGXResidentDotDev(PGXResident, const PetscScalar *, 
 PETSC_INTERN PetscErrorCode PGXResidentDotNorm2Dev(PGXResident, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStep(PGXResident, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscScalar *, PetscScalar *);
+/* The look-ahead CG (resident_kernels.h): y = x + (num/den) y; x_out = x_in + a p, r -= a w (a = beta/dpi, guarded);
+   the fetch of k scalars in two halves through slot 0 or 1 */
+PETSC_INTERN PetscErrorCode PGXResidentAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentCGStepDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentFetchBegin(PGXResident, PetscInt, const PetscScalar *, PetscInt);
+PETSC_INTERN PetscErrorCode PGXResidentFetchEnd(PGXResident, PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentMAXPYNegDev(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentNorm2SqDev(PGXResident, const PetscScalar *, PetscScalar *);

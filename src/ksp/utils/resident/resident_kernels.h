@@ -29,6 +29,13 @@
                  p'w in another order than DotDev's)
        MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
        Fetch     h[0..k) = d[0..k) (to the host; the one synchronization)
+   The look-ahead CG (pgxcg: the next iteration is queued before the host has read this one's scalars), whose
+   scalars all stay in backend memory, one pointer each:
+       AYPXDev   y = x + (num[0] / den[0]) y   (the same quotient and update as AYPX with b = num / den on the host)
+       CGStepDev with a = beta[0] / dpi[0]:  xout = xin + a p;  r += (-a) w, skipped entirely (xout and r untouched)
+                 when CGStepTaken() says KSPCG would stop (checksign: dpiold != NULL, against dpiold[0])
+       FetchBegin / FetchEnd   the Fetch in two halves: Begin queues the copy of d[0..k) (k <= PGX_RESIDENT_FETCHMAX)
+                 into slot (0 or 1) and returns; End waits for that copy and gives h[0..k)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
    V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
 
@@ -67,6 +74,7 @@ struct CSR {
 #endif
 /* Whether KSPCG would apply the step of p'Ap = dpi (real and imaginary parts): KSPCheckDot() (finite), then
    its breakdown test (dpi == 0, or a sign change against dpiold from the second iteration on) */
+#define PGX_RESIDENT_FETCHMAX 8 /* scalars of one FetchBegin */
 inline PGX_RESIDENT_HD bool CGStepTaken(PetscReal re, PetscReal im, PetscReal reold, bool checksign)
 {
   const bool finite = (re - re == 0) && (im - im == 0);
@@ -103,6 +111,10 @@ struct Backend {
   PetscErrorCode (*Norm2SqDev)(PetscInt n, const PetscScalar *x, PetscScalar *d);
   PetscErrorCode (*SpMVDotDev)(const CSR &, const PetscScalar *x, PetscScalar *y, PetscScalar *d);
   PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval);
+  PetscErrorCode (*AYPXDev)(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y);
+  PetscErrorCode (*CGStepDev)(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r);
+  PetscErrorCode (*FetchBegin)(PetscInt k, const PetscScalar *d, PetscInt slot);
+  PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, PetscScalar *h);
 };
 
 namespace reference
@@ -133,6 +145,10 @@ PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const PetscScalar *, const PetscS
 PetscErrorCode Norm2SqDev(PetscInt, const PetscScalar *, PetscScalar *);
 PetscErrorCode SpMVDotDev(const CSR &, const PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, PetscScalar *);
+PetscErrorCode AYPXDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode CGStepDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode FetchBegin(PetscInt, const PetscScalar *, PetscInt);
+PetscErrorCode FetchEnd(PetscInt, PetscInt, PetscScalar *);
 } // namespace reference
 
 namespace cuda

@@ -30,6 +30,8 @@ struct Coef {
 
 /* Device workspace of the reductions: partial sums and results; allocated once, freed at PetscFinalize */
 PetscScalar *d_part = nullptr, *d_res = nullptr, *h_res = nullptr; /* h_res: pinned, for the results' copies */
+PetscScalar *h_slot = nullptr;                                     /* pinned: the two FetchBegin slots */
+cudaEvent_t  ev_slot[2] = {nullptr, nullptr};                      /* each slot's copy done */
 
 PetscErrorCode FreeWorkspace(void)
 {
@@ -37,7 +39,11 @@ PetscErrorCode FreeWorkspace(void)
   if (d_part) PGXCallCUDA(cudaFree(d_part));
   if (d_res) PGXCallCUDA(cudaFree(d_res));
   if (h_res) PGXCallCUDA(cudaFreeHost(h_res));
-  d_part = d_res = h_res = nullptr;
+  if (h_slot) PGXCallCUDA(cudaFreeHost(h_slot));
+  for (int i = 0; i < 2; i++)
+    if (ev_slot[i]) PGXCallCUDA(cudaEventDestroy(ev_slot[i]));
+  d_part = d_res = h_res = h_slot = nullptr;
+  ev_slot[0] = ev_slot[1] = nullptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,6 +54,8 @@ PetscErrorCode Workspace(void)
     PGXCallCUDA(cudaMalloc((void **)&d_part, sizeof(PetscScalar) * NPART * NRESULT));
     PGXCallCUDA(cudaMalloc((void **)&d_res, sizeof(PetscScalar) * NRESULT));
     PGXCallCUDA(cudaMallocHost((void **)&h_res, sizeof(PetscScalar) * NRESULT));
+    PGXCallCUDA(cudaMallocHost((void **)&h_slot, sizeof(PetscScalar) * 2 * PGX_RESIDENT_FETCHMAX));
+    for (int i = 0; i < 2; i++) PGXCallCUDA(cudaEventCreateWithFlags(&ev_slot[i], cudaEventDisableTiming));
     PetscCall(PetscRegisterFinalize(FreeWorkspace));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -276,6 +284,24 @@ __global__ void cg_step_kernel(PetscInt n, PetscScalar beta, PetscScalar dpiold,
   const PetscScalar a = beta / d, ma = -a;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
     x[i] += a * p[i];
+    r[i] += ma * w[i];
+  }
+}
+/* y = x + (num / den) y: b formed once per thread exactly as the host forms it (one IEEE division) */
+__global__ void aypx_dev_kernel(PetscInt n, const PetscScalar *__restrict__ num, const PetscScalar *__restrict__ den, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  const PetscScalar b = *num / *den;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) y[i] = x[i] + b * y[i];
+}
+
+/* cg_step_kernel with beta and dpiold read on the device (dpiold NULL: no sign check) and x from xin to xout */
+__global__ void cg_step_dev_kernel(PetscInt n, const PetscScalar *__restrict__ beta, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ dpiold, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ xin, PetscScalar *__restrict__ xout, PetscScalar *__restrict__ r)
+{
+  const PetscScalar d = *dpi;
+  if (!CGStepTaken(d, 0, dpiold ? *dpiold : 0, dpiold != nullptr)) return;
+  const PetscScalar a = *beta / d, ma = -a;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    xout[i] = xin[i] + a * p[i];
     r[i] += ma * w[i];
   }
 }
@@ -554,7 +580,55 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill};
+PetscErrorCode AYPXDev(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  aypx_dev_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, num, den, x, y);
+  PGXCheckLaunch("aypx_dev_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CGStepDev(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  cg_step_dev_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, beta, dpi, dpiold, p, w, xin, xout, r);
+  PGXCheckLaunch("cg_step_dev_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the copy of k scalars into pinned slot `slot`, and an event behind it; the host is not blocked */
+PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchBegin: %" PetscInt_FMT " scalars into slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(Workspace());
+  if (k) PGXCallCUDA(cudaMemcpyAsync(h_slot + slot * PGX_RESIDENT_FETCHMAX, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaEventRecord(ev_slot[slot], s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchEnd: %" PetscInt_FMT " scalars from slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  PetscCheck(h_slot, PETSC_COMM_SELF, PETSC_ERR_ORDER, "resident FetchEnd before any FetchBegin");
+  PGXCallCUDA(cudaEventSynchronize(ev_slot[slot]));
+  for (PetscInt i = 0; i < k; i++) h[i] = h_slot[slot * PGX_RESIDENT_FETCHMAX + i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, FetchBegin, FetchEnd};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

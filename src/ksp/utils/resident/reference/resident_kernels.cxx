@@ -181,6 +181,46 @@ PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = x + (num / den) y: the quotient formed as the glue forms b = beta / betaold, then AYPX */
+PetscErrorCode AYPXDev(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y)
+{
+  const PetscScalar b = *num / *den;
+
+  return AYPX(n, b, x, y);
+}
+
+/* CGStep with x read from xin and written to xout (the look-ahead CG keeps the previous iterate), all scalars in memory */
+PetscErrorCode CGStepDev(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (!CGStepTaken(PetscRealPart(*dpi), PetscImaginaryPart(*dpi), dpiold ? PetscRealPart(*dpiold) : 0, dpiold ? true : false)) PetscFunctionReturn(PETSC_SUCCESS);
+  const PetscScalar a = *beta / *dpi, ma = -a;
+  for (PetscInt i = 0; i < n; i++) {
+    xout[i] = xin[i] + a * p[i];
+    r[i] += ma * w[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the two fetch slots: on the host the copy is done at Begin */
+static PetscScalar fetch_slot[2][PGX_RESIDENT_FETCHMAX];
+
+PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchBegin: %" PetscInt_FMT " scalars into slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  for (PetscInt i = 0; i < k; i++) fetch_slot[slot][i] = d[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
+{
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchEnd: %" PetscInt_FMT " scalars from slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  for (PetscInt i = 0; i < k; i++) h[i] = fetch_slot[slot][i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MDotDev(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d)
 {
   return MDot(n, k, V, ldv, w, d);
@@ -219,7 +259,7 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   return PGXDIAFill(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, FetchBegin, FetchEnd};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
