@@ -171,6 +171,34 @@ int main(int argc, char **argv)
       (void)cudaFree(dy2);
     }
 
+    { /* the look-ahead CG's kernels: AYPXDev (b = num/den read in memory), CGStepDev with and without the sign check
+         (taken: x_out = x_in + a p, r -= a w; not taken: x_out and r untouched), FetchBegin/End through both slots */
+      std::vector<PetscScalar> sc = {0.7, -1.3, 2.5, -0.4}, hy = y0, hr = z0, hxo(n, NAN);
+      PetscScalar             *dsc = Up(sc), *dyy = Up(y0), *dr = Up(z0), *dxo = Up(nan), h2[2];
+      PetscCall(H.AYPXDev(n, &sc[0], &sc[1], x.data(), hy.data()));
+      PetscCall(D.AYPXDev(n, dsc, dsc + 1, dx, dyy));
+      Compare("AYPXDev", hy, Down(dyy, n), 1);
+      PetscCall(H.CGStepDev(n, &sc[0], &sc[2], NULL, x.data(), y0.data(), z0.data(), hxo.data(), hr.data()));
+      PetscCall(D.CGStepDev(n, dsc, dsc + 2, NULL, dx, Up(y0), dz, dxo, dr));
+      Compare("CGStepDev x", hxo, Down(dxo, n), 1);
+      Compare("CGStepDev r", hr, Down(dr, n), 1);
+      /* dpi 2.5 against dpiold -0.4: a sign change, the step is not taken (outputs as they were) */
+      PetscCall(H.CGStepDev(n, &sc[0], &sc[2], &sc[3], x.data(), y0.data(), z0.data(), hxo.data(), hr.data()));
+      PetscCall(D.CGStepDev(n, dsc, dsc + 2, dsc + 3, dx, Up(y0), dz, dxo, dr));
+      Compare("CGStepDev (not taken) x", hxo, Down(dxo, n), 1);
+      Compare("CGStepDev (not taken) r", hr, Down(dr, n), 1);
+      PetscCall(D.FetchBegin(2, dsc, 0));
+      PetscCall(D.FetchBegin(2, dsc + 2, 1));
+      PetscCall(D.FetchEnd(2, 1, h2));
+      Compare("FetchBegin/End slot 1", {sc[2], sc[3]}, {h2[0], h2[1]}, 0);
+      PetscCall(D.FetchEnd(2, 0, h2));
+      Compare("FetchBegin/End slot 0", {sc[0], sc[1]}, {h2[0], h2[1]}, 0);
+      (void)cudaFree(dsc);
+      (void)cudaFree(dyy);
+      (void)cudaFree(dr);
+      (void)cudaFree(dxo);
+    }
+
     PetscScalar hd, dd, hv[2], dv[2];
     PetscReal   hn, dn, ht, dt;
     PetscCall(H.Dot(n, x.data(), z0.data(), &hd));

@@ -77,6 +77,25 @@ int main(int argc, char **argv)
     PetscCall(K.AYPX(5, 2, x, w)); /* w = x + 2 w = (6, 12, 18, 20, 22) */
     const double e5[] = {6, 12, 18, 20, 22};
     Expect("AYPX", w, e5, 5);
+    { /* the look-ahead CG's kernels: b = num/den = 2 read in memory; a = beta/dpi = 0.5; a sign change: not taken */
+      PetscScalar sc[] = {4, 2, 8, -1}, u[5] = {6, 12, 18, 20, 22}, xo[5] = {0, 0, 0, 0, 0}, rr[5] = {1, 1, 1, 1, 1}, h[2];
+      PetscCall(K.AYPXDev(5, &sc[0], &sc[1], x, u)); /* u = x + 2 u = (13, 26, 39, 44, 49) */
+      const double e6[] = {13, 26, 39, 44, 49};
+      Expect("AYPXDev", u, e6, 5);
+      PetscCall(K.CGStepDev(5, &sc[0], &sc[2], NULL, x, x, u, xo, rr)); /* xo = u + 0.5 x, rr = 1 - 0.5 x */
+      const double e7[] = {13.5, 27, 40.5, 46, 51.5}, e8[] = {0.5, 0, -0.5, -1, -1.5};
+      Expect("CGStepDev x", xo, e7, 5);
+      Expect("CGStepDev r", rr, e8, 5);
+      PetscCall(K.CGStepDev(5, &sc[0], &sc[2], &sc[3], x, x, u, xo, rr)); /* dpi 8 after dpiold -1: untouched */
+      Expect("CGStepDev (not taken) x", xo, e7, 5);
+      Expect("CGStepDev (not taken) r", rr, e8, 5);
+      PetscCall(K.FetchBegin(2, sc, 0));
+      PetscCall(K.FetchBegin(2, sc + 2, 1));
+      PetscCall(K.FetchEnd(2, 0, h));
+      CHECK(h[0] == 4 && h[1] == 2, "FetchEnd slot 0 = (%g, %g), expected (4, 2)", (double)PetscRealPart(h[0]), (double)PetscRealPart(h[1]));
+      PetscCall(K.FetchEnd(2, 1, h));
+      CHECK(h[0] == 8 && h[1] == -1, "FetchEnd slot 1 = (%g, %g), expected (8, -1)", (double)PetscRealPart(h[0]), (double)PetscRealPart(h[1]));
+    }
     PetscCall(K.WAXPY(5, -1, x, w, y)); /* y = w - x = (5, 10, 15, 16, 17) */
     const double e6[] = {5, 10, 15, 16, 17};
     Expect("WAXPY", y, e6, 5);
