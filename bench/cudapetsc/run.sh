@@ -13,9 +13,13 @@
 # default Chebyshev/Jacobi below), and under Richardson (1 or 2 steps) or one Chebyshev step.
 # Finest-level variants (the tokens FINEST and FINEST1 stand for the finest level's index and the one below it,
 # found per problem from GAMG's -ksp_view): PGX dilu under Richardson on the finest level only (GAMG's default
-# Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest.
+# Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest; and PGX dilu
+# under GAMG's default Chebyshev smoother on the finest level only (-cheby).
 # PGX_BENCH_REPS=R (default 1): each row runs R times; setup and solve are the medians (the min and max of the
 # solve are printed beside them when R > 1).
+# PGX_BENCH_SETUP=1: PETSc 3.25 prints no PCSetUp time for GPU events without -log_view_gpu_time, so each
+# repetition runs once more with it, and the setup column is that run's PCSetUp (its solve is not used: the
+# synchronization per event slows it); "total" is setup + solve (time to solution, the same medians).
 # Every row is checked: a row whose solve did not converge says so.
 set -u
 B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
@@ -47,6 +51,8 @@ solvers=(
   "gamg+dilu-finest-r3|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 3 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-finest2|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST1_ksp_type richardson -mg_levels_FINEST1_pc_type dilu -mg_levels_FINEST1_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "gamg+dilu-finest-cheby|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "cg+gamg+dilu-finest-cheby|-ksp_type cg -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
   "dilu-natural|-ksp_type gmres -pc_type dilu"
   "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
@@ -64,7 +70,7 @@ med() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {if (NR) pr
 REPS=${PGX_BENCH_REPS:-1}
 echo "PGX with CUDA Vecs: $($B/tests/sys/pgx_info | head -2 | paste -sd' ')"
 echo "repetitions per row: $REPS (setup and solve: medians)"
-printf '%-18s %-24s %10s %10s %6s %12s  %s\n' problem solver "setup s" "solve s" its "ms/it" result
+printf '%-18s %-24s %10s %10s %10s %6s %12s  %s\n' problem solver "setup s" "solve s" "total s" its "ms/it" result
 for p in "${problems[@]}"; do
   pname=${p%%|*} pcmd=${p#*|}
   # PGX_BENCH_PROBLEMS=regex: only the problems whose name matches (e.g. 'ex45')
@@ -83,7 +89,7 @@ for p in "${problems[@]}"; do
       fi
       sopt=${sopt//FINEST1/$((finest - 1))} sopt=${sopt//FINEST/$finest}
     fi
-    setups="" solves="" its="" reason="" rc=0
+    setups="" solves="" its="" reason="" rc=0 gsetups="" 
     for ((rep = 1; rep <= REPS; rep++)); do
       # shellcheck disable=SC2086
       out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc1=$?
@@ -93,12 +99,19 @@ for p in "${problems[@]}"; do
       [ -n "$its" ] && [ "$its1" != "$its" ] && reason1="$reason1 (its differ between repetitions: $its, $its1)"
       its=${its1:-$its} reason=${reason1:-$reason}
       setups="$setups $(ev PCSetUp "$out")" solves="$solves $(ev KSPSolve "$out")"
+      if [ "${PGX_BENCH_SETUP:-0}" = 1 ] && [ -z "$GPUTIME" ]; then
+        # shellcheck disable=SC2086
+        gout=$(timeout 240 $pcmd $PGX $DEV -log_view_gpu_time $sopt 2>&1)
+        gsetups="$gsetups $(ev PCSetUp "$gout")"
+      fi
     done
     setup=$(med <<<"$setups") solve=$(med <<<"$solves")
+    [ -n "$gsetups" ] && setup=$(med <<<"$gsetups")
     range=""
     if [ "$REPS" -gt 1 ] && [ -n "$solve" ]; then range=" [solve $(tr ' ' '\n' <<<"$solves" | grep -v '^$' | sort -g | sed -n '1p;$p' | paste -sd- )]"; fi
     per=$(awk -v t="${solve:-0}" -v n="${its:-0}" 'BEGIN { if (n > 0) printf "%.3f", 1000 * t / n; else print "-" }')
+    total=$(awk -v a="${setup:-x}" -v b="${solve:-x}" 'BEGIN { if (a + 0 == a && b + 0 == b && a != "" && b != "") printf "%.4e", a + b; else print "-" }')
     [ $rc -eq 0 ] || reason="exit $rc ${reason:-}"
-    printf '%-18s %-24s %10s %10s %6s %12s  %s\n' "$pname" "$sname" "${setup:--}" "${solve:--}" "${its:--}" "$per" "${reason:-?}$range"
+    printf '%-18s %-24s %10s %10s %10s %6s %12s  %s\n' "$pname" "$sname" "${setup:--}" "${solve:--}" "$total" "${its:--}" "$per" "${reason:-?}$range"
   done
 done
