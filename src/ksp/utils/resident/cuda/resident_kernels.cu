@@ -2,8 +2,8 @@
 
    SpMV: one warp per row (vector CSR), the warp's partial products summed by shuffles. Reductions (Dot,
    Norm2Sq, DotNorm2, MDot) are deterministic: a first kernel writes one partial sum per thread block (a fixed
-   number of blocks, grid-stride loops), a second, single-block kernel sums the partials in a fixed order, and
-   only the results (k scalars) are copied to the host. MDot computes all k products of a Gram-Schmidt step in
+   number of blocks, grid-stride loops) and the block that finishes last sums the partials in a fixed order
+   (FinishInLastBlock), and only the results (k scalars) are copied to the host. MDot computes all k products of a Gram-Schmidt step in
    one launch (blockIdx.y = column); MAXPY applies all k columns in one launch (the coefficients travel as a
    kernel argument, MAXK per launch). Everything runs on PGX's stream. */
 #include <pgx/private/pgxcuda.h>
@@ -30,6 +30,7 @@ struct Coef {
 
 /* Device workspace of the reductions: partial sums and results; allocated once, freed at PetscFinalize */
 PetscScalar *d_part = nullptr, *d_res = nullptr, *h_res = nullptr; /* h_res: pinned, for the results' copies */
+unsigned    *d_count = nullptr;                                    /* per result: blocks done (FinishInLastBlock) */
 PetscScalar *h_slot = nullptr;                                     /* pinned: the two FetchBegin slots */
 cudaEvent_t  ev_slot[2] = {nullptr, nullptr};                      /* each slot's copy done */
 
@@ -38,6 +39,8 @@ PetscErrorCode FreeWorkspace(void)
   PetscFunctionBegin;
   if (d_part) PGXCallCUDA(cudaFree(d_part));
   if (d_res) PGXCallCUDA(cudaFree(d_res));
+  if (d_count) PGXCallCUDA(cudaFree(d_count));
+  d_count = nullptr;
   if (h_res) PGXCallCUDA(cudaFreeHost(h_res));
   if (h_slot) PGXCallCUDA(cudaFreeHost(h_slot));
   for (int i = 0; i < 2; i++)
@@ -53,6 +56,9 @@ PetscErrorCode Workspace(void)
   if (!d_part) {
     PGXCallCUDA(cudaMalloc((void **)&d_part, sizeof(PetscScalar) * NPART * NRESULT));
     PGXCallCUDA(cudaMalloc((void **)&d_res, sizeof(PetscScalar) * NRESULT));
+    PGXCallCUDA(cudaMalloc((void **)&d_count, sizeof(unsigned) * NRESULT));
+    PGXCallCUDA(cudaMemset(d_count, 0, sizeof(unsigned) * NRESULT));
+    PGXCallCUDA(cudaDeviceSynchronize()); /* the zeroed counters before PGX's non-blocking stream reads them */
     PGXCallCUDA(cudaMallocHost((void **)&h_res, sizeof(PetscScalar) * NRESULT));
     PGXCallCUDA(cudaMallocHost((void **)&h_slot, sizeof(PetscScalar) * 2 * PGX_RESIDENT_FETCHMAX));
     for (int i = 0; i < 2; i++) PGXCallCUDA(cudaEventCreateWithFlags(&ev_slot[i], cudaEventDisableTiming));
@@ -81,6 +87,31 @@ __device__ inline PetscScalar BlockSum(PetscScalar v)
   return v;
 }
 
+/* The finishing sum of a reduction inside its partial-sum kernel: once thread 0 of each block has written the
+   block's partial sums, the block that counts last (count: blocks done, zero before, reset after) sums the nb
+   partials of each of its nres results, part[r * NPART + b], b < nb: thread t adds partials t, t + BLOCK, ...,
+   then BlockSum (the order of the single-block finishing kernel this replaces: the same results, bitwise, one
+   launch fewer per reduction). */
+__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count)
+{
+  __shared__ bool last;
+  __syncthreads();
+  if (!threadIdx.x) {
+    __threadfence(); /* this block's partials, written by this thread, before its count */
+    last = atomicAdd(count, 1u) == (unsigned)(gridDim.x - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int r = 0; r < nres; r++) {
+    PetscScalar a = 0;
+    for (int b = threadIdx.x; b < nb; b += BLOCK) a += __ldcg(&part[(size_t)r * NPART + b]);
+    a = BlockSum(a);
+    if (!threadIdx.x) res[r] = a;
+  }
+  if (!threadIdx.x) *count = 0;
+}
+
 /* y = A x (add: y += A x), SUB threads per row (coalesced reads of a row's entries, shuffle reduction): SUB is
    chosen from the average row length, so a 7-point row is read by 4 threads, not by a whole warp of which 25
    would idle (with one warp per row, a million rows took ~120 waves of latency-bound warps) */
@@ -99,7 +130,7 @@ __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const Petsc
 
 /* y = A x on A's DIA copy and the partial sums of Dot(x, y) (as dot_partial's kind 0 forms them) in part[block]:
    the CG's w = A p and p'w in one pass over p and w */
-__global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part)
+__global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
   __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
   PGXDIAStageOffsets(ndiag, off, soff);
@@ -111,6 +142,7 @@ __global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscIn
   }
   a = BlockSum(a);
   if (!threadIdx.x) part[blockIdx.x] = a;
+  FinishInLastBlock(1, (int)gridDim.x, part, res, count);
 }
 
 /* the DIA values of the CSR block (dval zeroed before): one thread a row, each entry to the slot of its diagonal; an
@@ -131,7 +163,7 @@ __global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const Petsc
 }
 
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
-__global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part)
+__global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
   PetscScalar a = 0, b = 0;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
@@ -151,25 +183,18 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
     part[blockIdx.x] = a;
     if (kind == 2) part[NPART + blockIdx.x] = b;
   }
+  FinishInLastBlock(kind == 2 ? 2 : 1, (int)gridDim.x, part, res, count);
 }
 
 /* column j of V against w: partial sums part[j*NPART + block] */
-__global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscScalar *__restrict__ V, PetscInt ldv, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ part)
+__global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscScalar *__restrict__ V, PetscInt ldv, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
   const PetscScalar *v = V + (size_t)blockIdx.y * ldv;
   PetscScalar        a = 0;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) a += v[i] * w[i];
   a = BlockSum(a);
   if (!threadIdx.x) part[(size_t)blockIdx.y * NPART + blockIdx.x] = a;
-}
-
-/* res[j] = sum of the nb partials of column j (one block per column) */
-__global__ void __launch_bounds__(BLOCK) finish(int nb, const PetscScalar *__restrict__ part, PetscScalar *__restrict__ res)
-{
-  PetscScalar a = 0;
-  for (int b = threadIdx.x; b < nb; b += BLOCK) a += part[(size_t)blockIdx.x * NPART + b];
-  a = BlockSum(a);
-  if (!threadIdx.x) res[blockIdx.x] = a;
+  FinishInLastBlock(1, (int)gridDim.x, part + (size_t)blockIdx.y * NPART, res + blockIdx.y, count + blockIdx.y);
 }
 
 __global__ void maxpy_kernel(PetscInt n, int k, Coef c, const PetscScalar *__restrict__ V, PetscInt ldv, PetscScalar *__restrict__ y)
@@ -233,19 +258,16 @@ PetscErrorCode Elementwise(PetscInt n, int op, PetscScalar a, PetscScalar b, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a reduction of kind over x, y, its nres results left in device memory at d */
+/* a reduction of kind over x, y, its results (2 for kind 2, else 1) left in device memory at d */
 PetscErrorCode ReduceDev(PetscInt n, const PetscScalar *x, const PetscScalar *y, int kind, PetscScalar *d)
 {
   cudaStream_t s;
-  int          nres = kind == 2 ? 2 : 1;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part);
+  dot_partial<<<NPART, BLOCK, 0, s>>>(n, x, y, kind, d_part, d, d_count);
   PGXCheckLaunch("dot_partial");
-  finish<<<nres, BLOCK, 0, s>>>(NPART, d_part, d);
-  PGXCheckLaunch("finish");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -505,10 +527,8 @@ PetscErrorCode MDotDev(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ld
   PetscCall(Workspace());
   for (PetscInt j0 = 0; j0 < k; j0 += NRESULT) {
     const PetscInt kk = PetscMin(NRESULT, k - j0);
-    mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part);
+    mdot_partial<<<dim3(NPART, (unsigned int)kk), BLOCK, 0, s>>>(n, V + (size_t)j0 * ldv, ldv, w, d_part, d + j0, d_count);
     PGXCheckLaunch("mdot_partial");
-    finish<<<(unsigned int)kk, BLOCK, 0, s>>>(NPART, d_part, d + j0);
-    PGXCheckLaunch("finish");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -534,7 +554,7 @@ PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
 }
 
 /* w = A p and p'w: on a DIA copy one kernel (one partial sum per block, at most NPART * NRESULT blocks) and the
-   finishing sum; on CSR the SpMV and DotDev */
+   finishing sum in its last block; on CSR the SpMV and DotDev */
 PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   cudaStream_t s;
@@ -550,10 +570,8 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscCall(Workspace());
   unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
   if (nb > (unsigned int)(NPART * NRESULT)) nb = (unsigned int)(NPART * NRESULT);
-  dia_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, d_part);
+  dia_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, d_part, d, d_count);
   PGXCheckLaunch("dia_spmv_dot_kernel");
-  finish<<<1, BLOCK, 0, s>>>((int)nb, d_part, d);
-  PGXCheckLaunch("finish");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
