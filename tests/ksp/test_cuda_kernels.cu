@@ -1,6 +1,6 @@
 static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
                      "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
-                     "block of 37 ghosts; SpMV, SpMVAdd, SpMVDotDev also on a banded matrix through its DIA copy (9 diagonals, filled on the device by DIAFill); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "block of 37 ghosts; SpMV, SpMVAdd, SpMVDotDev, SpMVDotAYPXDev also on a banded matrix through its DIA copy (9 diagonals, filled on the device by DIAFill); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
                      "Tolerance: 1e-13 absolute times a scale: 10 for SpMV and MAXPY, 1 for updates, 1000 for the reductions\n(another summation order: ~2000 eps of the sum of |terms|).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
@@ -161,6 +161,22 @@ int main(int argc, char **argv)
         PetscCall(D.Fetch(1, ddev, &dd2));
         Compare("SpMVDotDev (CSR) y", yc, Down(dy2, n), 10);
         Compare("SpMVDotDev (CSR) x'y", {hd2}, {dd2}, s);
+        /* SpMVDotAYPXDev: p_new = z + (num/den) p_old (and p_new = z), w = A p_new, p_new'w, on the DIA copy (one
+           kernel) and on CSR */
+        std::vector<PetscScalar> sc = {0.7, -1.3}, hp(n), hw(n);
+        PetscScalar             *dsc = Up(sc), *dpn = Up(nan), *dw = Up(nan);
+        for (int withold = 0; withold < 2; withold++)
+          for (int csr = 0; csr < 2; csr++) {
+            PetscCall(H.SpMVDotAYPXDev(csr ? hA : hC, z0.data(), withold ? y0.data() : NULL, &sc[0], &sc[1], hp.data(), hw.data(), &hd2));
+            PetscCall(D.SpMVDotAYPXDev(csr ? dA : dC, dz, withold ? Up(y0) : NULL, dsc, dsc + 1, dpn, dw, ddev));
+            PetscCall(D.Fetch(1, ddev, &dd2));
+            Compare(csr ? "SpMVDotAYPXDev (CSR) p" : "SpMVDotAYPXDev (DIA) p", hp, Down(dpn, n), 1);
+            Compare(csr ? "SpMVDotAYPXDev (CSR) w" : "SpMVDotAYPXDev (DIA) w", hw, Down(dw, n), 10);
+            Compare(csr ? "SpMVDotAYPXDev (CSR) p'w" : "SpMVDotAYPXDev (DIA) p'w", {hd2}, {dd2}, s);
+          }
+        (void)cudaFree(dsc);
+        (void)cudaFree(dpn);
+        (void)cudaFree(dw);
         (void)cudaFree(ddev);
       }
       (void)cudaFree(dcp);

@@ -187,17 +187,18 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
    KSPCG would not take: x rotates through three arrays; iteration i reads XX[i % 3] and writes XX[(i + 1) % 3],
    so that neither the iterate before iteration i nor the one after it is overwritten by the iteration queued
    behind i, and the host may stop on either (before the step: beta = 0, an indefinite PC or p'Ap; after it:
-   convergence). The iterate it stops at is left in base->X. Scalars: record j = i % 4 of ds holds p'Ap of iteration i, then z'r and ||z||^2 after it (the beta
-   and ||z|| of iteration i + 1); iteration i reads its beta in record (i + 3) % 4, betaold in (i + 2) % 4
-   and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. */
-static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *P)
+   convergence). The iterate it stops at is left in base->X. The direction update p = z + (beta/betaold) p is
+   folded into the product w = A p (one pass on cuda's DIA copy), so p alternates between PP[0] and PP[1] and w has
+   an array of its own (not z's, as in KSPCG). Scalars: record j = i % 4 of ds holds p'Ap of iteration i, then z'r
+   and ||z||^2 after it (the beta and ||z|| of iteration i + 1); iteration i reads its beta in record (i + 3) % 4,
+   betaold in (i + 2) % 4 and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. */
+static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
-  PetscScalar *W = Z, *rec = ds + 4 * (i % 4), *prev = ds + 4 * ((i + 3) % 4), *prev2 = ds + 4 * ((i + 2) % 4);
+  PetscScalar *rec = ds + 4 * (i % 4), *prev = ds + 4 * ((i + 3) % 4), *prev2 = ds + 4 * ((i + 2) % 4), *P = PP[i % 2];
 
   PetscFunctionBegin;
-  if (!i) PetscCall(PGXResidentCopy(r, Z, P));                 /* p <- z */
-  else PetscCall(PGXResidentAYPXDev(r, &prev[1], &prev2[1], Z, P)); /* p <- z + (beta/betaold) p */
-  PetscCall(PGXResidentMultDotDev(r, P, W, &rec[0]));          /* w <- A p, p'Ap */
+  /* p <- z + (beta/betaold) p (p <- z first), w <- A p, p'Ap: one pass (p alternates between PP[0] and PP[1]) */
+  PetscCall(PGXResidentMultDotAYPXDev(r, Z, i ? PP[(i + 1) % 2] : NULL, &prev[1], &prev2[1], P, W, &rec[0]));
   PetscCall(PGXResidentCGStepDev(r, &prev[1], &rec[0], i ? &prev[0] : NULL, P, W, XX[i % 3], XX[(i + 1) % 3], R));
   PetscCall(PGXResidentPCApply(ksp, r, R, Z));                 /* z <- B r */
   PetscCall(PGXResidentDotNorm2Dev(r, R, Z, &rec[1]));         /* z'r, ||z||^2 */
@@ -205,7 +206,7 @@ static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscInt i, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
+static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
   PGXResident  r  = base->res;
   PetscScalar  dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold, h[3];
@@ -236,7 +237,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(r->K->Set(1, beta, ds + 4 * 3 + 1)); /* iteration 0 reads its beta in record 3 */
 
   i = 0;
-  if (ksp->max_it > 0) PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, P));
+  if (ksp->max_it > 0) PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, PP, W));
   do {
     ksp->its = i + 1;
     if (beta == 0.0) {
@@ -249,7 +250,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
       PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
       break;
     }
-    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, i + 1, ds, XX, R, Z, P)); /* the look-ahead */
+    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
     PetscCall(PGXResidentFetchEnd(r, 3, i % 2, h));
     dpiold = dpi;
     dpi    = h[0];
@@ -284,15 +285,15 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   r = cg->base.res;
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
   cg->usedla = (PetscBool)(cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2);
-  PetscCall(PGXResidentGetWork(r, cg->usedla ? 7 : 5, &w));
+  PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
   cg->base.X = X;
   if (cg->usedla) {
-    PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n};
-    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, XX, B, R, Z, P));
+    PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n}, *const PP[2] = {P, w + 7 * r->n};
+    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, XX, B, R, Z, PP, w + 8 * r->n));
   } else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
   X          = cg->base.X;
   cg->base.X = NULL;

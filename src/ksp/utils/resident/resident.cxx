@@ -689,6 +689,20 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank) */
+PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCheck(!r->gx, r->comm, PETSC_ERR_PLIB, "PGXResidentMultDotAYPXDev() is for one rank");
+  PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(r->K->SpMVDotAYPXDev(r->Ad, z, pold, num, den, pnew, w, d));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(LogFlops(r, 2.0 * (PetscLogDouble)r->nnzd + 2.0 * (PetscLogDouble)r->n + (pold ? 2.0 * (PetscLogDouble)r->n : 0.0)));
+  PetscCall(PetscLogEventEnd(PGX_KSPSpMV, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentFetchBegin(PGXResident r, PetscInt k, const PetscScalar *d, PetscInt slot)
 {
   PetscFunctionBegin;

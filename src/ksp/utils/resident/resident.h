@@ -114,6 +114,7 @@ PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscS
    the fetch of k scalars in two halves through slot 0 or 1 */
 PETSC_INTERN PetscErrorCode PGXResidentAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStepDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentFetchBegin(PGXResident, PetscInt, const PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode PGXResidentFetchEnd(PGXResident, PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);

@@ -34,6 +34,9 @@
        AYPXDev   y = x + (num[0] / den[0]) y   (the same quotient and update as AYPX with b = num / den on the host)
        CGStepDev with a = beta[0] / dpi[0]:  xout = xin + a p;  r += (-a) w, skipped entirely (xout and r untouched)
                  when CGStepTaken() says KSPCG would stop (checksign: dpiold != NULL, against dpiold[0])
+       SpMVDotAYPXDev  p_new = z + (num[0] / den[0]) p_old (p_old NULL: p_new = z), then y = A p_new and d[0] =
+                 Dot(p_new, y): AYPXDev and SpMVDotDev in one pass on cuda's DIA copy (each row forms the p_new of its
+                 neighbours itself); p_new and y must differ from z and p_old
        FetchBegin / FetchEnd   the Fetch in two halves: Begin queues the copy of d[0..k) (k <= PGX_RESIDENT_FETCHMAX)
                  into slot (0 or 1) and returns; End waits for that copy and gives h[0..k)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
@@ -113,6 +116,7 @@ struct Backend {
   PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval);
   PetscErrorCode (*AYPXDev)(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y);
   PetscErrorCode (*CGStepDev)(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r);
+  PetscErrorCode (*SpMVDotAYPXDev)(const CSR &, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *y, PetscScalar *d);
   PetscErrorCode (*FetchBegin)(PetscInt k, const PetscScalar *d, PetscInt slot);
   PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, PetscScalar *h);
 };
@@ -147,6 +151,7 @@ PetscErrorCode SpMVDotDev(const CSR &, const PetscScalar *, PetscScalar *, Petsc
 PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, PetscScalar *);
 PetscErrorCode AYPXDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PetscErrorCode CGStepDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode SpMVDotAYPXDev(const CSR &, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode FetchBegin(PetscInt, const PetscScalar *, PetscInt);
 PetscErrorCode FetchEnd(PetscInt, PetscInt, PetscScalar *);
 } // namespace reference

@@ -327,6 +327,29 @@ __global__ void cg_step_dev_kernel(PetscInt n, const PetscScalar *__restrict__ b
     r[i] += ma * w[i];
   }
 }
+/* dia_spmv_dot_kernel on p_new = z + (num/den) p_old (p_old NULL: z), each row forming its neighbours' p_new
+   itself (the AYPX of the CG's direction folded into its product); p_new written for the rows this thread owns */
+__global__ void __launch_bounds__(BLOCK) dia_aypx_spmv_dot_kernel(PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ pold, const PetscScalar *__restrict__ num, const PetscScalar *__restrict__ den, PetscScalar *__restrict__ pnew, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
+{
+  __shared__ PetscInt soff[PGX_DIA_MAXDIAG];
+  PGXDIAStageOffsets(ndiag, off, soff);
+  const PetscScalar b = pold ? *num / *den : 0;
+  PetscScalar       a = 0;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+    PetscScalar s = 0;
+    for (PetscInt q = 0; q < ndiag; q++) {
+      const PetscInt j = i + soff[q];
+      if (j >= 0 && j < n) s += val[(size_t)q * (size_t)n + (size_t)i] * (pold ? z[j] + b * pold[j] : z[j]);
+    }
+    const PetscScalar pi = pold ? z[i] + b * pold[i] : z[i];
+    pnew[i]              = pi;
+    y[i]                 = s;
+    a += s * pi;
+  }
+  a = BlockSum(a);
+  if (!threadIdx.x) part[blockIdx.x] = a;
+  FinishInLastBlock(1, (int)gridDim.x, part, res, count);
+}
 } // namespace
 
 /* the glue's DIA copy fits the device kernels: a square block, at most PGX_DIA_MAXDIAG diagonals */
@@ -622,6 +645,30 @@ PetscErrorCode CGStepDev(PetscInt n, const PetscScalar *beta, const PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the look-ahead CG's p = z + b p and w = A p, p'w: one pass on a DIA copy, else AYPXDev (or Copy) and SpMVDotDev */
+PetscErrorCode SpMVDotAYPXDev(const CSR &A, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *y, PetscScalar *d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (A.ndiag <= 0 || A.nrows <= 0) {
+    if (pold) {
+      PetscCall(Copy(A.nrows, pold, pnew));
+      PetscCall(AYPXDev(A.nrows, num, den, z, pnew));
+    } else PetscCall(Copy(A.nrows, z, pnew));
+    PetscCall(SpMVDotDev(A, pnew, y, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(CheckDIA(A, A.ndiag));
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(Workspace());
+  unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
+  if (nb > (unsigned int)(NPART * NRESULT)) nb = (unsigned int)(NPART * NRESULT);
+  dia_aypx_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, z, pold, num, den, pnew, y, d_part, d, d_count);
+  PGXCheckLaunch("dia_aypx_spmv_dot_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the copy of k scalars into pinned slot `slot`, and an event behind it; the host is not blocked */
 PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
 {
@@ -646,7 +693,7 @@ PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, FetchBegin, FetchEnd};
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

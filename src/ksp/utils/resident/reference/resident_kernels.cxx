@@ -202,6 +202,18 @@ PetscErrorCode CGStepDev(PetscInt n, const PetscScalar *beta, const PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* p_new = z + (num/den) p_old (or z), then SpMVDotDev on p_new */
+PetscErrorCode SpMVDotAYPXDev(const CSR &A, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *y, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  if (pold) {
+    const PetscScalar b = *num / *den;
+    for (PetscInt i = 0; i < A.nrows; i++) pnew[i] = z[i] + b * pold[i];
+  } else PetscCall(Copy(A.nrows, z, pnew));
+  PetscCall(SpMVDotDev(A, pnew, y, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the two fetch slots: on the host the copy is done at Begin */
 static PetscScalar fetch_slot[2][PGX_RESIDENT_FETCHMAX];
 
@@ -259,7 +271,7 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   return PGXDIAFill(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, FetchBegin, FetchEnd};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
