@@ -10,7 +10,6 @@ const char *const PGXDeviceTypes[] = {"auto", "host", "cuda", "PGXDeviceType", "
 static PetscBool     PGXPackageInitialized = PETSC_FALSE;
 static PGXDeviceType PGXDefaultDevice      = PGX_DEVICE_AUTO;
 static PetscInt      PGXDeviceId           = -1; /* -pgx_device_id; -1: PETSc's device or local rank % count */
-static PetscInt      PGXBounceMin          = 1 << 20; /* -pgx_device_bounce_min: pinned bounce buffers for copies of at least this many bytes */
 
 /*@C
   PGXFinalizePackage - Called from `PetscFinalize()`; undoes `PGXInitializePackage()`.
@@ -66,7 +65,6 @@ PetscErrorCode PGXInitializePackage(void)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "PGX " PGX_VERSION_STRING ": GPU preconditioners and solvers for PETSc", "PGX");
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
   PetscCall(PetscOptionsInt("-pgx_device_id", "The CUDA device this process uses (default: PETSc's device when PETSc has CUDA, else the node-local rank modulo the visible devices)", "PGXDeviceSelect", PGXDeviceId, &PGXDeviceId, NULL));
-  PetscCall(PetscOptionsInt("-pgx_device_bounce_min", "Host-device copies of pageable memory of at least this many bytes go through two pinned 2 MiB buffers (0: never)", "PGXInitializePackage", PGXBounceMin, &PGXBounceMin, NULL));
   PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PGXFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -111,28 +109,6 @@ PetscErrorCode PGXGetDeviceIdOption(PetscInt *id)
   PetscAssertPointer(id, 1);
   PetscCall(PGXInitializePackage());
   *id = PGXDeviceId;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  PGXGetBounceMinOption - The size (bytes) from which host-device copies of pageable memory go through PGX's
-  pinned bounce buffers (-pgx_device_bounce_min, default 1 MiB; 0: never).
-
-  Not Collective
-
-  Output Parameter:
-. bytes - the threshold
-
-  Level: developer
-
-.seealso: `PGXInitializePackage()`
-@*/
-PetscErrorCode PGXGetBounceMinOption(PetscInt *bytes)
-{
-  PetscFunctionBegin;
-  PetscAssertPointer(bytes, 1);
-  PetscCall(PGXInitializePackage());
-  *bytes = PGXBounceMin;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -64,7 +64,6 @@ PETSC_EXTERN PetscErrorCode PGXGhostDestroy(PGXGhost *);
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);
 PETSC_EXTERN PetscErrorCode PGXGetDeviceIdOption(PetscInt *);
-PETSC_EXTERN PetscErrorCode PGXGetBounceMinOption(PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXCUDAProbeBegin(void); /* the first CUDA calls on a thread, overlapping host work */
 /* Each PGX object's View: on every rank, the device that rank uses (cuda backend) */
 PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);

@@ -18,84 +18,8 @@ struct Context {
   cublasHandle_t     cublas   = nullptr;
   cusparseHandle_t   cusparse = nullptr;
   cusolverDnHandle_t cusolver = nullptr;
-  /* the pinned bounce buffers of the large host <-> device copies (CopyBounce below) */
-  char       *bounce[2]    = {nullptr, nullptr};
-  cudaEvent_t ev_bounce[2] = {nullptr, nullptr};
-  size_t      bounce_min   = 0; /* copies of at least this many bytes go through the bounce buffers (0: never) */
 };
 Context ctx;
-
-/* Pageable host memory reaches the device through the driver's own staging, measured at about 4 GB/s on the
-   GPU host (H100, 8 MB vectors). A copy of at least bounce_min bytes (-pgx_device_bounce_min, default 1 MiB)
-   goes instead through two pinned chunks of BOUNCE_CHUNK bytes: the host copies chunk k into one while the
-   DMA of chunk k-1 leaves the other, so that the copy runs at the speed of a host memcpy. */
-constexpr size_t BOUNCE_CHUNK = (size_t)2 << 20;
-
-PetscErrorCode BounceReserve(void)
-{
-  PetscFunctionBegin;
-  for (int i = 0; i < 2; i++)
-    if (!ctx.bounce[i]) {
-      PGXCallCUDA(cudaMallocHost((void **)&ctx.bounce[i], BOUNCE_CHUNK));
-      PGXCallCUDA(cudaEventCreateWithFlags(&ctx.ev_bounce[i], cudaEventDisableTiming));
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* host -> device: chunk k is copied into buffer k % 2 once that buffer's previous DMA (chunk k-2) is done */
-PetscErrorCode BounceToDevice(char *d, const char *h, size_t bytes)
-{
-  PetscFunctionBegin;
-  PetscCall(BounceReserve());
-  for (size_t k = 0, off = 0; off < bytes; k++, off += BOUNCE_CHUNK) {
-    const int    b   = (int)(k & 1);
-    const size_t len = PetscMin(BOUNCE_CHUNK, bytes - off);
-    if (k >= 2) PGXCallCUDA(cudaEventSynchronize(ctx.ev_bounce[b]));
-    memcpy(ctx.bounce[b], h + off, len);
-    PGXCallCUDA(cudaMemcpyAsync(d + off, ctx.bounce[b], len, cudaMemcpyHostToDevice, ctx.stream));
-    PGXCallCUDA(cudaEventRecord(ctx.ev_bounce[b], ctx.stream));
-  }
-  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* device -> host: the DMA of chunk k+2 into buffer k % 2 is queued as soon as the host has copied chunk k out */
-PetscErrorCode BounceToHost(char *h, const char *d, size_t bytes)
-{
-  const size_t nch = (bytes + BOUNCE_CHUNK - 1) / BOUNCE_CHUNK;
-
-  PetscFunctionBegin;
-  PetscCall(BounceReserve());
-  for (size_t k = 0; k < PetscMin(nch, (size_t)2); k++) {
-    const size_t off = k * BOUNCE_CHUNK, len = PetscMin(BOUNCE_CHUNK, bytes - off);
-    PGXCallCUDA(cudaMemcpyAsync(ctx.bounce[k], d + off, len, cudaMemcpyDeviceToHost, ctx.stream));
-    PGXCallCUDA(cudaEventRecord(ctx.ev_bounce[k], ctx.stream));
-  }
-  for (size_t k = 0; k < nch; k++) {
-    const int    b   = (int)(k & 1);
-    const size_t off = k * BOUNCE_CHUNK, len = PetscMin(BOUNCE_CHUNK, bytes - off);
-    PGXCallCUDA(cudaEventSynchronize(ctx.ev_bounce[b]));
-    memcpy(h + off, ctx.bounce[b], len);
-    if (k + 2 < nch) {
-      const size_t off2 = (k + 2) * BOUNCE_CHUNK, len2 = PetscMin(BOUNCE_CHUNK, bytes - off2);
-      PGXCallCUDA(cudaMemcpyAsync(ctx.bounce[b], d + off2, len2, cudaMemcpyDeviceToHost, ctx.stream));
-      PGXCallCUDA(cudaEventRecord(ctx.ev_bounce[b], ctx.stream));
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* pageable host memory (pinned or managed memory is copied directly) */
-bool UseBounce(const void *h, size_t bytes)
-{
-  cudaPointerAttributes at;
-  if (!ctx.bounce_min || bytes < ctx.bounce_min) return false;
-  if (cudaPointerGetAttributes(&at, h) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return at.type == cudaMemoryTypeUnregistered;
-}
 
 __global__ void probe_kernel(int *p)
 {
@@ -125,10 +49,6 @@ PetscErrorCode ContextDestroy(void)
   if (ctx.ev_petsc) PGXCallCUDA(cudaEventDestroy(ctx.ev_petsc));
   if (ctx.ev_pgx) PGXCallCUDA(cudaEventDestroy(ctx.ev_pgx));
   if (ctx.stream) PGXCallCUDA(cudaStreamDestroy(ctx.stream));
-  for (int i = 0; i < 2; i++) {
-    if (ctx.bounce[i]) PGXCallCUDA(cudaFreeHost(ctx.bounce[i]));
-    if (ctx.ev_bounce[i]) PGXCallCUDA(cudaEventDestroy(ctx.ev_bounce[i]));
-  }
   ctx = Context();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -167,11 +87,6 @@ PetscErrorCode ContextInit(void)
   PGXCallCUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
   PGXCallCUDA(cudaEventCreateWithFlags(&ctx.ev_petsc, cudaEventDisableTiming));
   PGXCallCUDA(cudaEventCreateWithFlags(&ctx.ev_pgx, cudaEventDisableTiming));
-  {
-    PetscInt bmin;
-    PetscCall(PGXGetBounceMinOption(&bmin));
-    ctx.bounce_min = bmin > 0 ? (size_t)bmin : 0;
-  }
   ctx.init = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(ContextDestroy));
   PetscCall(PetscInfo(NULL, "PGX cuda context: device %d of %d (%s, sm_%d%d, %d SMs)\n", ctx.device, count, ctx.prop.name, ctx.prop.major, ctx.prop.minor, ctx.prop.multiProcessorCount));
@@ -357,11 +272,8 @@ PetscErrorCode PGXDeviceCopyToDevice(void *d, const void *h, size_t bytes)
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ContextInit());
   PetscCall(PetscLogEventBegin(PGX_CopyToDevice, 0, 0, 0, 0));
-  if (UseBounce(h, bytes)) PetscCall(BounceToDevice((char *)d, (const char *)h, bytes));
-  else {
-    PGXCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, ctx.stream));
-    PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
-  }
+  PGXCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, ctx.stream));
+  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
   PetscCall(PetscLogEventEnd(PGX_CopyToDevice, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -372,11 +284,8 @@ PetscErrorCode PGXDeviceCopyToHost(void *h, const void *d, size_t bytes)
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ContextInit());
   PetscCall(PetscLogEventBegin(PGX_CopyToHost, 0, 0, 0, 0));
-  if (UseBounce(h, bytes)) PetscCall(BounceToHost((char *)h, (const char *)d, bytes));
-  else {
-    PGXCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, ctx.stream));
-    PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
-  }
+  PGXCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, ctx.stream));
+  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
   PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
