@@ -237,7 +237,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(r->K->Set(1, beta, ds + 4 * 3 + 1)); /* iteration 0 reads its beta in record 3 */
 
   i = 0;
-  if (ksp->max_it > 0) PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, PP, W));
+  PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
   do {
     ksp->its = i + 1;
     if (beta == 0.0) {
@@ -284,7 +284,7 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PGXKSPResidentSetUp(ksp, &cg->base));
   r = cg->base.res;
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
-  cg->usedla = (PetscBool)(cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2);
+  cg->usedla = (PetscBool)(cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
   PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
@@ -343,7 +343,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (iascii) {
     PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ? " (not used by the last solve: several ranks, another norm type or a norm check iteration)" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ? " (not used by the last solve: several ranks, another norm type, a norm check iteration or max_it 0)" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
