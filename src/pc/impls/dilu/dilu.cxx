@@ -440,7 +440,7 @@ static PetscErrorCode PCApplyRichardson_DILU(PC pc, Vec b, Vec y, Vec w, PetscRe
   PetscInt         nnz  = dilu->A.nnz, n = dilu->A.n;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(pc, "PCDILU: Richardson, %" PetscInt_FMT " fused steps%s; convergence criteria ignored (rtol %g, abstol %g, dtol %g)\n", its, guesszero ? " from a zero guess" : "", (double)rtol, (double)abstol, (double)dtol));
+  PetscCall(PetscInfo(pc, "PCDILU: PCApplyRichardson, %" PetscInt_FMT " steps%s; convergence criteria ignored (rtol %g, abstol %g, dtol %g)\n", its, guesszero ? " from a zero guess" : "", (double)rtol, (double)abstol, (double)dtol));
   *outits = its;
   *reason = PCRICHARDSON_CONVERGED_ITS;
   if (pc->failedreason) { /* as PCApply: Inf; KSPSolve_Richardson() casts *reason to KSPConvergedReason, so the KSP stops
@@ -450,24 +450,21 @@ static PetscErrorCode PCApplyRichardson_DILU(PC pc, Vec b, Vec y, Vec w, PetscRe
     *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_PC_FAILED;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(PGX_DILURichardson, pc, b, y, 0));
   PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &state));
   if (state != dilu->pstate) { /* Pmat changed without a new setup (a reused preconditioner): M as factored, A as now */
     PetscCall(PetscInfo(pc, "PCDILU: Pmat changed since the factorization: unfused Richardson steps\n"));
     if (!dilu->rz) PetscCall(VecDuplicate(b, &dilu->rz));
     for (PetscInt k = 0; k < its; k++) {
-      if (k == 0 && guesszero) PetscCall(VecCopy(b, w));
+      if (k == 0 && guesszero) PetscCall(PCDILUApply_Private(pc, b, y, PETSC_FALSE));
       else {
         PetscCall(MatMult(pc->pmat, y, w));
         PetscCall(VecAYPX(w, -1.0, b));
+        PetscCall(PCDILUApply_Private(pc, w, dilu->rz, PETSC_FALSE));
+        PetscCall(VecAXPY(y, 1.0, dilu->rz));
       }
-      PetscCall(PCDILUApply_Private(pc, w, dilu->rz, PETSC_FALSE));
-      if (k == 0 && guesszero) PetscCall(VecCopy(dilu->rz, y));
-      else PetscCall(VecAXPY(y, 1.0, dilu->rz));
     }
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscLogEventBegin(PGX_DILURichardson, pc, b, y, 0));
-  if (dilu->device == PGX_DEVICE_CUDA) {
+  } else if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA_REAL
     const PetscScalar *db, *dx0 = NULL;
     PetscScalar       *dx;
@@ -598,7 +595,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(dilu->device)));
   if (pc->ops->applyrichardson) PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: fused PCApplyRichardson (residual in the forward sweep, x += in the backward sweep; -pc_dilu_richardson)\n"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: PETSc's generic steps (%s)\n", dilu->richardson ? "Amat != Pmat or several ranks" : "-pc_dilu_richardson 0"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: the generic KSPRICHARDSON loop (%s)\n", dilu->richardson ? "Amat != Pmat or several ranks" : "-pc_dilu_richardson 0"));
   PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
