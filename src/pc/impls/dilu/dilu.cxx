@@ -111,6 +111,7 @@ static PetscErrorCode PCReset_DILU(PC pc)
   dilu->haveT      = PETSC_FALSE;
   dilu->Tvalues    = PETSC_FALSE;
   dilu->badrow     = -1;
+  pc->ops->applyrichardson = NULL; /* until the next setup */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

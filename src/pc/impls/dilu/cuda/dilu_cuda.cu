@@ -99,9 +99,10 @@ struct Data {
      are faster: measured on an H100, bench/results/README.md.) */
   bool  permapply = true;
   Graph gperm;
-  /* Richardson (multicolor): its fused steps captured in one graph (keys b, x and its, negative for a zero guess);
-     natural: the residual and the correction of the unfused steps */
-  Graph                    grich;
+  /* Richardson (multicolor): its steps captured in one graph (keys b, x and its), one for a nonzero guess and one for a
+     zero guess (multigrid's pre- and post-smoother are one KSP on the same vectors, one from zero and one not: each
+     keeps its graph); natural: the residual and the correction of the unfused steps */
+  Graph                    grich, grich0;
   DeviceArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
@@ -826,6 +827,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   d->gstaged.reset();
   d->gperm.reset();
   d->grich.reset();
+  d->grich0.reset();
   d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
   d->n          = n;
@@ -1222,7 +1224,7 @@ PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, 
   if (d->multicolor && UseSmall(d)) {
     for (PetscInt k = 0; k < its; k++) PetscCall(RichardsonSmall(d, b, x, guesszero && k == 0, s));
   } else if (d->multicolor) {
-    PetscCall(Replay(d, d->grich, b, x, (PetscReal)(guesszero ? -its : its), s, [&]() { return RichardsonSteps(d, b, x, its, guesszero, s); }));
+    PetscCall(Replay(d, guesszero ? d->grich0 : d->grich, b, x, (PetscReal)its, s, [&]() { return RichardsonSteps(d, b, x, its, guesszero, s); }));
   } else { /* natural: unfused steps through Apply() (SpSV or per-level launches) on fixed arrays */
     PetscCall(d->rr.resize(d->n));
     PetscCall(d->rc.resize(d->n));
@@ -1271,6 +1273,7 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl)
   d->gstaged.reset();
   d->gperm.reset();
   d->grich.reset();
+  d->grich0.reset();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1305,6 +1308,7 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph)
     d->gstaged.reset();
   d->gperm.reset();
   d->grich.reset();
+  d->grich0.reset();
     d->gfactor.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
