@@ -368,9 +368,10 @@ static PetscErrorCode TestWave(void)
 
 /* One KSPRICHARDSON solve with PCDILU (max_it its, tolerances that never stop it): x from x0 (nonzero guess) or from
    zero; fast: the fused PCApplyRichardson (default), else -pc_dilu_richardson 0 (PETSc's generic loop). P: the Pmat
-   (NULL: A). reuse: a first solve sets the PC up, then A += I without a new factorization (KSPSetReusePreconditioner)
-   and the solve that counts. calls: PCDILU Richardson calls (the PGXDILURichardson event) during that solve. */
-static PetscErrorCode RichSolve(Mat A, Mat P, PCDILUOrdering ord, PGXDeviceType dev, PetscBool fast, PetscInt its, PetscBool guesszero, PetscBool reuse, Vec b, Vec x0, Vec x, PetscInt *calls)
+   (NULL: A). reuse 1: a setup, then A += I without a new factorization (KSPSetReusePreconditioner), then the solve that
+   counts; reuse 2: a setup, then a new Amat A + I with the same Pmat A (no new factorization: Pmat is unchanged), then
+   the solve. calls: PCDILU Richardson calls (the PGXDILURichardson event) during that solve. */
+static PetscErrorCode RichSolve(Mat A, Mat P, PCDILUOrdering ord, PGXDeviceType dev, PetscBool fast, PetscInt its, PetscBool guesszero, PetscInt reuse, Vec b, Vec x0, Vec x, PetscInt *calls)
 {
   KSP                ksp;
   PC                 pc;
@@ -383,7 +384,7 @@ static PetscErrorCode RichSolve(Mat A, Mat P, PCDILUOrdering ord, PGXDeviceType 
   PetscFunctionBeginUser;
   if (reuse) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
-  PetscCall(KSPSetOperators(ksp, B ? B : A, B ? B : (P ? P : A)));
+  PetscCall(KSPSetOperators(ksp, reuse == 1 ? B : A, reuse == 1 ? B : (P ? P : A)));
   PetscCall(KSPSetType(ksp, KSPRICHARDSON));
   PetscCall(KSPSetTolerances(ksp, 1e-300, 1e-300, PETSC_DEFAULT, its));
   PetscCall(KSPSetInitialGuessNonzero(ksp, guesszero ? PETSC_FALSE : PETSC_TRUE));
@@ -394,10 +395,14 @@ static PetscErrorCode RichSolve(Mat A, Mat P, PCDILUOrdering ord, PGXDeviceType 
   PetscCall(PetscOptionsSetValue(NULL, "-pc_dilu_richardson", fast ? "1" : "0"));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_dilu_richardson"));
-  if (reuse) {
+  if (reuse == 1) {
     PetscCall(KSPSetUp(ksp));
     PetscCall(KSPSetReusePreconditioner(ksp, PETSC_TRUE));
     PetscCall(MatShift(B, 1.0));
+  } else if (reuse == 2) {
+    PetscCall(KSPSetUp(ksp));
+    PetscCall(MatShift(B, 1.0));
+    PetscCall(KSPSetOperators(ksp, B, A));
   }
   PetscCall(VecCopy(x0, x));
   PetscCall(PetscLogEventGetId("PGXDILURichardson", &ev));
@@ -438,8 +443,8 @@ static PetscErrorCode TestRichardson(const char *name, PetscInt m, PGXDeviceType
     PetscReal      worst   = 0;
     for (int q = 0; q < 3; q++) {
       for (int gz = 0; gz < 2; gz++) {
-        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, steps[q], (PetscBool)gz, PETSC_FALSE, b, x0, xf, &cf));
-        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, steps[q], (PetscBool)gz, PETSC_FALSE, b, x0, xg, &cg));
+        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, steps[q], (PetscBool)gz, 0, b, x0, xf, &cf));
+        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, steps[q], (PetscBool)gz, 0, b, x0, xg, &cg));
         PetscCall(RelDiff(xf, xg, &d));
         worst = PetscMax(worst, d);
         CHECK(d <= 1e-12, "%s %s its %d guess %s: fused Richardson differs from PETSc's loop by %g (relative), expected <= 1e-12", name, PCDILUOrderings[o], (int)steps[q], gz ? "zero" : "nonzero", (double)d);
@@ -451,15 +456,19 @@ static PetscErrorCode TestRichardson(const char *name, PetscInt m, PGXDeviceType
     {
       Mat P;
       PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &P));
-      PetscCall(RichSolve(A, P, (PCDILUOrdering)o, dev, PETSC_TRUE, 2, PETSC_FALSE, PETSC_FALSE, b, x0, xf, &cf));
+      PetscCall(RichSolve(A, P, (PCDILUOrdering)o, dev, PETSC_TRUE, 2, PETSC_FALSE, 0, b, x0, xf, &cf));
       CHECK(cf == 0, "%s %s: Amat != Pmat, yet %d fused calls", name, PCDILUOrderings[o], (int)cf);
       PetscCall(MatDestroy(&P));
     }
-    /* a reused preconditioner after A changed: M as factored, the residual with the new A */
-    PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, 3, PETSC_FALSE, PETSC_TRUE, b, x0, xf, &cf));
-    PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, 3, PETSC_FALSE, PETSC_TRUE, b, x0, xg, &cg));
-    PetscCall(RelDiff(xf, xg, &d));
-    CHECK(d <= 1e-12 && cf == (size == 1 ? 1 : 0), "%s %s: reused preconditioner after A changed: differs from PETSc's loop by %g, %d calls", name, PCDILUOrderings[o], (double)d, (int)cf);
+    /* a reused preconditioner after A changed, and a new Amat with the same Pmat (PCSetUp() keeps the factorization, so
+       the fast path stays installed): M as factored, the residual with the current Amat (unfused steps inside
+       PCApplyRichardson), as the generic loop */
+    for (PetscInt reuse = 1; reuse <= 2; reuse++) {
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, 3, PETSC_FALSE, reuse, b, x0, xf, &cf));
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, 3, PETSC_FALSE, reuse, b, x0, xg, &cg));
+      PetscCall(RelDiff(xf, xg, &d));
+      CHECK(d <= 1e-12 && cf == (size == 1 ? 1 : 0) && cg == 0, "%s %s: %s: differs from the generic loop by %g, %d and %d calls", name, PCDILUOrderings[o], reuse == 1 ? "reused preconditioner after A changed" : "new Amat, same Pmat", (double)d, (int)cf, (int)cg);
+    }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: Richardson with Amat != Pmat and with a reused preconditioner: as the generic loop\n", name, PCDILUOrderings[o]));
   }
   PetscCall(VecDestroy(&b));
@@ -487,8 +496,8 @@ static PetscErrorCode CompareRichardson(const char *name, PetscInt m)
   for (int o = 0; o < 2; o++) {
     for (int gz = 0; gz < 2; gz++) {
       PetscInt its = gz ? 2 : 5;
-      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_HOST, PETSC_TRUE, its, (PetscBool)gz, PETSC_FALSE, b, x0, xh, &ch));
-      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_CUDA, PETSC_TRUE, its, (PetscBool)gz, PETSC_FALSE, b, x0, xd, &cd));
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_HOST, PETSC_TRUE, its, (PetscBool)gz, 0, b, x0, xh, &ch));
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_CUDA, PETSC_TRUE, its, (PetscBool)gz, 0, b, x0, xd, &cd));
       PetscCall(RelDiff(xd, xh, &d));
       CHECK(d <= 1e-12 && ch == 1 && cd == 1, "%s %s its %d: cuda Richardson differs from host by %g (relative), %d and %d fused calls", name, PCDILUOrderings[o], (int)its, (double)d, (int)cd, (int)ch);
     }

@@ -453,13 +453,15 @@ static PetscErrorCode PCApplyRichardson_DILU(PC pc, Vec b, Vec y, Vec w, PetscRe
   }
   PetscCall(PetscLogEventBegin(PGX_DILURichardson, pc, b, y, 0));
   PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &state));
-  if (state != dilu->pstate) { /* Pmat changed without a new setup (a reused preconditioner): M as factored, A as now */
-    PetscCall(PetscInfo(pc, "PCDILU: Pmat changed since the factorization: unfused Richardson steps\n"));
+  if (state != dilu->pstate || pc->mat != pc->pmat) { /* Pmat changed without a new setup (a reused preconditioner), or
+                                                       a new Amat with the same Pmat (no new setup): M as factored, the
+                                                       residual with Amat as now, as PETSc's loop */
+    PetscCall(PetscInfo(pc, "PCDILU: Pmat changed since the factorization, or Amat != Pmat: unfused Richardson steps\n"));
     if (!dilu->rz) PetscCall(VecDuplicate(b, &dilu->rz));
     for (PetscInt k = 0; k < its; k++) {
       if (k == 0 && guesszero) PetscCall(PCDILUApply_Private(pc, b, y, PETSC_FALSE));
       else {
-        PetscCall(MatMult(pc->pmat, y, w));
+        PetscCall(MatMult(pc->mat, y, w));
         PetscCall(VecAYPX(w, -1.0, b));
         PetscCall(PCDILUApply_Private(pc, w, dilu->rz, PETSC_FALSE));
         PetscCall(VecAXPY(y, 1.0, dilu->rz));
