@@ -2,7 +2,7 @@ static char help[] = "PCDILU cuda kernels against the host reference kernels (ne
                      "Random nonsymmetric n = 3001 and 7-point 23^3 (not powers of two, larger than a warp), both schedules:\n"
                      "colors, E, apply (poisoned outputs, repeated: same bits, in place; natural: SpSV and per-level sweeps), re-setup from device values,\n"
                      "zero-pivot row, transpose data with shared E; color waves 1, 2, 4, 64: GPU colors == reference colors;\n"
-                     "Richardson (fused multicolor, unfused natural) against the reference. Tolerance: 1e-12 relative (about 4500 eps).\n";
+                     "Richardson (fused multicolor and natural per-level, unfused natural SpSV) against the reference. Tolerance: 1e-12 relative (about 4500 eps).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
 #include <tuple>

@@ -917,8 +917,8 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     residual, the backward sweep adds its result into x, so a step reads A and U once with no separate product or
     vector passes. Only with Amat == Pmat on one rank (else PETSc's generic loop runs). Like `PCSOR`'s, it ignores the
     convergence criteria (-info says so): always the maximum number of iterations. The residual's row sums run in
-    another order than `MatMult()`'s: the same iterates to round-off. With the cuda backend the multicolor sweeps are
-    fused; the natural schedule runs unfused steps on the device
+    another order than `MatMult()`'s: the same iterates to round-off. With the cuda backend the multicolor (and natural
+    per-level) sweeps are fused; the natural schedule with cuSPARSE SpSV (the default) runs unfused steps on the device
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit

@@ -150,9 +150,10 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
 /* its Richardson steps x <- x + M^-1 (b - A x) on device arrays, as the reference's Richardson() (to round-off:
    the row sums run in another order), A the device copy of the factored matrix (its values as of the last
    Factor/FactorDevice). x0: the initial guess (ignored when guesszero; may be x, else copied into x first); b must
-   not be x. Multicolor: fused (the forward sweep forms each row's residual, the backward sweep adds into x: A and
-   U are read once a step), replayed from a CUDA graph keyed on (b, x); natural: unfused steps, a residual kernel,
-   Apply() and an axpy. */
+   not be x. Multicolor, and natural with per-level sweeps: fused (the forward sweep forms each row's residual, the
+   backward sweep adds into x: A and U are read once a step), replayed from a CUDA graph keyed on (b, x, its), one
+   for a zero and one for a nonzero guess; natural with SpSV (the default): unfused steps, a residual kernel, Apply()
+   and an axpy. */
 PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, PetscScalar *x, PetscInt its, PetscBool guesszero);
 /* natural schedule, the apply's sweeps: cuSPARSE SpSV on A's values with E on the diagonal (default; needs
    a stored diagonal in every row, else the per-level sweeps run) or one launch per level */

@@ -101,7 +101,8 @@ struct Data {
   Graph gperm;
   /* Richardson (multicolor): its steps captured in one graph (keys b, x and its), one for a nonzero guess and one for a
      zero guess (multigrid's pre- and post-smoother are one KSP on the same vectors, one from zero and one not: each
-     keeps its graph); natural: the residual and the correction of the unfused steps */
+     keeps its graph); natural: rr the work vector of the fused per-level steps, or rr and rc the residual and the correction
+     of the unfused steps (SpSV) */
   Graph                    grich, grich0;
   DeviceArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
@@ -1143,17 +1144,17 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one fused Richardson step by per-color launches (multicolor): forward with each row's residual b - A x, backward
-   adding into x; z and y in the rank-space work vector */
+/* one fused Richardson step by per-color (per-level) launches: forward with each row's residual b - A x, backward
+   adding into x; z and y in the rank-space work vector (multicolor) or in rr by row (natural) */
 static PetscErrorCode RichardsonLaunches(Data *d, const PetscScalar *b, PetscScalar *x, cudaStream_t s)
 {
   RowArgs a = {};
 
   PetscFunctionBegin;
   a.E     = d->E.data();
-  a.x     = d->work.data();
+  a.x     = d->multicolor ? d->work.data() : d->rr.data();
   a.r     = b;
-  a.perm  = true;
+  a.perm  = d->multicolor;
   a.arow  = d->rowptr.data();
   a.acol  = d->colidx.data();
   a.aval  = d->aval.data();
@@ -1201,7 +1202,7 @@ static PetscErrorCode RichardsonSmall(Data *d, const PetscScalar *b, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* its steps by per-color launches (multicolor); a zero guess: the first step is the apply, which writes x */
+/* its steps by per-color (per-level) launches; a zero guess: the first step is the apply, which writes x */
 static PetscErrorCode RichardsonSteps(Data *d, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero, cudaStream_t s)
 {
   PetscFunctionBegin;
@@ -1223,9 +1224,10 @@ PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, 
   if (!guesszero && x0 != x) PGXCallCUDA(cudaMemcpyAsync(x, x0, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   if (d->multicolor && UseSmall(d)) {
     for (PetscInt k = 0; k < its; k++) PetscCall(RichardsonSmall(d, b, x, guesszero && k == 0, s));
-  } else if (d->multicolor) {
+  } else if (d->multicolor || !(d->spsv && d->sweeps == NATURAL_SPSV)) { /* fused, per color or per level */
+    if (!d->multicolor) PetscCall(d->rr.resize(d->n));
     PetscCall(Replay(d, guesszero ? d->grich0 : d->grich, b, x, (PetscReal)its, s, [&]() { return RichardsonSteps(d, b, x, its, guesszero, s); }));
-  } else { /* natural: unfused steps through Apply() (SpSV or per-level launches) on fixed arrays */
+  } else { /* natural with cuSPARSE SpSV: unfused steps through Apply() on fixed arrays */
     PetscCall(d->rr.resize(d->n));
     PetscCall(d->rc.resize(d->n));
     for (PetscInt k = 0; k < its; k++) {
