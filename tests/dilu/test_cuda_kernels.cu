@@ -1,7 +1,8 @@
 static char help[] = "PCDILU cuda kernels against the host reference kernels (needs a GPU).\n"
                      "Random nonsymmetric n = 3001 and 7-point 23^3 (not powers of two, larger than a warp), both schedules:\n"
                      "colors, E, apply (poisoned outputs, repeated: same bits, in place; natural: SpSV and per-level sweeps), re-setup from device values,\n"
-                     "zero-pivot row, transpose data with shared E; color waves 1, 2, 4, 64: GPU colors == reference colors. Tolerance: 1e-12 relative (about 4500 eps).\n";
+                     "zero-pivot row, transpose data with shared E; color waves 1, 2, 4, 64: GPU colors == reference colors;\n"
+                     "Richardson (fused multicolor and natural per-level, unfused natural SpSV) against the reference. Tolerance: 1e-12 relative (about 4500 eps).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
 #include <tuple>
@@ -346,6 +347,88 @@ static PetscErrorCode TestZeroPivot(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Richardson(): cuda against the reference Richardson() for its 1 and 3 from a zero and a nonzero guess, x0 another
+   array (poisoned x) and x0 == x; repeated (graph replays) the same bits; multicolor: direct launches, programmatic
+   dependent launches and the single-block kernel the same bits; natural: SpSV and per-level sweeps to TOL */
+static PetscErrorCode CudaRichardson(K::cuda::Data *d, PetscInt n, const std::vector<PetscScalar> &b, const std::vector<PetscScalar> &x0, PetscInt its, PetscBool gz, bool inplace, std::vector<PetscScalar> &x)
+{
+  PetscScalar *db = NULL, *dx0 = NULL, *dx = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PGXDeviceMallocArray(n, &db));
+  PetscCall(PGXDeviceMallocArray(n, &dx0));
+  PetscCall(PGXDeviceMallocArray(n, &dx));
+  PetscCall(PGXDeviceCopyArrayToDevice(db, b.data(), n));
+  PetscCall(PGXDeviceCopyArrayToDevice(dx0, x0.data(), n));
+  PetscCall(PGXDeviceMemset(dx, 0xff, n * sizeof(PetscScalar))); /* NaN poison: a zero guess never reads x */
+  if (inplace && !gz) PetscCall(PGXDeviceCopyArrayToDevice(dx, x0.data(), n));
+  PetscCall(K::cuda::Richardson(d, db, inplace ? dx : dx0, dx, its, gz));
+  x.assign(n, -1.0);
+  PetscCall(PGXDeviceCopyArrayToHost(x.data(), dx, n));
+  PetscCall(PGXDeviceFree(&db));
+  PetscCall(PGXDeviceFree(&dx0));
+  PetscCall(PGXDeviceFree(&dx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestRichardson(const char *name, const Csr &A, bool mc)
+{
+  PetscInt                 n = A.n, bad, nc = 0;
+  K::cuda::Data           *d = NULL;
+  std::vector<PetscInt>    color(n);
+  std::vector<PetscScalar> b(n), x0(n), z(n), xr, x, first;
+  Ref                      r;
+  const char              *sched = mc ? "multicolor" : "natural";
+
+  PetscFunctionBeginUser;
+  for (auto &v : b) v = Rand() - 0.5;
+  for (auto &v : x0) v = Rand() - 0.5;
+  PetscCall(K::cuda::Create(&d));
+  PetscCall(K::cuda::Analyze(d, n, A.ptr.data(), A.col.data(), mc ? PETSC_TRUE : PETSC_FALSE, NULL, 0, NULL, NULL));
+  if (mc) PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+  PetscCall(RefSetup(A, mc ? &color : NULL, nc, r));
+  PetscCall(K::cuda::Factor(d, A.val.data(), 0.0, PETSC_FALSE, &bad));
+  const PetscInt steps[] = {1, 3};
+  for (PetscInt its : steps) {
+    for (int gz = 0; gz < 2; gz++) {
+      xr = x0;
+      PetscCall(ref::Richardson(n, A.ptr.data(), A.col.data(), A.val.data(), r.rank.empty() ? NULL : r.rank.data(), r.E.data(), r.nl, r.lorder.data(), r.llptr.data(), r.nu, r.uorder.data(), r.ulptr.data(), b.data(), xr.data(), its, (PetscBool)gz, z.data()));
+      for (int rep = 0; rep < 2; rep++) {
+        PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
+        CHECK(RelErr(x, xr) <= TOL, "%s %s Richardson its %d guess %s (%d): differs from the reference by %g", name, sched, (int)its, gz ? "zero" : "nonzero", rep, RelErr(x, xr));
+        if (rep == 0) first = x;
+        else CHECK(x == first, "%s %s Richardson its %d guess %s: a replay gives other bits", name, sched, (int)its, gz ? "zero" : "nonzero");
+      }
+      PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, true, x));
+      CHECK(mc ? x == first : RelErr(x, xr) <= TOL, "%s %s Richardson its %d guess %s, x0 == x: differs (relative %g)", name, sched, (int)its, gz ? "zero" : "nonzero", RelErr(x, xr));
+      if (mc) {
+        PetscBool single;
+        PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
+        PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
+        CHECK(x == first, "%s multicolor Richardson its %d guess %s, direct launches: other bits than the graph", name, (int)its, gz ? "zero" : "nonzero");
+        PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+        PetscCall(K::cuda::SetPDL(d, PETSC_TRUE));
+        PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
+        CHECK(x == first, "%s multicolor Richardson its %d guess %s, programmatic dependent launches: other bits", name, (int)its, gz ? "zero" : "nonzero");
+        PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
+        PetscCall(K::cuda::SetSingleBlockRows(d, n));
+        PetscCall(K::cuda::GetSingleBlock(d, &single));
+        PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
+        CHECK(single && x == first, "%s multicolor Richardson its %d guess %s, single-block kernel (%s): other bits", name, (int)its, gz ? "zero" : "nonzero", single ? "on" : "OFF");
+        PetscCall(K::cuda::SetSingleBlockRows(d, 0));
+      } else {
+        PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_LEVELS));
+        PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
+        CHECK(RelErr(x, xr) <= TOL, "%s natural Richardson its %d guess %s, per-level sweeps: differs from the reference by %g", name, (int)its, gz ? "zero" : "nonzero", RelErr(x, xr));
+        PetscCall(K::cuda::SetNaturalSweeps(d, K::cuda::NATURAL_SPSV));
+      }
+    }
+  }
+  PetscCall(K::cuda::Destroy(&d));
+  printf("%s %s: Richardson equals the reference\n", name, sched);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool avail;
@@ -362,6 +445,10 @@ int main(int argc, char **argv)
   PetscCall(TestWaves("random3001", R, 0));
   PetscCall(TestWaves("poisson3d-23", P, 23));
   PetscCall(TestZeroPivot());
+  PetscCall(TestRichardson("random3001", R, false));
+  PetscCall(TestRichardson("random3001", R, true));
+  PetscCall(TestRichardson("poisson3d-23", P, false));
+  PetscCall(TestRichardson("poisson3d-23", P, true));
   if (nfail) printf("%d checks FAILED\n", nfail);
   else printf("all checks passed\n");
   PetscCall(PetscFinalize());

@@ -335,6 +335,77 @@ static void TestZeroPivot(void)
   printf("zero pivot: reported\n");
 }
 
+/* Richardson(): (1) 5x5 hand-checked, one step from a zero guess is M^-1 b and a second step from the exact solution
+   changes nothing; (2) its = 1, 2, 5 from a zero and a random guess equal the unfused steps (residual, Apply(), x += y)
+   to 1e-13, and HostRichardson() equals Richardson() in every bit */
+static void TestRichardson(const char *name, const Csr &A, bool multicolor)
+{
+  PetscInt                 n = A.n, bad;
+  Analysis                 a;
+  std::vector<PetscScalar> E(n), b(n), x0(n), z(n), r(n), y(n);
+  Analyze(A, multicolor, a);
+  const PetscInt *rank = multicolor ? a.rank.data() : NULL;
+  PetscCallAbort(PETSC_COMM_SELF, ref::Factor(n, A.ptr.data(), A.col.data(), A.val.data(), rank, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E.data(), &bad));
+  for (auto &v : b) v = Rand() - 0.5;
+  for (auto &v : x0) v = Rand() - 0.5;
+  ref::Host *h;
+  PetscCallAbort(PETSC_COMM_SELF, ref::HostCreate(&h));
+  PetscCallAbort(PETSC_COMM_SELF, ref::HostAnalyze(h, n, A.ptr.data(), A.col.data(), rank, a.pair.data()));
+  {
+    std::vector<PetscScalar> Eh(n);
+    PetscCallAbort(PETSC_COMM_SELF, ref::HostFactor(h, A.val.data(), 0.0, Eh.data(), &bad));
+  }
+  const PetscInt steps[] = {1, 2, 5};
+  for (PetscInt its : steps) {
+    for (int gz = 0; gz < 2; gz++) {
+      std::vector<PetscScalar> x(x0), xu(x0), xh(x0);
+      if (gz) std::fill(x.begin(), x.end(), NAN), std::fill(xh.begin(), xh.end(), NAN), std::fill(xu.begin(), xu.end(), 0.0); /* a zero guess never reads x */
+      PetscCallAbort(PETSC_COMM_SELF, ref::Richardson(n, A.ptr.data(), A.col.data(), A.val.data(), rank, E.data(), a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), b.data(), x.data(), its, (PetscBool)gz, z.data()));
+      PetscCallAbort(PETSC_COMM_SELF, ref::HostRichardson(h, A.ptr.data(), A.col.data(), A.val.data(), b.data(), xh.data(), its, (PetscBool)gz));
+      for (PetscInt k = 0; k < its; k++) { /* unfused, as PETSc's loop: r = b - A x, y = M^-1 r, x += y */
+        for (PetscInt i = 0; i < n; i++) {
+          PetscScalar ax = 0;
+          for (PetscInt q = A.ptr[i]; q < A.ptr[i + 1]; q++) ax += A.val[q] * xu[A.col[q]];
+          r[i] = b[i] - ax;
+        }
+        PetscCallAbort(PETSC_COMM_SELF, ref::Apply(n, A.ptr.data(), A.col.data(), A.val.data(), rank, E.data(), a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), r.data(), y.data()));
+        for (PetscInt i = 0; i < n; i++) xu[i] += y[i];
+      }
+      double e = RelErr(x, xu);
+      CHECK(e <= 1e-13, "%s %s Richardson its %d guess %s: fused differs from unfused by %g (relative), expected <= 1e-13", name, multicolor ? "multicolor" : "natural", (int)its, gz ? "zero" : "nonzero", e);
+      CHECK(!memcmp(x.data(), xh.data(), n * sizeof(PetscScalar)), "%s %s Richardson its %d guess %s: HostRichardson differs from Richardson() in some bit", name, multicolor ? "multicolor" : "natural", (int)its, gz ? "zero" : "nonzero");
+    }
+  }
+  PetscCallAbort(PETSC_COMM_SELF, ref::HostDestroy(&h));
+  printf("%s %s: Richardson equals the unfused steps, host layout bitwise\n", name, multicolor ? "multicolor" : "natural");
+}
+
+static void TestRichardsonHand(void)
+{
+  /* tridiag(-1, 4, -1), 5x5: E = 4, 15/4, 56/15, 209/56, 780/209 (TestHand5x5); b = e_0: M^-1 b by hand */
+  std::vector<std::tuple<PetscInt, PetscInt, PetscScalar>> t;
+  for (PetscInt i = 0; i < 5; i++) {
+    t.push_back({i, i, 4.0});
+    if (i) t.push_back({i, i - 1, -1.0}), t.push_back({i - 1, i, -1.0});
+  }
+  Csr         A = FromTriplets(5, t);
+  Analysis    a;
+  PetscInt    bad;
+  PetscScalar E[5], z[5], b[5] = {1, 0, 0, 0, 0}, x[5] = {NAN, NAN, NAN, NAN, NAN}, xs[5];
+  Analyze(A, false, a);
+  PetscCallAbort(PETSC_COMM_SELF, ref::Factor(5, A.ptr.data(), A.col.data(), A.val.data(), NULL, a.diag.data(), a.pair.data(), a.nl, a.lorder.data(), a.llptr.data(), 0.0, E, &bad));
+  /* forward: z_0 = 1/4, z_i = z_{i-1} / E_i; backward: y_4 = z_4, y_i = z_i + y_{i+1} / E_i. For a tridiagonal matrix DILU
+     is exact LU, so one step from zero gives A^-1 e_0 = (209, 56, 15, 4, 1) / 780 */
+  const double expect[5] = {209.0 / 780, 56.0 / 780, 15.0 / 780, 4.0 / 780, 1.0 / 780};
+  PetscCallAbort(PETSC_COMM_SELF, ref::Richardson(5, A.ptr.data(), A.col.data(), A.val.data(), NULL, E, a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), b, x, 1, PETSC_TRUE, z));
+  for (int i = 0; i < 5; i++) CHECK(PetscAbsScalar(x[i] - expect[i]) <= 8 * PETSC_MACHINE_EPSILON * expect[0], "5x5 Richardson: x[%d] = %.17g, expected %.17g", i, (double)PetscRealPart(x[i]), expect[i]);
+  /* a second step from there: the residual is round-off, x moves by round-off only */
+  for (int i = 0; i < 5; i++) xs[i] = x[i];
+  PetscCallAbort(PETSC_COMM_SELF, ref::Richardson(5, A.ptr.data(), A.col.data(), A.val.data(), NULL, E, a.nl, a.lorder.data(), a.llptr.data(), a.nu, a.uorder.data(), a.ulptr.data(), b, x, 1, PETSC_FALSE, z));
+  for (int i = 0; i < 5; i++) CHECK(PetscAbsScalar(x[i] - xs[i]) <= 8 * PETSC_MACHINE_EPSILON * expect[0], "5x5 Richardson, second step: x[%d] moved from %.17g to %.17g", i, (double)PetscRealPart(xs[i]), (double)PetscRealPart(x[i]));
+  printf("5x5 hand-checked Richardson: done\n");
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -350,6 +421,11 @@ int main(int argc, char **argv)
   TestAgainstSequential("poisson3d-9", P, true, 4);
   TestWave();
   TestZeroPivot();
+  TestRichardsonHand();
+  TestRichardson("random517", R, false);
+  TestRichardson("random517", R, true);
+  TestRichardson("poisson3d-9", P, false);
+  TestRichardson("poisson3d-9", P, true);
   if (nfail) printf("%d checks FAILED\n", nfail);
   else printf("all checks passed\n");
   PetscCall(PetscFinalize());

@@ -5,8 +5,12 @@ static char help[] = "PCDILU at the PETSc level.\n"
                      "  -mode wave      : PCDILUSetColorWave/GetColorWave: 7-point poisson3d colors per wave, a change after setup\n"
                      "                    redoes the analysis (the fresh PC's bits), the same wave again does not, natural ignores it,\n"
                      "                    0 and 65 refused with the wave unchanged\n"
+                     "  -mode richardson: KSPRICHARDSON: the fused PCApplyRichardson equals PETSc's loop (-pc_dilu_richardson 0)\n"
+                     "                    to 1e-12 for its 1, 2, 5, zero and nonzero guess, both orderings; taken once per solve\n"
+                     "                    on one rank only; Amat != Pmat and a reused preconditioner as the generic loop\n"
                      "  -mode compare   : -pgx_device cuda equals host (1e-12) for both orderings, apply, transpose and\n"
-                     "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d, BentPipe2D100 and Laplace3D10\n";
+                     "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d, BentPipe2D100 and Laplace3D10;\n"
+                     "                    the richardson checks on cuda, and cuda's fused Richardson equals host's\n";
 #include <petscksp.h>
 #include <petsclog.h>
 #include <pgx/private/pgximpl.h>
@@ -362,6 +366,151 @@ static PetscErrorCode TestWave(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One KSPRICHARDSON solve with PCDILU (max_it its, tolerances that never stop it): x from x0 (nonzero guess) or from
+   zero; fast: the fused PCApplyRichardson (default), else -pc_dilu_richardson 0 (PETSc's generic loop). P: the Pmat
+   (NULL: A). reuse 1: a setup, then A += I without a new factorization (KSPSetReusePreconditioner), then the solve that
+   counts; reuse 2: a setup, then a new Amat A + I with the same Pmat A (no new factorization: Pmat is unchanged), then
+   the solve. calls: PCDILU Richardson calls (the PGXDILURichardson event) during that solve. */
+static PetscErrorCode RichSolve(Mat A, Mat P, PCDILUOrdering ord, PGXDeviceType dev, PetscBool fast, PetscInt its, PetscBool guesszero, PetscInt reuse, Vec b, Vec x0, Vec x, PetscInt *calls)
+{
+  KSP                ksp;
+  PC                 pc;
+  Mat                B = NULL;
+  PetscInt           got;
+  KSPConvergedReason reason;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo i0, i1;
+
+  PetscFunctionBeginUser;
+  if (reuse) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, reuse == 1 ? B : A, reuse == 1 ? B : (P ? P : A)));
+  PetscCall(KSPSetType(ksp, KSPRICHARDSON));
+  PetscCall(KSPSetTolerances(ksp, 1e-300, 1e-300, PETSC_DEFAULT, its));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, guesszero ? PETSC_FALSE : PETSC_TRUE));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCDILU));
+  PetscCall(PCDILUSetOrdering(pc, ord));
+  PetscCall(PetscOptionsSetValue(NULL, "-pgx_device", PGXDeviceTypes[dev]));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_dilu_richardson", fast ? "1" : "0"));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_dilu_richardson"));
+  if (reuse == 1) {
+    PetscCall(KSPSetUp(ksp));
+    PetscCall(KSPSetReusePreconditioner(ksp, PETSC_TRUE));
+    PetscCall(MatShift(B, 1.0));
+  } else if (reuse == 2) {
+    PetscCall(KSPSetUp(ksp));
+    PetscCall(MatShift(B, 1.0));
+    PetscCall(KSPSetOperators(ksp, B, A));
+  }
+  PetscCall(VecCopy(x0, x));
+  PetscCall(PetscLogEventGetId("PGXDILURichardson", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &i0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &i1));
+  *calls = i1.count - i0.count;
+  PetscCall(KSPGetIterationNumber(ksp, &got));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  CHECK(got == its && (reason == KSP_CONVERGED_ITS || reason == KSP_DIVERGED_ITS), "Richardson %s its %d: %d iterations, reason %s", fast ? "fast" : "generic", (int)its, (int)got, KSPConvergedReasons[reason]);
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPRICHARDSON with PCDILU on dev: the fused PCApplyRichardson against PETSc's generic loop (-pc_dilu_richardson 0)
+   for its = 1, 2, 5, zero and nonzero guess, both orderings: the same iterates to 1e-12 (relative), the fused path
+   taken once per solve on one rank (never on several: PCDILU factors the diagonal block there) and never with
+   -pc_dilu_richardson 0; Pmat != Amat: not taken; a reused preconditioner after A changed: the unfused steps, the
+   generic loop's iterates */
+static PetscErrorCode TestRichardson(const char *name, PetscInt m, PGXDeviceType dev)
+{
+  Mat         A;
+  Vec         b, x0, xf, xg;
+  PetscMPIInt size;
+  PetscInt    cf, cg;
+  PetscReal   d;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, name, m, &A));
+  PetscCall(RandomVec(A, 21, &b));
+  PetscCall(RandomVec(A, 22, &x0));
+  PetscCall(VecDuplicate(b, &xf));
+  PetscCall(VecDuplicate(b, &xg));
+  for (int o = 0; o < 2; o++) {
+    const PetscInt steps[] = {1, 2, 5};
+    PetscReal      worst   = 0;
+    for (int q = 0; q < 3; q++) {
+      for (int gz = 0; gz < 2; gz++) {
+        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, steps[q], (PetscBool)gz, 0, b, x0, xf, &cf));
+        PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, steps[q], (PetscBool)gz, 0, b, x0, xg, &cg));
+        PetscCall(RelDiff(xf, xg, &d));
+        worst = PetscMax(worst, d);
+        CHECK(d <= 1e-12, "%s %s its %d guess %s: fused Richardson differs from PETSc's loop by %g (relative), expected <= 1e-12", name, PCDILUOrderings[o], (int)steps[q], gz ? "zero" : "nonzero", (double)d);
+        CHECK(cf == (size == 1 ? 1 : 0) && cg == 0, "%s %s its %d: %d fused calls with the fast path (expected %d), %d with -pc_dilu_richardson 0 (expected 0)", name, PCDILUOrderings[o], (int)steps[q], (int)cf, size == 1 ? 1 : 0, (int)cg);
+      }
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: Richardson its 1, 2, 5, zero and nonzero guess: fused %s the generic loop%s\n", name, PCDILUOrderings[o], worst <= 1e-12 ? "equals" : "DIFFERS FROM", size == 1 ? "" : " (generic on several ranks)"));
+    /* Pmat != Amat (a copy of A): PETSc's loop */
+    {
+      Mat P;
+      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &P));
+      PetscCall(RichSolve(A, P, (PCDILUOrdering)o, dev, PETSC_TRUE, 2, PETSC_FALSE, 0, b, x0, xf, &cf));
+      CHECK(cf == 0, "%s %s: Amat != Pmat, yet %d fused calls", name, PCDILUOrderings[o], (int)cf);
+      PetscCall(MatDestroy(&P));
+    }
+    /* a reused preconditioner after A changed, and a new Amat with the same Pmat (PCSetUp() keeps the factorization, so
+       the fast path stays installed): M as factored, the residual with the current Amat (unfused steps inside
+       PCApplyRichardson), as the generic loop */
+    for (PetscInt reuse = 1; reuse <= 2; reuse++) {
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_TRUE, 3, PETSC_FALSE, reuse, b, x0, xf, &cf));
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, dev, PETSC_FALSE, 3, PETSC_FALSE, reuse, b, x0, xg, &cg));
+      PetscCall(RelDiff(xf, xg, &d));
+      CHECK(d <= 1e-12 && cf == (size == 1 ? 1 : 0) && cg == 0, "%s %s: %s: differs from the generic loop by %g, %d and %d calls", name, PCDILUOrderings[o], reuse == 1 ? "reused preconditioner after A changed" : "new Amat, same Pmat", (double)d, (int)cf, (int)cg);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: Richardson with Amat != Pmat and with a reused preconditioner: as the generic loop\n", name, PCDILUOrderings[o]));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&xf));
+  PetscCall(VecDestroy(&xg));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda against host: the fused Richardson (5 steps, nonzero guess; 2 steps from zero) of both backends, both orderings */
+static PetscErrorCode CompareRichardson(const char *name, PetscInt m)
+{
+  Mat       A;
+  Vec       b, x0, xh, xd;
+  PetscInt  ch, cd;
+  PetscReal d;
+
+  PetscFunctionBeginUser;
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, name, m, &A));
+  PetscCall(RandomVec(A, 31, &b));
+  PetscCall(RandomVec(A, 32, &x0));
+  PetscCall(VecDuplicate(b, &xh));
+  PetscCall(VecDuplicate(b, &xd));
+  for (int o = 0; o < 2; o++) {
+    for (int gz = 0; gz < 2; gz++) {
+      PetscInt its = gz ? 2 : 5;
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_HOST, PETSC_TRUE, its, (PetscBool)gz, 0, b, x0, xh, &ch));
+      PetscCall(RichSolve(A, NULL, (PCDILUOrdering)o, PGX_DEVICE_CUDA, PETSC_TRUE, its, (PetscBool)gz, 0, b, x0, xd, &cd));
+      PetscCall(RelDiff(xd, xh, &d));
+      CHECK(d <= 1e-12 && ch == 1 && cd == 1, "%s %s its %d: cuda Richardson differs from host by %g (relative), %d and %d fused calls", name, PCDILUOrderings[o], (int)its, (double)d, (int)cd, (int)ch);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: cuda Richardson equals host\n", name, PCDILUOrderings[o]));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&xd));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* cuda vs host on one matrix, both orderings, apply + transpose + device entry point */
 static PetscErrorCode CompareOne(const char *label, Mat A)
 {
@@ -443,13 +592,16 @@ static PetscErrorCode TestCompare(void)
   PetscCall(MatDestroy(&A));
   PetscCall(TestReuse(PGX_DEVICE_CUDA));
   PetscCall(TestTranspose("convdiff3d", 7, PGX_DEVICE_CUDA));
+  PetscCall(TestRichardson("convdiff3d", 9, PGX_DEVICE_CUDA));
+  PetscCall(CompareRichardson("random", 3001));
+  PetscCall(CompareRichardson("convdiff3d", 17));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
   char      mode[32] = "seq";
-  PetscBool seq, tr, re, cmp, wv;
+  PetscBool seq, tr, re, cmp, wv, rich;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
@@ -460,6 +612,7 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "reuse", &re));
   PetscCall(PetscStrcmp(mode, "compare", &cmp));
   PetscCall(PetscStrcmp(mode, "wave", &wv));
+  PetscCall(PetscStrcmp(mode, "richardson", &rich));
   if (seq) {
     PetscCall(TestSeq("random", 777));
     PetscCall(TestSeq("convdiff3d", 9));
@@ -472,6 +625,11 @@ int main(int argc, char **argv)
   if (re) PetscCall(TestReuse(PGX_DEVICE_HOST));
   if (cmp) PetscCall(TestCompare());
   if (wv) PetscCall(TestWave());
+  if (rich) {
+    PetscCall(TestRichardson("convdiff3d", 9, PGX_DEVICE_HOST));
+    PetscCall(TestRichardson("random", 777, PGX_DEVICE_HOST));
+    PetscCall(TestRichardson("poisson3d", 10, PGX_DEVICE_HOST));
+  }
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

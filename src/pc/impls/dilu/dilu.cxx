@@ -9,7 +9,7 @@ namespace ref = pgx::kernels::dilu::reference;
 
 const char *const PCDILUOrderings[] = {"natural", "multicolor", "PCDILUOrdering", "PC_DILU_ORDERING_", NULL};
 
-static PetscLogEvent PGX_DILUSetUp, PGX_DILUAnalysis, PGX_DILUApply;
+static PetscLogEvent PGX_DILUSetUp, PGX_DILUAnalysis, PGX_DILUApply, PGX_DILURichardson;
 
 /* The schedule and data of one matrix (A, or A^T for PCApplyTranspose) on the host */
 typedef struct {
@@ -61,6 +61,10 @@ typedef struct {
   PetscInt       smallrows;  /* cuda, multicolor: at most this many rows -> single-block apply (-pc_dilu_single_block_rows) */
   PetscBool      pdl;        /* cuda, multicolor: programmatic dependent launches between colors (-pc_dilu_pdl) */
   PetscBool      permapply;  /* cuda, multicolor, other arrays: r gathered into the color order, y scattered (-pc_dilu_permuted_apply) */
+  PetscBool      richardson; /* provide the fused PCApplyRichardson() where it applies (-pc_dilu_richardson) */
+  PetscObjectState pstate;   /* Pmat's state at the last numeric setup: the fused steps read A's values as factored */
+  PGXVecStage    sb;         /* staging of Richardson's right-hand side (cuda, host Vecs) */
+  Vec            rz;         /* Richardson's unfused steps (Pmat changed since the setup): the correction */
 } PC_DILU;
 
 static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
@@ -98,6 +102,8 @@ static PetscErrorCode PCReset_DILU(PC pc)
   PetscCall(CudaDataDestroy(&dilu->cuT));
   PetscCall(PGXVecStageDestroy(&dilu->sx));
   PetscCall(PGXVecStageDestroy(&dilu->sy));
+  PetscCall(PGXVecStageDestroy(&dilu->sb));
+  PetscCall(VecDestroy(&dilu->rz));
   if (dilu->localowned) PetscCall(MatDestroy(&dilu->local));
   dilu->local      = NULL;
   dilu->localowned = PETSC_FALSE;
@@ -105,6 +111,7 @@ static PetscErrorCode PCReset_DILU(PC pc)
   dilu->haveT      = PETSC_FALSE;
   dilu->Tvalues    = PETSC_FALSE;
   dilu->badrow     = -1;
+  pc->ops->applyrichardson = NULL; /* until the next setup */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -243,6 +250,21 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PCApplyRichardson_DILU(PC, Vec, Vec, Vec, PetscReal, PetscReal, PetscReal, PetscInt, PetscBool, PetscInt *, PCRichardsonConvergedReason *);
+
+/* The fused PCApplyRichardson() needs the residual's matrix to be the factored one, whole: Amat == Pmat on one rank
+   (on several ranks the factored matrix is the diagonal block, so PETSc's generic loop runs) */
+static PetscErrorCode PCDILUSetRichardsonOp(PC pc)
+{
+  PC_DILU    *dilu = (PC_DILU *)pc->data;
+  PetscMPIInt size = 1;
+
+  PetscFunctionBegin;
+  if (pc->pmat) PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc->pmat), &size));
+  pc->ops->applyrichardson = (dilu->richardson && pc->pmat && pc->mat == pc->pmat && size == 1) ? PCApplyRichardson_DILU : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_DILU(PC pc)
 {
   PC_DILU           *dilu = (PC_DILU *)pc->data;
@@ -299,6 +321,8 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     PetscCall(PetscInfo(pc, "PCDILU: zero or non-finite pivot E_ii = %g in row %" PetscInt_FMT "\n", (double)PetscRealPart(dilu->badvalue), rstart + dilu->badrow));
     pc->failedreason = PC_FACTOR_NUMERIC_ZEROPIVOT;
   } else if (pc->failedreason == PC_FACTOR_NUMERIC_ZEROPIVOT) pc->failedreason = PC_NOERROR;
+  PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &dilu->pstate));
+  PetscCall(PCDILUSetRichardsonOp(pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -407,6 +431,82 @@ static PetscErrorCode PCApplyTranspose_DILU(PC pc, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCApplyRichardson(): its steps x <- x + M^-1 (b - A x) with A = Pmat (= Amat, one rank), fused (dilu_kernels.h,
+   Richardson()): the forward sweep forms each row's residual, the backward sweep adds into x. Like PCSOR's, the
+   convergence criteria are ignored: always its steps, PCRICHARDSON_CONVERGED_ITS. */
+static PetscErrorCode PCApplyRichardson_DILU(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PC_DILU         *dilu = (PC_DILU *)pc->data;
+  PetscObjectState state;
+  PetscInt         nnz  = dilu->A.nnz, n = dilu->A.n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(pc, "PCDILU: PCApplyRichardson, %" PetscInt_FMT " steps%s; convergence criteria ignored (rtol %g, abstol %g, dtol %g)\n", its, guesszero ? " from a zero guess" : "", (double)rtol, (double)abstol, (double)dtol));
+  *outits = its;
+  *reason = PCRICHARDSON_CONVERGED_ITS;
+  if (pc->failedreason) { /* as PCApply: Inf; KSPSolve_Richardson() casts *reason to KSPConvergedReason, so the KSP stops
+                            with KSP_DIVERGED_PC_FAILED after 0 iterations, as PETSc's generic loop does */
+    PetscCall(PGXVecSetInf(y));
+    *outits = 0;
+    *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_PC_FAILED;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(PGX_DILURichardson, pc, b, y, 0));
+  PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &state));
+  if (state != dilu->pstate || pc->mat != pc->pmat) { /* Pmat changed without a new setup (a reused preconditioner), or
+                                                       a new Amat with the same Pmat (no new setup): M as factored, the
+                                                       residual with Amat as now, as PETSc's loop */
+    PetscCall(PetscInfo(pc, "PCDILU: Pmat changed since the factorization, or Amat != Pmat: unfused Richardson steps\n"));
+    if (!dilu->rz) PetscCall(VecDuplicate(b, &dilu->rz));
+    for (PetscInt k = 0; k < its; k++) {
+      if (k == 0 && guesszero) PetscCall(PCDILUApply_Private(pc, b, y, PETSC_FALSE));
+      else {
+        PetscCall(MatMult(pc->mat, y, w));
+        PetscCall(VecAYPX(w, -1.0, b));
+        PetscCall(PCDILUApply_Private(pc, w, dilu->rz, PETSC_FALSE));
+        PetscCall(VecAXPY(y, 1.0, dilu->rz));
+      }
+    }
+  } else if (dilu->device == PGX_DEVICE_CUDA) {
+#if PGX_HAVE_CUDA_REAL
+    const PetscScalar *db, *dx0 = NULL;
+    PetscScalar       *dx;
+    if (!dilu->sx) PetscCall(PGXVecStageCreate(&dilu->sx));
+    if (!dilu->sy) PetscCall(PGXVecStageCreate(&dilu->sy));
+    if (!dilu->sb) PetscCall(PGXVecStageCreate(&dilu->sb));
+    if (!guesszero) { /* x's guess on the device: a device Vec's own array, or staged into sx's buffer (which stays) */
+      PetscCall(PGXVecGetDeviceArrayRead(y, dilu->sx, &dx0));
+      const PetscScalar *keep = dx0;
+      PetscCall(PGXVecRestoreDeviceArrayRead(y, dilu->sx, &dx0));
+      dx0 = keep;
+    }
+    PetscCall(PGXVecGetDeviceArrayRead(b, dilu->sb, &db));
+    PetscCall(PGXVecGetDeviceArrayWrite(y, dilu->sy, &dx));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::Richardson((K::cuda::Data *)dilu->cu, db, guesszero ? dx : dx0, dx, its, guesszero));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops((4.0 * nnz + 3.0 * n) * its - (guesszero && its > 0 ? 2.0 * nnz + n : 0.0)));
+    PetscCall(PGXVecRestoreDeviceArrayWrite(y, dilu->sy, &dx));
+    PetscCall(PGXVecRestoreDeviceArrayRead(b, dilu->sb, &db));
+#endif
+  } else {
+    const PetscScalar *ba, *a;
+    PetscScalar       *xa;
+    PetscCall(MatSeqAIJGetArrayRead(dilu->local, &a));
+    PetscCall(VecGetArrayRead(b, &ba));
+    if (guesszero) PetscCall(VecGetArrayWrite(y, &xa));
+    else PetscCall(VecGetArray(y, &xa));
+    PetscCall(ref::HostRichardson(dilu->A.host, dilu->A.rowptr, dilu->A.colidx, a, ba, xa, its, guesszero));
+    if (guesszero) PetscCall(VecRestoreArrayWrite(y, &xa));
+    else PetscCall(VecRestoreArray(y, &xa));
+    PetscCall(VecRestoreArrayRead(b, &ba));
+    PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
+    PetscCall(PetscLogFlops((4.0 * nnz + 3.0 * n) * its - (guesszero && its > 0 ? 2.0 * nnz + n : 0.0)));
+  }
+  PetscCall(PetscLogEventEnd(PGX_DILURichardson, pc, b, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The device copy of the factored matrix (composed as "PGXPCGetDeviceMatrix_C"): *B is the SEQAIJ matrix it was
    copied from (Pmat or its diagonal block; NULL when there is none: host backend, not set up) and *state B's state
    when its values were copied. The resident KSPs use it for their products instead of a second copy of A. */
@@ -474,6 +574,8 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
   PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
+  PetscCall(PetscOptionsBool("-pc_dilu_richardson", "Under KSPRICHARDSON (scale 1, no monitors, Amat = Pmat, one rank): fused PCApplyRichardson, the forward sweep forms the residual, the backward sweep adds into x", "PCDILU", dilu->richardson, &dilu->richardson, &flg));
+  if (flg && pc->setupcalled) PetscCall(PCDILUSetRichardsonOp(pc));
   PetscCall(PetscOptionsBool("-pc_dilu_permuted_apply", "cuda, multicolor: input/output arrays other than the first ones: gather r into the color order and scatter y around contiguous sweeps (else staging copies)", "PCDILU", dilu->permapply, &dilu->permapply, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -495,6 +597,8 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(dilu->device)));
+  if (pc->ops->applyrichardson) PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: fused PCApplyRichardson (residual in the forward sweep, x += in the backward sweep; -pc_dilu_richardson)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: the generic KSPRICHARDSON loop (%s)\n", dilu->richardson ? "Amat != Pmat or several ranks" : "-pc_dilu_richardson 0"));
   PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
@@ -808,6 +912,13 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     on contiguous arrays from a second graph and scatter y; false: copy r and y through staging arrays. The same result
     bit for bit. Measured on an H100 (ex45 100^3, CUDA Vecs): GAMG with dilu smoothing 6% faster, PETSc's CG on the
     first arrays unchanged (there the row-by-row gathers inside the sweeps are faster than a gather and a scatter).
+. -pc_dilu_richardson <true> - under `KSPRICHARDSON` (PETSc calls `PCApplyRichardson()` with scale 1, the default or no
+    convergence test, no monitors, no null space) a fused step x <- x + M^-1 (b - A x): the forward sweep forms each row's
+    residual, the backward sweep adds its result into x, so a step reads A and U once with no separate product or
+    vector passes. Only with Amat == Pmat on one rank (else PETSc's generic loop runs). Like `PCSOR`'s, it ignores the
+    convergence criteria (-info says so): always the maximum number of iterations. The residual's row sums run in
+    another order than `MatMult()`'s: the same iterates to round-off. With the cuda backend the multicolor (and natural
+    per-level) sweeps are fused; the natural schedule with cuSPARSE SpSV (the default) runs unfused steps on the device
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
@@ -849,6 +960,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
+  dilu->richardson = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 
   pc->ops->setup               = PCSetUp_DILU;
@@ -882,5 +994,6 @@ PetscErrorCode PGXRegister_DILU(void)
   PetscCall(PetscLogEventRegister("PGXDILUSetUp", PC_CLASSID, &PGX_DILUSetUp));
   PetscCall(PetscLogEventRegister("PGXDILUAnalysis", PC_CLASSID, &PGX_DILUAnalysis));
   PetscCall(PetscLogEventRegister("PGXDILUApply", PC_CLASSID, &PGX_DILUApply));
+  PetscCall(PetscLogEventRegister("PGXDILURichardson", PC_CLASSID, &PGX_DILURichardson));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -73,6 +73,18 @@ PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx
 /* y = M^-1 r (r and y may be the same array) */
 PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y);
 
+/* Richardson steps with M as preconditioner, x <- x + M^-1 (b - A x), its times (PCApplyRichardson), fused:
+   the forward sweep forms the residual of each row itself before its row operation,
+       t_i = b_i - sum_k a_ik x_k   (the whole row of A, in its CSR order, x in A's ordering),
+       z_i = (t_i - sum_{lower j} a_ij z_j) / E_ii,
+   and the backward sweep adds its result to x instead of writing it out:
+       y_i = z_i - E_ii^-1 sum_{upper j} a_ij y_j,   x_i += y_i,
+   so a step reads A once (forward) and U once (backward), with no separate product and vector passes. The
+   forward sweep reads only the x of the step before (x changes in the backward sweep). guesszero: x starts at 0
+   and the first step uses t = b (no product) and writes x_i = y_i. The residual's sum runs in A's CSR order
+   (PETSc's MatMult sums from 0 and then subtracts from b: the same to round-off). z: work array of n. */
+PetscErrorCode Richardson(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero, PetscScalar *z);
+
 /* ------------------------------------------------------------------ the host backend's data
    Factor() and Apply() above state the arithmetic on A's CSR with per-entry tests; the host backend runs
    the same arithmetic, bit for bit (each row's terms in the same order), on data laid out once per
@@ -104,6 +116,9 @@ PetscErrorCode HostFactor(Host *h, const PetscScalar *val, PetscReal shift, Pets
 PetscErrorCode HostSetValues(Host *h, const PetscScalar *val, const PetscScalar *E);
 /* y = M^-1 r, as Apply() (r and y may be the same array) */
 PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y);
+/* Richardson() on the host layout, bit for bit: rowptr, colidx, val are the analyzed CSR of A (its own
+   ordering, the values the factorization read) for the residual; b and x (x != b) in A's ordering */
+PetscErrorCode HostRichardson(Host *h, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero);
 } // namespace reference
 
 namespace cuda
@@ -132,6 +147,14 @@ PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, 
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */
 PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
+/* its Richardson steps x <- x + M^-1 (b - A x) on device arrays, as the reference's Richardson() (to round-off:
+   the row sums run in another order), A the device copy of the factored matrix (its values as of the last
+   Factor/FactorDevice). x0: the initial guess (ignored when guesszero; may be x, else copied into x first); b must
+   not be x. Multicolor, and natural with per-level sweeps: fused (the forward sweep forms each row's residual, the
+   backward sweep adds into x: A and U are read once a step), replayed from a CUDA graph keyed on (b, x, its), one
+   for a zero and one for a nonzero guess; natural with SpSV (the default): unfused steps, a residual kernel, Apply()
+   and an axpy. */
+PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, PetscScalar *x, PetscInt its, PetscBool guesszero);
 /* natural schedule, the apply's sweeps: cuSPARSE SpSV on A's values with E on the diagonal (default; needs
    a stored diagonal in every row, else the per-level sweeps run) or one launch per level */
 enum { NATURAL_SPSV = 0, NATURAL_LEVELS = 1 };

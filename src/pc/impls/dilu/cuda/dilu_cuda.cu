@@ -99,6 +99,12 @@ struct Data {
      are faster: measured on an H100, bench/results/README.md.) */
   bool  permapply = true;
   Graph gperm;
+  /* Richardson (multicolor): its steps captured in one graph (keys b, x and its), one for a nonzero guess and one for a
+     zero guess (multigrid's pre- and post-smoother are one KSP on the same vectors, one from zero and one not: each
+     keeps its graph); natural: rr the work vector of the fused per-level steps, or rr and rc the residual and the correction
+     of the unfused steps (SpSV) */
+  Graph                    grich, grich0;
+  DeviceArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
@@ -291,6 +297,19 @@ __global__ void KGather(PetscInt m, const PetscInt *src, const PetscScalar *aval
 {
   for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < m; q += gridDim.x * blockDim.x) val[q] = aval[src[q]];
 }
+/* Richardson's unfused steps (natural): r = b - A x (A's CSR, one thread per row, the reference's order) and x += y */
+__global__ void KResidual(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *aval, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    PetscScalar t = b[i];
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) t -= aval[k] * x[colidx[k]];
+    r[i] = t;
+  }
+}
+__global__ void KAxpy(PetscInt n, const PetscScalar *y, PetscScalar *x)
+{
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) x[i] += y[i];
+}
 __global__ void KFill(PetscInt n, PetscScalar v, PetscScalar *y)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = v;
@@ -312,10 +331,16 @@ struct RowArgs {
   PetscInt     off;
   PetscScalar *y;
   bool         rperm; /* sweeps: r is already in rank space (the permuted apply); the backward sweep leaves y alone */
+  /* Richardson (FWD_RES, BWD_ADD): A's CSR in its own ordering (with aval) for each row's residual b - A xs, r = b,
+     and the iterate xs in A's ordering, read by the forward sweep and increased by the backward sweep */
+  const PetscInt *arow, *acol;
+  PetscScalar    *xs;
 };
 
-/* The three row operations */
-enum RowKind { FACTOR = 0, FORWARD = 1, BACKWARD = 2 };
+/* The row operations: the factorization, the apply's two sweeps, and Richardson's fused sweeps (FWD_RES: the row's
+   residual t_i = b_i - sum_k a_ik xs_k over A's whole row, then the forward row operation on t; BWD_ADD: the backward
+   row operation, then xs_i += y_i) */
+enum RowKind { FACTOR = 0, FORWARD = 1, BACKWARD = 2, FWD_RES = 3, BWD_ADD = 4 };
 
 /* One row operation at position p of the current level (color): sub threads per row (coalesced reads of the
    row's entries, shuffle reduction of width sub; every lane of the warp calls this, active or not). */
@@ -323,7 +348,7 @@ template <int KIND>
 __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bool active, int sub)
 {
   PetscInt    i = 0;
-  PetscScalar s = 0.0;
+  PetscScalar s = 0.0, t = 0.0;
   if (active) {
     i = a.order[p];
     if (KIND == FACTOR) { /* one thread per row (sub == 1) subtracting in the reference's order: E is bitwise the reference's */
@@ -333,11 +358,16 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
         PetscInt pr = a.pair[q];
         if (pr >= 0) s -= a.val[q] * a.aval[pr] / a.x[a.col[q]];
       }
-    } else
+    } else {
       for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += sub) s += a.val[q] * a.x[a.col[q]];
+      if (KIND == FWD_RES)
+        for (PetscInt q = a.arow[i] + lane; q < a.arow[i + 1]; q += sub) t += a.aval[q] * a.xs[a.acol[q]];
+    }
   }
   if (KIND != FACTOR)
     for (int off = sub / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, sub);
+  if (KIND == FWD_RES)
+    for (int off = sub / 2; off > 0; off /= 2) t += __shfl_down_sync(0xffffffffu, t, off, sub);
   if (!active || lane) return;
   const PetscInt xi = a.perm ? p + a.off : i;
   if (KIND == FACTOR) {
@@ -346,10 +376,12 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
     a.x[xi]        = d;
     if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)a.rank[i]);
   } else if (KIND == FORWARD) a.x[xi] = (a.r[a.rperm ? xi : i] - s) / a.E[xi];
+  else if (KIND == FWD_RES) a.x[xi] = ((a.r[i] - t) - s) / a.E[xi];
   else {
     PetscScalar v = a.x[xi] - s / a.E[xi];
     a.x[xi]       = v;
-    if (a.perm && !a.rperm) a.y[i] = v;
+    if (KIND == BWD_ADD) a.xs[i] += v;
+    else if (a.perm && !a.rperm) a.y[i] = v;
   }
 }
 
@@ -372,13 +404,14 @@ __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
    colors instead of a launch per color). The row operations are those of KLevel with the same threads per row,
    so the result has the same bits as the per-color launches. */
 static constexpr unsigned SMALLBLOCK = 1024;
+template <int FK, int BK> /* FORWARD, BACKWARD (the apply) or FWD_RES, BWD_ADD (a Richardson step) */
 __global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU, const PetscInt *llptr, const PetscInt *ulptr, PetscInt ncolors, int subL, int subU)
 {
   for (PetscInt l = 0; l < ncolors; l++) {
     const PetscInt lo = llptr[l], hi = llptr[l + 1];
     for (PetscInt base = lo; base < hi; base += (PetscInt)(blockDim.x / subL)) {
       const PetscInt p = base + (PetscInt)(threadIdx.x / subL);
-      RowOp<FORWARD>(aL, p, (int)(threadIdx.x % subL), p < hi, subL);
+      RowOp<FK>(aL, p, (int)(threadIdx.x % subL), p < hi, subL);
     }
     __syncthreads();
   }
@@ -388,7 +421,7 @@ __global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU
     a.off             = llptr[ncolors - 1 - l] - lo; /* U's color block -> its ranks, as RunSweep */
     for (PetscInt base = lo; base < hi; base += (PetscInt)(blockDim.x / subU)) {
       const PetscInt p = base + (PetscInt)(threadIdx.x / subU);
-      RowOp<BACKWARD>(a, p, (int)(threadIdx.x % subU), p < hi, subU);
+      RowOp<BK>(a, p, (int)(threadIdx.x % subU), p < hi, subU);
     }
     __syncthreads();
   }
@@ -434,13 +467,18 @@ static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* threads per row: the largest power of two <= the average row length of the half, in [1, 32] */
-static inline int ThreadsPerRow(const Sweep &S, PetscInt n)
+/* threads per row: the largest power of two <= the average row length (of nnz entries in n rows), in [1, 32] */
+static inline int ThreadsPerRow(PetscInt nnz, PetscInt n)
 {
-  PetscInt avg = n ? S.nnz / n : 0;
+  PetscInt avg = n ? nnz / n : 0;
   int      sub = 1;
   while (sub < 32 && 2 * sub <= avg) sub *= 2;
   return sub;
+}
+/* ... of a half */
+static inline int ThreadsPerRow(const Sweep &S, PetscInt n)
+{
+  return ThreadsPerRow(S.nnz, n);
 }
 
 /* level of each row in the lower (upper) dependency graph of the natural order: a longest-path DAG sweep,
@@ -789,6 +827,8 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   d->gfactor.reset();
   d->gstaged.reset();
   d->gperm.reset();
+  d->grich.reset();
+  d->grich0.reset();
   d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
   d->n          = n;
@@ -873,7 +913,7 @@ static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t 
     if (hi == lo) continue;
     if (a.perm && &S == &d->U) a.off = d->L.lptr[d->ncolors - 1 - l] - lo; /* U's color block -> its ranks */
     else a.off = 0;
-    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : ThreadsPerRow(S, d->n), s, d->pdl && d->multicolor && KIND != FACTOR));
+    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : (KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n)), s, d->pdl && d->multicolor && KIND != FACTOR));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1076,7 +1116,7 @@ static PetscErrorCode ApplySmall(Data *d, const PetscScalar *r, PetscScalar *y, 
   aU.ptr   = d->U.ptr.data();
   aU.col   = d->U.col.data();
   aU.val   = d->U.val.data();
-  KApplySmall<<<1, SMALLBLOCK, 0, s>>>(aL, aU, d->llptr.data(), d->ulptr.data(), d->ncolors, ThreadsPerRow(d->L, d->n), ThreadsPerRow(d->U, d->n));
+  KApplySmall<FORWARD, BACKWARD><<<1, SMALLBLOCK, 0, s>>>(aL, aU, d->llptr.data(), d->ulptr.data(), d->ncolors, ThreadsPerRow(d->L, d->n), ThreadsPerRow(d->U, d->n));
   PGXCheckLaunch("PCDILU KApplySmall");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1101,6 +1141,107 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
     PetscCall(Replay(d, d->gstaged, rs, ys, 0, s, [&]() { return ApplyLaunches(d, rs, ys, s); }));
     PGXCallCUDA(cudaMemcpyAsync(y, ys, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   } else PetscCall(Replay(d, d->gapply, r, y, 0, s, [&]() { return ApplyLaunches(d, r, y, s); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one fused Richardson step by per-color (per-level) launches: forward with each row's residual b - A x, backward
+   adding into x; z and y in the rank-space work vector (multicolor) or in rr by row (natural) */
+static PetscErrorCode RichardsonLaunches(Data *d, const PetscScalar *b, PetscScalar *x, cudaStream_t s)
+{
+  RowArgs a = {};
+
+  PetscFunctionBegin;
+  a.E     = d->E.data();
+  a.x     = d->multicolor ? d->work.data() : d->rr.data();
+  a.r     = b;
+  a.perm  = d->multicolor;
+  a.arow  = d->rowptr.data();
+  a.acol  = d->colidx.data();
+  a.aval  = d->aval.data();
+  a.xs    = x;
+  a.order = d->L.order.data();
+  a.ptr   = d->L.ptr.data();
+  a.col   = d->L.col.data();
+  a.val   = d->L.val.data();
+  PetscCall(RunSweep<FWD_RES>(d, d->L, a, s));
+  a.order = d->U.order.data();
+  a.ptr   = d->U.ptr.data();
+  a.col   = d->U.col.data();
+  a.val   = d->U.val.data();
+  PetscCall(RunSweep<BWD_ADD>(d, d->U, a, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one step (fused unless first) of the single-block kernel (multicolor, small matrix) */
+static PetscErrorCode RichardsonSmall(Data *d, const PetscScalar *b, PetscScalar *x, bool first, cudaStream_t s)
+{
+  RowArgs aL = {}, aU;
+
+  PetscFunctionBegin;
+  aL.E     = d->E.data();
+  aL.x     = d->work.data();
+  aL.r     = b;
+  aL.perm  = true;
+  aL.y     = x;
+  aL.arow  = d->rowptr.data();
+  aL.acol  = d->colidx.data();
+  aL.aval  = d->aval.data();
+  aL.xs    = x;
+  aU       = aL;
+  aL.order = d->L.order.data();
+  aL.ptr   = d->L.ptr.data();
+  aL.col   = d->L.col.data();
+  aL.val   = d->L.val.data();
+  aU.order = d->U.order.data();
+  aU.ptr   = d->U.ptr.data();
+  aU.col   = d->U.col.data();
+  aU.val   = d->U.val.data();
+  if (first) KApplySmall<FORWARD, BACKWARD><<<1, SMALLBLOCK, 0, s>>>(aL, aU, d->llptr.data(), d->ulptr.data(), d->ncolors, ThreadsPerRow(d->L, d->n), ThreadsPerRow(d->U, d->n));
+  else KApplySmall<FWD_RES, BWD_ADD><<<1, SMALLBLOCK, 0, s>>>(aL, aU, d->llptr.data(), d->ulptr.data(), d->ncolors, ThreadsPerRow(d->nnz, d->n), ThreadsPerRow(d->U, d->n));
+  PGXCheckLaunch("PCDILU KApplySmall (Richardson)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* its steps by per-color (per-level) launches; a zero guess: the first step is the apply, which writes x */
+static PetscErrorCode RichardsonSteps(Data *d, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero, cudaStream_t s)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < its; k++) {
+    if (guesszero && k == 0) PetscCall(ApplyLaunches(d, b, x, s));
+    else PetscCall(RichardsonLaunches(d, b, x, s));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, PetscScalar *x, PetscInt its, PetscBool guesszero)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!d->n || its <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(b != x, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PCDILU cuda Richardson: b and x must be different arrays");
+  PetscCall(PGXCUDAGetStream(&s));
+  if (!guesszero && x0 != x) PGXCallCUDA(cudaMemcpyAsync(x, x0, (size_t)d->n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  if (d->multicolor && UseSmall(d)) {
+    for (PetscInt k = 0; k < its; k++) PetscCall(RichardsonSmall(d, b, x, guesszero && k == 0, s));
+  } else if (d->multicolor || !(d->spsv && d->sweeps == NATURAL_SPSV)) { /* fused, per color or per level */
+    if (!d->multicolor) PetscCall(d->rr.resize(d->n));
+    PetscCall(Replay(d, guesszero ? d->grich0 : d->grich, b, x, (PetscReal)its, s, [&]() { return RichardsonSteps(d, b, x, its, guesszero, s); }));
+  } else { /* natural with cuSPARSE SpSV: unfused steps through Apply() on fixed arrays */
+    PetscCall(d->rr.resize(d->n));
+    PetscCall(d->rc.resize(d->n));
+    for (PetscInt k = 0; k < its; k++) {
+      if (guesszero && k == 0) {
+        PetscCall(Apply(d, b, x));
+        continue;
+      }
+      KResidual<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->rowptr.data(), d->colidx.data(), d->aval.data(), b, x, d->rr.data());
+      PGXCheckLaunch("PCDILU KResidual");
+      PetscCall(Apply(d, d->rr.data(), d->rc.data()));
+      KAxpy<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->rc.data(), x);
+      PGXCheckLaunch("PCDILU KAxpy");
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1133,6 +1274,8 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl)
   d->gapply.reset();
   d->gstaged.reset();
   d->gperm.reset();
+  d->grich.reset();
+  d->grich0.reset();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1166,6 +1309,8 @@ PetscErrorCode SetGraph(Data *d, PetscBool graph)
     d->gapply.reset();
     d->gstaged.reset();
   d->gperm.reset();
+  d->grich.reset();
+  d->grich0.reset();
     d->gfactor.reset();
   }
   PetscFunctionReturn(PETSC_SUCCESS);

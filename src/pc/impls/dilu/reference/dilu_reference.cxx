@@ -210,6 +210,43 @@ PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode Richardson(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  for (PetscInt step = 0; step < its; step++) {
+    const bool zero = guesszero && step == 0; /* x = 0: t = b, x = y */
+    /* forward: t_i = b_i - (A x)_i over the whole row, then (E + L) z = t */
+    for (PetscInt l = 0; l < nlower; l++) {
+      for (PetscInt p = llptr[l]; p < llptr[l + 1]; p++) {
+        PetscInt    i = lorder[p];
+        PetscScalar t = b[i];
+        if (!zero)
+          for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) t -= val[k] * x[colidx[k]];
+        for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+          PetscInt j = colidx[k];
+          if (j != i && Before(rank, j, i)) t -= val[k] * z[j];
+        }
+        z[i] = t / E[i];
+      }
+    }
+    /* backward: y_i = z_i - E_ii^-1 sum_{upper j} a_ij y_j in z, x_i += y_i */
+    for (PetscInt l = 0; l < nupper; l++) {
+      for (PetscInt p = ulptr[l]; p < ulptr[l + 1]; p++) {
+        PetscInt    i = uorder[p];
+        PetscScalar s = 0.0;
+        for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+          PetscInt j = colidx[k];
+          if (j != i && Before(rank, i, j)) s += val[k] * z[j];
+        }
+        z[i] -= s / E[i];
+        if (zero) x[i] = z[i];
+        else x[i] += z[i];
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ------------------------------------------------------------------ the host backend (see dilu_kernels.h) */
 struct Host {
   PetscInt                 n       = 0;
@@ -376,6 +413,34 @@ PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y)
     w[p] -= s / E[p];
   }
   for (PetscInt i = 0; i < n; i++) y[i] = w[rank[i]];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode HostRichardson(Host *h, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero)
+{
+  const PetscInt     n = h->n, *lptr = h->lptr.data(), *lcol = h->lcol.data(), *uptr = h->uptr.data(), *ucol = h->ucol.data(), *perm = h->perm.data();
+  const PetscScalar *lval = h->val.data(), *uval = lval + lptr[n], *E = h->E.data();
+  PetscScalar       *w    = h->work.data();
+
+  PetscFunctionBegin;
+  for (PetscInt step = 0; step < its; step++) {
+    const bool zero = guesszero && step == 0;
+    for (PetscInt p = 0; p < n; p++) { /* forward: the row's residual (A's CSR order, x in A's ordering), then (E + L) z = t */
+      const PetscInt i = perm[p];
+      PetscScalar    t = b[i];
+      if (!zero)
+        for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) t -= val[k] * x[colidx[k]];
+      for (PetscInt k = lptr[p]; k < lptr[p + 1]; k++) t -= lval[k] * w[lcol[k]];
+      w[p] = t / E[p];
+    }
+    for (PetscInt p = n - 1; p >= 0; p--) { /* backward, then x += y */
+      PetscScalar s = 0.0;
+      for (PetscInt k = uptr[p]; k < uptr[p + 1]; k++) s += uval[k] * w[ucol[k]];
+      w[p] -= s / E[p];
+      if (zero) x[perm[p]] = w[p];
+      else x[perm[p]] += w[p];
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 } // namespace reference
