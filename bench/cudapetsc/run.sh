@@ -14,8 +14,8 @@
 # Finest-level variants (the tokens FINEST and FINEST1 stand for the finest level's index and the one below it,
 # found per problem from GAMG's -ksp_view): PGX dilu under Richardson on the finest level only (GAMG's default
 # Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest; and PGX dilu
-# under GAMG's default Chebyshev smoother on the finest level only (-cheby); -unfused: the Richardson rows with PCDILU's
-# fused PCApplyRichardson turned off (-pc_dilu_richardson 0: PETSc's own Richardson loop around PCApply).
+# under GAMG's default Chebyshev smoother on the finest level only (-cheby); -fused: the Richardson rows with PCDILU's
+# fused PCApplyRichardson turned on (-pc_dilu_richardson 1; default off: PETSc's own Richardson loop around PCApply).
 # PGX_BENCH_REPS=R (default 1): each row runs R times; setup and solve are the medians (the min and max of the
 # solve are printed beside them when R > 1).
 # PGX_BENCH_SETUP=1: PETSc 3.25 prints no PCSetUp time for GPU events without -log_view_gpu_time, so each
@@ -52,8 +52,8 @@ solvers=(
   "gamg+dilu-finest-r3|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 3 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-finest2|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST1_ksp_type richardson -mg_levels_FINEST1_pc_type dilu -mg_levels_FINEST1_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
-  "gamg+dilu-finest-unfused|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 0"
-  "cg+gamg+dilu-finest-unfused|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 0"
+  "gamg+dilu-finest-fused|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 1"
+  "cg+gamg+dilu-finest-fused|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 1"
   "gamg+dilu-finest-cheby|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest-cheby|-ksp_type cg -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"

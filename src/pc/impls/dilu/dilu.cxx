@@ -598,7 +598,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(dilu->device)));
   if (pc->ops->applyrichardson) PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: fused PCApplyRichardson (residual in the forward sweep, x += in the backward sweep; -pc_dilu_richardson)\n"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: the generic KSPRICHARDSON loop (%s)\n", dilu->richardson ? "Amat != Pmat or several ranks" : "-pc_dilu_richardson 0"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  Richardson: the generic KSPRICHARDSON loop (%s)\n", dilu->richardson ? "Amat != Pmat or several ranks" : "-pc_dilu_richardson false"));
   PetscCall(PGXViewDevice(viewer, dilu->device));
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
@@ -912,13 +912,16 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     on contiguous arrays from a second graph and scatter y; false: copy r and y through staging arrays. The same result
     bit for bit. Measured on an H100 (ex45 100^3, CUDA Vecs): GAMG with dilu smoothing 6% faster, PETSc's CG on the
     first arrays unchanged (there the row-by-row gathers inside the sweeps are faster than a gather and a scatter).
-. -pc_dilu_richardson <true> - under `KSPRICHARDSON` (PETSc calls `PCApplyRichardson()` with scale 1, the default or no
+. -pc_dilu_richardson <false> - under `KSPRICHARDSON` (PETSc calls `PCApplyRichardson()` with scale 1, the default or no
     convergence test, no monitors, no null space) a fused step x <- x + M^-1 (b - A x): the forward sweep forms each row's
     residual, the backward sweep adds its result into x, so a step reads A and U once with no separate product or
     vector passes. Only with Amat == Pmat on one rank (else PETSc's generic loop runs). Like `PCSOR`'s, it ignores the
     convergence criteria (-info says so): always the maximum number of iterations. The residual's row sums run in
     another order than `MatMult()`'s: the same iterates to round-off. With the cuda backend the multicolor (and natural
-    per-level) sweeps are fused; the natural schedule with cuSPARSE SpSV (the default) runs unfused steps on the device
+    per-level) sweeps are fused; the natural schedule with cuSPARSE SpSV (the default) runs unfused steps on the device.
+    Off by default: on an H100 (GAMG on ex45 100^3 and aniso3d 100^3, dilu on the finest level) it was slower than
+    PETSc's loop around `PCApply()`: the residual's rows are read in the color order, and under GMRES the finest
+    level's vectors change with every application (one CUDA graph capture per call)
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
@@ -960,7 +963,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
-  dilu->richardson = PETSC_TRUE;
+  dilu->richardson = PETSC_FALSE; /* measured slower than PETSc's loop around PCApply (bench/results, tenth session) */
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 
   pc->ops->setup               = PCSetUp_DILU;
