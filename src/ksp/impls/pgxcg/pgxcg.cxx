@@ -38,6 +38,22 @@ static PetscErrorCode PGXCGIndefinite(KSP ksp, PetscInt i, PetscScalar dpi, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* KSPCG's tests on z'r at the top of iteration i: zero (converged), or a sign change (indefinite preconditioner) */
+static PetscErrorCode PGXCGBetaStop(KSP ksp, PetscInt i, PetscScalar beta, PetscScalar betaold, PetscBool *stop)
+{
+  PetscFunctionBegin;
+  *stop = PETSC_TRUE;
+  if (beta == 0.0) {
+    ksp->reason = KSP_CONVERGED_ATOL;
+    PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+  } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
+    ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+    PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
+  } else *stop = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The iteration on resident arrays X (in: x0, out: x), B; R, Z, P work (W = A p shares Z, as in KSPCG) */
 static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
 {
@@ -95,16 +111,8 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
   i = 0;
   do {
     ksp->its = i + 1;
-    if (beta == 0.0) {
-      ksp->reason = KSP_CONVERGED_ATOL;
-      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
-      break;
-    } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
-      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
-      break;
-    }
+    PetscCall(PGXCGBetaStop(ksp, i, beta, betaold, &stop));
+    if (stop) break;
     if (!i) {
       PetscCall(PGXResidentCopy(r, Z, P)); /* p <- z */
     } else {
@@ -240,16 +248,8 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
   do {
     ksp->its = i + 1;
-    if (beta == 0.0) {
-      ksp->reason = KSP_CONVERGED_ATOL;
-      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
-      break;
-    } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
-      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
-      break;
-    }
+    PetscCall(PGXCGBetaStop(ksp, i, beta, betaold, &stop));
+    if (stop) break;
     if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
     PetscCall(PGXResidentFetchEnd(r, 3, i % 2, h));
     dpiold = dpi;
