@@ -14,7 +14,7 @@
 # Finest-level variants (the tokens FINEST and FINEST1 stand for the finest level's index and the one below it,
 # found per problem from GAMG's -ksp_view): PGX dilu under Richardson on the finest level only (GAMG's default
 # Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest; and PGX dilu
-# under GAMG's default Chebyshev smoother on the finest level only (-cheby); -fused: the Richardson rows with PCDILU's
+# under GAMG's default Chebyshev smoother on the finest level only (-cheby); -w2: with the color wave 2 (red-black on 7-point stencils); -fused: the Richardson rows with PCDILU's
 # fused PCApplyRichardson turned on (-pc_dilu_richardson 1; default off: PETSc's own Richardson loop around PCApply).
 # PGX_BENCH_REPS=R (default 1): each row runs R times; setup and solve are the medians (the min and max of the
 # solve are printed beside them when R > 1).
@@ -54,6 +54,8 @@ solvers=(
   "cg+gamg+dilu-finest|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-finest-fused|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 1"
   "cg+gamg+dilu-finest-fused|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 1"
+  "gamg+dilu-finest-w2|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_color_wave 2"
+  "cg+gamg+dilu-finest-w2|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_color_wave 2"
   "gamg+dilu-finest-cheby|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest-cheby|-ksp_type cg -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"

@@ -280,12 +280,28 @@ static PetscErrorCode TestWaves(const char *name, const Csr &A, PetscInt stencil
     std::vector<PetscInt> color(n, -7), rc(n);
     PetscInt              nc = -1, rnc = -1, nl, nu, bad;
     Ref                   r;
-    PetscCall(K::cuda::Create(&d));
-    PetscCall(K::cuda::SetColorWave(d, w));
-    PetscCall(K::cuda::Analyze(d, n, A.ptr.data(), A.col.data(), PETSC_TRUE, NULL, 0, &nl, &nu));
-    PetscCall(K::cuda::GetColors(d, color.data(), &nc));
     PetscCall(ref::Color(n, A.ptr.data(), A.col.data(), w, rc.data(), &rnc));
-    CHECK(nc == rnc && color == rc && nl == nc && nu == nc, "%s color wave %d: GPU coloring (%d colors, %d/%d levels) differs from the reference coloring (%d colors)", name, (int)w, (int)nc, (int)nl, (int)nu, (int)rnc);
+    /* the coloring by rounds of launches and from the pattern in device memory (AnalyzeDevice) give the same colors
+       as the default (sync-free, host pattern), which is checked last and used below */
+    for (int mode : {1, 2, 0}) {
+      PetscInt                       nnz = -1, cnt = -5;
+      pgx::cuda::DeviceArray<PetscInt> dptr, dcol;
+      if (d) PetscCall(K::cuda::Destroy(&d));
+      std::fill(color.begin(), color.end(), -7);
+      PetscCall(K::cuda::Create(&d));
+      PetscCall(K::cuda::SetColorWave(d, w));
+      PetscCall(K::cuda::SetColorRounds(d, mode == 1 ? PETSC_TRUE : PETSC_FALSE));
+      if (mode == 2) {
+        PetscCall(dptr.upload(A.ptr.data(), n + 1));
+        PetscCall(dcol.upload(A.col.data(), A.ptr[n]));
+        PetscCall(K::cuda::AnalyzeDevice(d, n, dptr.data(), dcol.data(), PETSC_TRUE, &nnz, &nl, &nu));
+        CHECK(nnz == A.ptr[n], "%s color wave %d: AnalyzeDevice read %d entries, expected %d", name, (int)w, (int)nnz, (int)A.ptr[n]);
+      } else PetscCall(K::cuda::Analyze(d, n, A.ptr.data(), A.col.data(), PETSC_TRUE, NULL, 0, &nl, &nu));
+      PetscCall(K::cuda::GetColors(d, NULL, &cnt));
+      PetscCall(K::cuda::GetColors(d, color.data(), &nc));
+      CHECK(cnt == nc, "%s color wave %d: GetColors without an array counted %d colors, with one %d", name, (int)w, (int)cnt, (int)nc);
+      CHECK(nc == rnc && color == rc && nl == nc && nu == nc, "%s color wave %d (%s): GPU coloring (%d colors, %d/%d levels) differs from the reference coloring (%d colors)", name, (int)w, mode == 1 ? "rounds" : (mode == 2 ? "device pattern" : "sync-free"), (int)nc, (int)nl, (int)nu, (int)rnc);
+    }
     if (stencil_m) {
       PetscInt expect = std::min<PetscInt>(w == 1 ? 2 : w, 3 * (stencil_m - 1) + 1);
       CHECK(nc == expect, "%s color wave %d: %d colors, expected %d", name, (int)w, (int)nc, (int)expect);

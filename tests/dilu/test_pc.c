@@ -520,8 +520,14 @@ static PetscErrorCode CompareOne(const char *label, Mat A)
     Vec       r, yh, yd, th, td;
     PetscReal d1, d2, d3;
     PetscInt  n;
+    Mat       Ad = A;
+    char      dtype[64];
+    PetscBool conv;
+    /* -cuda_mat_type aijcusparse: the cuda PC factors a converted copy (its pattern and values read on the device) */
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-cuda_mat_type", dtype, sizeof(dtype), &conv));
+    if (conv) PetscCall(MatConvert(A, dtype, MAT_INITIAL_MATRIX, &Ad));
     PetscCall(CreatePC(A, (PCDILUOrdering)o, PGX_DEVICE_HOST, &ph));
-    PetscCall(CreatePC(A, (PCDILUOrdering)o, PGX_DEVICE_CUDA, &pd));
+    PetscCall(CreatePC(Ad, (PCDILUOrdering)o, PGX_DEVICE_CUDA, &pd));
     PetscCall(RandomVec(A, 5, &r));
     PetscCall(VecDuplicate(r, &yh));
     PetscCall(VecDuplicate(r, &yd));
@@ -558,6 +564,7 @@ static PetscErrorCode CompareOne(const char *label, Mat A)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: cuda %s host\n", label, PCDILUOrderings[o], (d1 <= 1e-12 && d2 <= 1e-12 && d3 <= 1e-12) ? "equals" : "DIFFERS FROM"));
     PetscCall(PCDestroy(&ph));
     PetscCall(PCDestroy(&pd));
+    if (conv) PetscCall(MatDestroy(&Ad));
     PetscCall(VecDestroy(&r));
     PetscCall(VecDestroy(&yh));
     PetscCall(VecDestroy(&yd));

@@ -39,14 +39,16 @@ typedef struct {
   PetscInt       analyzed_wave;
   Mat            local;      /* the factored SEQAIJ matrix: pmat, its diagonal block, or a converted copy */
   PetscBool      localowned; /* local was converted here and is destroyed by Reset */
-  PC_DILU_Sweeps A;          /* A's pattern and schedules (host) */
+  PC_DILU_Sweeps A;          /* A's pattern and schedules (host; cuda: A.rowptr/colidx copied when first needed, see EnsureHostPattern()) */
   PC_DILU_Sweeps T;          /* A^T's, built on the first PCApplyTranspose() */
   PetscBool      haveT;      /* T is analyzed for the current pattern */
   PetscBool      Tvalues;    /* T.val holds the current values */
   PetscBool      devvalues;  /* cuda: the last numeric setup read A's values on the device (AIJCUSPARSE) */
   PetscObjectState valstate; /* cuda: the state of local whose values the device copy holds (PGXPCGetDeviceMatrix_C) */
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
-  PetscInt      *color;      /* multicolor: color of each row */
+  PetscInt      *color;      /* multicolor: color of each row (cuda: downloaded when first needed, see colorsonhost) */
+  PetscBool      colorsonhost; /* cuda, multicolor: color[] holds the GPU's colors */
+  PetscBool      colorrounds;  /* cuda, multicolor: color by rounds of launches instead of one sync-free launch (-pc_dilu_color_rounds) */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
   PetscInt       ncolors;    /* multicolor: number of colors */
   PetscScalar   *E;          /* the DILU diagonal (host backend) */
@@ -167,6 +169,65 @@ static PetscErrorCode RestoreCSR(Mat B, PetscInt *n, const PetscInt **ia, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's pattern in device memory: PETSc's AIJCUSPARSE arrays (full rows), when PETSc has CUDA and PetscInt is int;
+   else NULL (the caller uses the host CSR). PGX's stream is ordered after PETSc's work on them. */
+static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+  *i = *j = NULL;
+#if PGX_HAVE_CUDA_REAL && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+  PetscBool          cusp;
+  const PetscScalar *da;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &cusp));
+  if (cusp) {
+    const int *ii = NULL, *jj = NULL;
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &ii, &jj));
+    PetscCall(PGXMatGetDeviceValuesRead(B, &da)); /* PGX's stream waits for PETSc's (the row offsets may be new) */
+    if (!da) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &ii, &jj));
+    else *i = ii, *j = jj;
+  }
+#else
+  (void)B;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA_REAL && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+  if (*i) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, i, j));
+#else
+  (void)B;
+#endif
+  *i = *j = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda: the host copy of A's pattern and of the GPU's colors, which the analysis does not make (for A^T) */
+static PetscErrorCode EnsureHostPattern(PC_DILU *dilu)
+{
+  PetscInt        n, nr;
+  const PetscInt *ia, *ja;
+
+  PetscFunctionBegin;
+  if (!dilu->A.rowptr) {
+    PetscCall(GetCSR(dilu->local, &n, &ia, &ja));
+    PetscCheck(n == dilu->A.n && ia[n] == dilu->A.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU: the host pattern (%" PetscInt_FMT " rows, %" PetscInt_FMT " entries) differs from the analyzed one (%" PetscInt_FMT ", %" PetscInt_FMT ")", n, ia[n], dilu->A.n, dilu->A.nnz);
+    PetscCall(PetscMalloc3(n + 1, &dilu->A.rowptr, ia[n], &dilu->A.colidx, 0, &dilu->A.perm));
+    PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
+    PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
+    PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
+  }
+#if PGX_HAVE_CUDA_REAL
+  if (dilu->device == PGX_DEVICE_CUDA && dilu->ordering == PC_DILU_ORDERING_MULTICOLOR && !dilu->colorsonhost) {
+    PetscCall(K::cuda::GetColors((K::cuda::Data *)dilu->cu, dilu->color, &dilu->ncolors));
+    dilu->colorsonhost = PETSC_TRUE;
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Host schedules of the matrix in s (pattern already in s) */
 static PetscErrorCode SweepsSchedule(PC_DILU *dilu, PC_DILU_Sweeps *s)
 {
@@ -191,6 +252,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
+  n = 0;
   PetscCall(PetscLogEventBegin(PGX_DILUAnalysis, pc, 0, 0, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(SweepsFree(&dilu->A));
@@ -202,29 +264,50 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   dilu->haveT = dilu->Tvalues = PETSC_FALSE;
   dilu->ncolors               = 0;
 
-  PetscCall(GetCSR(dilu->local, &n, &ia, &ja));
-  dilu->A.n   = n;
-  dilu->A.nnz = ia[n];
-  PetscCall(PetscMalloc3(n + 1, &dilu->A.rowptr, ia[n], &dilu->A.colidx, 0, &dilu->A.perm));
-  PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
-  PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
-  PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
-  PetscCall(PetscMalloc3(dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
-
   if (dilu->device == PGX_DEVICE_CUDA) {
 #if PGX_HAVE_CUDA_REAL
-    K::cuda::Data *d = NULL;
-    PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
+    /* the pattern goes to the GPU from PETSc's device copy (AIJCUSPARSE) or from the host CSR, with no host copy
+       kept (EnsureHostPattern() makes one for A^T); the colors stay on the GPU until needed */
+    K::cuda::Data  *d  = NULL;
+    PetscBool       mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
+    const PetscInt *dia = NULL, *dja = NULL;
+    PetscLogDouble  tc[3];
+    PetscCall(MatGetLocalSize(dilu->local, &n, NULL));
+    dilu->A.n = n;
+    PetscCall(PetscMalloc3(0, &dilu->pair, n, &dilu->color, n, &dilu->E));
+    dilu->colorsonhost = PETSC_FALSE;
     PetscCall(K::cuda::Create(&d));
     dilu->cu = d;
     PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
     PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
     PetscCall(K::cuda::SetPDL(d, dilu->pdl));
     PetscCall(K::cuda::SetColorWave(d, dilu->wave));
-    PetscCall(K::cuda::Analyze(d, n, dilu->A.rowptr, dilu->A.colidx, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
-    if (mc) PetscCall(K::cuda::GetColors(d, dilu->color, &dilu->ncolors));
+    PetscCall(K::cuda::SetColorRounds(d, dilu->colorrounds));
+    PetscCall(GetDevicePattern(dilu->local, &dia, &dja));
+    PetscCall(PetscTime(&tc[0]));
+    if (dia) {
+      PetscCall(K::cuda::AnalyzeDevice(d, n, dia, dja, mc, &dilu->A.nnz, &dilu->A.nlower, &dilu->A.nupper));
+      PetscCall(RestoreDevicePattern(dilu->local, &dia, &dja));
+    } else {
+      PetscCall(GetCSR(dilu->local, &nr, &ia, &ja));
+      dilu->A.nnz = ia[n];
+      PetscCall(K::cuda::Analyze(d, n, ia, ja, mc, NULL, 0, &dilu->A.nlower, &dilu->A.nupper));
+      PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
+    }
+    PetscCall(PetscTime(&tc[1]));
+    if (mc) PetscCall(K::cuda::GetColors(d, NULL, &dilu->ncolors));
+    PetscCall(PetscTime(&tc[2]));
+    PetscCall(PetscInfo(pc, "PCDILU: cuda analysis from the pattern on the %s: setup %.2f ms, analysis %.2f ms\n", dia ? "device (PETSc's AIJCUSPARSE arrays)" : "host", 1e3 * (tc[0] - t0), 1e3 * (tc[2] - tc[0])));
 #endif
   } else {
+    PetscCall(GetCSR(dilu->local, &n, &ia, &ja));
+    dilu->A.n   = n;
+    dilu->A.nnz = ia[n];
+    PetscCall(PetscMalloc3(n + 1, &dilu->A.rowptr, ia[n], &dilu->A.colidx, 0, &dilu->A.perm));
+    PetscCall(PetscArraycpy(dilu->A.rowptr, ia, n + 1));
+    PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
+    PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
+    PetscCall(PetscMalloc3(dilu->A.nnz, &dilu->pair, n, &dilu->color, n, &dilu->E));
     if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
       PetscCall(ref::Color(n, dilu->A.rowptr, dilu->A.colidx, dilu->wave, dilu->color, &dilu->ncolors));
       PetscCall(PetscMalloc1(n, &dilu->rank));
@@ -295,7 +378,8 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
     else PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cu, a, dilu->shift, PETSC_FALSE, &dilu->badrow));
     PetscCall(PetscLogGpuTimeEnd());
     if (!da) PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
-    PetscCall(PetscInfo(pc, "PCDILU: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(pc, "PCDILU: A's values read from %s; numeric factorization %.2f ms\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host", 1e3 * (t1 - t0)));
     PetscCall(PetscObjectStateGet((PetscObject)dilu->local, &dilu->valstate));
     PetscCall(PetscLogGpuFlops(3.0 * dilu->A.nnz));
     if (dilu->badrow >= 0) {
@@ -336,6 +420,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
   PetscFunctionBegin;
   if (!dilu->haveT) {
     PetscInt n = dilu->A.n, nnz = dilu->A.nnz;
+    PetscCall(EnsureHostPattern(dilu));
     T->n   = n;
     T->nnz = nnz;
     PetscCall(PetscMalloc3(n + 1, &T->rowptr, nnz, &T->colidx, nnz, &T->perm));
@@ -573,6 +658,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   if (flg) PetscCall(PCDILUSetColorWave(pc, wave));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
+  PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds of launches instead of one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_richardson", "Under KSPRICHARDSON (scale 1, no monitors, Amat = Pmat, one rank): fused PCApplyRichardson, the forward sweep forms the residual, the backward sweep adds into x", "PCDILU", dilu->richardson, &dilu->richardson, &flg));
   if (flg && pc->setupcalled) PetscCall(PCDILUSetRichardsonOp(pc));
@@ -922,6 +1008,8 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     Off by default: on an H100 (GAMG on ex45 100^3 and aniso3d 100^3, dilu on the finest level) it was slower than
     PETSc's loop around `PCApply()`: the residual's rows are read in the color order, and under GMRES the finest
     level's vectors change with every application (one CUDA graph capture per call)
+. -pc_dilu_color_rounds <false> - cuda backend, multicolor: color by rounds of launches (one per longest chain of
+    earlier neighbors) instead of the default single sync-free launch; the same colors
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
@@ -963,6 +1051,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
+  dilu->colorrounds = PETSC_FALSE;
   dilu->richardson = PETSC_FALSE; /* measured slower than PETSc's loop around PCApply (bench/results, tenth session) */
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 

@@ -135,7 +135,12 @@ PetscErrorCode SetColorWave(Data *d, PetscInt wave);
    (rank, e.g. of A when d holds A^T, with ncolors colors in color[]); natural: level sets.
    Outputs (may be NULL): the number of lower and upper levels (multicolor: colors). */
 PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper);
-/* The colors found by Analyze (host array of n; multicolor only) */
+/* The same from the pattern in device memory (e.g. PETSc's AIJCUSPARSE arrays, full rows, PetscInt indices), copied
+   on the device; the colors are computed on the GPU. Output: nnz (read from drowptr[n]). */
+PetscErrorCode AnalyzeDevice(Data *d, PetscInt n, const PetscInt *drowptr, const PetscInt *dcolidx, PetscBool multicolor, PetscInt *nnz, PetscInt *nlower, PetscInt *nupper);
+/* Multicolor coloring of the next Analyze(): sync-free, one launch (default), or by rounds of launches (flg) */
+PetscErrorCode SetColorRounds(Data *d, PetscBool flg);
+/* The colors found by Analyze (host array of n, or NULL for the count only; multicolor only) */
 PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 /* Upload the values (host array, nnz of the analyzed pattern) and compute E unless skipE (then E
    must come from ShareE). badrow as in the reference. */

@@ -23,6 +23,7 @@
      Without a stored diagonal in every row SpSV cannot be used; the per-level sweeps run then.
    Everything runs on PGXCUDAGetStream(). */
 #include <pgx/private/pgxcuda.h>
+#include <petscpc.h>
 #include "../dilu_kernels.h"
 #include <cub/cub.cuh>
 #include <cuda/atomic>
@@ -71,6 +72,7 @@ struct Sweep {
 struct Data {
   PetscInt                 n = 0, nnz = 0, ncolors = 0;
   PetscInt                 wave       = DILU_COLOR_WAVE; /* multicolor: wave length of the coloring (SetColorWave()) */
+  bool                     colorrounds = false;          /* multicolor: color by rounds of launches, not sync-free (SetColorRounds()) */
   bool                     multicolor = false;
   PetscInt                 sweeps     = NATURAL_SPSV; /* natural: how the apply runs (SetNaturalSweeps()) */
   DeviceArray<PetscInt>    rowptr, colidx; /* A's pattern */
@@ -241,6 +243,50 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
   }
 }
 static_assert(DILU_COLOR_WAVE >= 1 && DILU_COLOR_WAVE <= DILU_COLOR_WAVE_MAX && DILU_COLOR_WAVE_MAX <= 64, "KColorRound keeps the wave's colors in one 64-bit word");
+
+/* The same greedy coloring in one sync-free launch: rows in index order (blocks take their rows by ticket, so every
+   earlier row belongs to a block that already runs), each row waits for the flags of its earlier neighbors (rows of
+   A and of A^T) and then sees exactly the colors the sequential greedy sees. The critical path is the longest chain
+   of earlier neighbors (about nx + ny + nz on a 3D stencil), one flag latency each, instead of one launch per round. */
+__global__ void KColorSyncFree(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt wave, PetscInt *color, PetscInt *maxcolor, unsigned *flags, unsigned epoch, unsigned *ticket)
+{
+  __shared__ unsigned blk;
+  if (threadIdx.x == 0) blk = atomicAdd(ticket, 1u);
+  __syncthreads();
+  PetscInt v = (PetscInt)blk * (PetscInt)blockDim.x + (PetscInt)threadIdx.x;
+  if (v >= n) return;
+  PetscInt ml = -1, c = -1;
+  for (int pass = 0; pass < 2; pass++) {
+    const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
+    for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+      PetscInt u = col[k];
+      if (u >= v) continue;
+      WaitFlag(flags, u, epoch, ticket);
+      PetscInt cu = __ldcg(&color[u]);
+      ml          = cu > ml ? cu : ml;
+    }
+  }
+  for (PetscInt base = 0; c < 0; base += 64) {
+    unsigned long long used = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
+      for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+        PetscInt u = col[k];
+        if (u >= v) continue;
+        PetscInt cu = __ldcg(&color[u]) - base; /* its flag was seen above */
+        if (cu >= 0 && cu < 64) used |= 1ull << cu;
+      }
+    }
+    if (base == 0) /* the next color of the wave, if free (wave <= 64: within the first word) */
+      for (PetscInt t = ml + 1; t < wave && c < 0; t++)
+        if (!((used >> t) & 1ull)) c = t;
+    if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
+  }
+  color[v] = c;
+  __threadfence();
+  StoreRelease(&flags[v], epoch);
+  AtomicMaxIdx(maxcolor, c);
+}
 __global__ void KColorCount(PetscInt n, const PetscInt *color, PetscInt *cnt)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[color[i]], 1);
@@ -576,7 +622,11 @@ static PetscErrorCode BuildHalf(Data *d, Sweep &S, bool upper, cudaStream_t s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The wave coloring of the symmetrized graph on the GPU (d->wave; rounds of KColorRound, the reference's colors) */
+static PetscErrorCode NextEpoch(Data *, cudaStream_t, unsigned *);
+static PetscErrorCode CheckHang(Data *, cudaStream_t, const char *);
+
+/* The wave coloring of the symmetrized graph on the GPU (d->wave; the reference's colors, by KColorSyncFree or by
+   rounds of KColorRound) */
 static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
 {
   PetscInt              n = d->n, nnz = d->nnz, total = 0, h[2];
@@ -598,22 +648,31 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
   PetscCall(tcol.resize(nnz ? nnz : 1));
   KTransposeFill<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tnext.data(), tcol.data());
   PGXCheckLaunch("KTransposeFill");
-  /* rounds, a few between host checks */
-  PetscCall(round.resize(n));
+  /* one sync-free launch (KColorSyncFree; the rounds of KColorRound give the same colors: -pc_dilu_color_rounds) */
   PetscCall(d->color.resize(n));
-  PGXCallCUDA(cudaMemsetAsync(round.data(), 0xff, n * sizeof(PetscInt), s)); /* -1 */
-  PGXCallCUDA(cudaMemsetAsync(d->color.data(), 0xff, n * sizeof(PetscInt), s));
   PetscCall(counters.resize(2)); /* colored, max color */
   h[0] = 0, h[1] = -1;
   PGXCallCUDA(cudaMemcpyAsync(counters.data(), h, 2 * sizeof(PetscInt), cudaMemcpyHostToDevice, s));
-  for (PetscInt r = 0; h[0] < n; r += 8) {
-    PetscCheck(r < 4 * n + 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda coloring did not finish after %" PetscInt_FMT " rounds (%" PetscInt_FMT " of %" PetscInt_FMT " rows colored)", r, h[0], n);
-    for (PetscInt q = 0; q < 8; q++) {
-      KColorRound<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), d->wave, r + q, round.data(), d->color.data(), counters.data(), counters.data() + 1);
-      PGXCheckLaunch("KColorRound");
-    }
+  if (!d->colorrounds) {
+    unsigned epoch;
+    PetscCall(NextEpoch(d, s, &epoch));
+    KColorSyncFree<<<PGXCUDAGridSize(n, BLOCK), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), d->wave, d->color.data(), counters.data() + 1, d->flags.data(), epoch, d->ticket.data());
+    PGXCheckLaunch("KColorSyncFree");
     PGXCallCUDA(cudaMemcpyAsync(h, counters.data(), 2 * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
-    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(CheckHang(d, s, "coloring"));
+  } else {
+    PetscCall(round.resize(n));
+    PGXCallCUDA(cudaMemsetAsync(round.data(), 0xff, n * sizeof(PetscInt), s)); /* -1 */
+    PGXCallCUDA(cudaMemsetAsync(d->color.data(), 0xff, n * sizeof(PetscInt), s));
+    for (PetscInt r = 0; h[0] < n; r += 8) { /* rounds, a few between host checks */
+      PetscCheck(r < 4 * n + 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda coloring did not finish after %" PetscInt_FMT " rounds (%" PetscInt_FMT " of %" PetscInt_FMT " rows colored)", r, h[0], n);
+      for (PetscInt q = 0; q < 8; q++) {
+        KColorRound<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), tptr.data(), tcol.data(), d->wave, r + q, round.data(), d->color.data(), counters.data(), counters.data() + 1);
+        PGXCheckLaunch("KColorRound");
+      }
+      PGXCallCUDA(cudaMemcpyAsync(h, counters.data(), 2 * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaStreamSynchronize(s));
+    }
   }
   d->ncolors = h[1] + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -818,7 +877,8 @@ static PetscErrorCode RefreshSpSV(Data *d, cudaStream_t s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper)
+/* the analysis from the pattern on the host (rowptr, colidx) or on the device (drowptr, dcolidx) */
+static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *drowptr, const PetscInt *dcolidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper)
 {
   cudaStream_t s;
 
@@ -838,20 +898,44 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PGXCUDAGetStream(&s));
-  d->nnz = rowptr[n];
-  PetscCall(d->rowptr.upload(rowptr, n + 1));
-  PetscCall(d->colidx.upload(colidx, d->nnz ? d->nnz : 0));
-  if (!d->nnz) PetscCall(d->colidx.resize(1));
+  /* -info: the time of each phase (a synchronization after each; none without -info) */
+  PetscBool      prof = PETSC_FALSE;
+  PetscLogDouble tp[6] = {0, 0, 0, 0, 0, 0};
+  PetscCall(PetscInfoEnabled(PC_CLASSID, &prof));
+  auto mark = [&](int i) -> PetscErrorCode {
+    PetscFunctionBegin;
+    if (prof) {
+      PGXCallCUDA(cudaStreamSynchronize(s));
+      PetscCall(PetscTime(&tp[i]));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  PetscCall(mark(0));
+  if (drowptr) { /* device to device: no host copy of the pattern */
+    PGXCallCUDA(cudaMemcpyAsync(&d->nnz, drowptr + n, sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(d->rowptr.resize(n + 1));
+    PGXCallCUDA(cudaMemcpyAsync(d->rowptr.data(), drowptr, (n + 1) * sizeof(PetscInt), cudaMemcpyDeviceToDevice, s));
+    PetscCall(d->colidx.resize(d->nnz ? d->nnz : 1));
+    if (d->nnz) PGXCallCUDA(cudaMemcpyAsync(d->colidx.data(), dcolidx, d->nnz * sizeof(PetscInt), cudaMemcpyDeviceToDevice, s));
+  } else {
+    d->nnz = rowptr[n];
+    PetscCall(d->rowptr.upload(rowptr, n + 1));
+    PetscCall(d->colidx.upload(colidx, d->nnz ? d->nnz : 0));
+    if (!d->nnz) PetscCall(d->colidx.resize(1));
+  }
   PetscCall(d->flags.resize(n));
   PGXCallCUDA(cudaMemsetAsync(d->flags.data(), 0, n * sizeof(unsigned), s));
   d->epoch = 0;
   PetscCall(d->ticket.resize(2));
   PGXCallCUDA(cudaMemsetAsync(d->ticket.data(), 0, 2 * sizeof(unsigned), s));
+  PetscCall(mark(1));
   if (d->multicolor) {
     if (color) {
       d->ncolors = ncolors;
       PetscCall(d->color.upload(color, n));
     } else PetscCall(ColorGPU(d, s));
+    PetscCall(mark(2));
     PetscCall(ColorOrders(d, s));
   } else {
     PetscCall(LevelSetsGPU(d, false, d->L, s));
@@ -859,7 +943,9 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
     PetscCall(d->rank.resize(n));
     KIota<<<Grid(n), BLOCK, 0, s>>>(n, d->rank.data());
     PGXCheckLaunch("KIota");
+    PetscCall(mark(2));
   }
+  PetscCall(mark(3));
   PetscCall(BuildHalf(d, d->L, false, s));
   PetscCall(BuildHalf(d, d->U, true, s));
   if (d->multicolor) { /* rank space (see RowArgs::perm): columns as ranks, a work vector by rank */
@@ -875,6 +961,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
     PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
     PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
   }
+  PetscCall(mark(4));
   PetscCall(d->diagsrc.resize(n));
   KDiagSrc<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->diagsrc.data());
   PGXCheckLaunch("KDiagSrc");
@@ -883,8 +970,35 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
   PetscCall(d->bad.resize(1));
   if (!d->multicolor) PetscCall(SetUpSpSV(d, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
+  if (prof) {
+    PetscCall(PetscTime(&tp[5]));
+    PetscCall(PetscInfo(NULL, "PCDILU cuda analysis of %" PetscInt_FMT " rows: pattern upload %.2f ms, %s %.2f ms, orders %.2f ms, halves %.2f ms, rest %.2f ms\n", n, 1e3 * (tp[1] - tp[0]), d->multicolor ? "coloring" : "level sets", 1e3 * (tp[2] - tp[1]), 1e3 * (tp[3] - tp[2]), 1e3 * (tp[4] - tp[3]), 1e3 * (tp[5] - tp[4])));
+  }
   if (nlower) *nlower = d->L.nlevels;
   if (nupper) *nupper = d->U.nlevels;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, PetscBool multicolor, const PetscInt *color, PetscInt ncolors, PetscInt *nlower, PetscInt *nupper)
+{
+  PetscFunctionBegin;
+  PetscCall(AnalyzeImpl(d, n, rowptr, colidx, nullptr, nullptr, multicolor, color, ncolors, nlower, nupper));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AnalyzeDevice(Data *d, PetscInt n, const PetscInt *drowptr, const PetscInt *dcolidx, PetscBool multicolor, PetscInt *nnz, PetscInt *nlower, PetscInt *nupper)
+{
+  PetscFunctionBegin;
+  PetscCheck(n == 0 || (drowptr && dcolidx), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PCDILU cuda: no device pattern");
+  PetscCall(AnalyzeImpl(d, n, nullptr, nullptr, drowptr, dcolidx, multicolor, nullptr, 0, nlower, nupper));
+  *nnz = n ? d->nnz : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetColorRounds(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  d->colorrounds = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -895,7 +1009,7 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
   PetscFunctionBegin;
   PetscCheck(d->multicolor, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "PCDILU cuda: no colors in the natural schedule");
   *ncolors = d->ncolors;
-  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!d->n || !color) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   PGXCallCUDA(cudaMemcpyAsync(color, d->color.data(), d->n * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
