@@ -40,7 +40,13 @@ PetscErrorCode PGXCopyDefaultThreads(PetscInt *t)
   PetscInt    cores = 1, local = 1;
   const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE"};
 
+  static PetscInt cached = 0; /* the mask and the launcher's variables do not change: computed once */
+
   PetscFunctionBegin;
+  if (cached) {
+    *t = cached;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0) cores = CPU_COUNT(&set);
   else cores = (PetscInt)std::thread::hardware_concurrency();
@@ -51,7 +57,7 @@ PetscErrorCode PGXCopyDefaultThreads(PetscInt *t)
       break;
     }
   }
-  *t = PetscMax(1, PetscMin(8, cores / local));
+  *t = cached = PetscMax(1, PetscMin(8, cores / local));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -153,8 +159,9 @@ struct Pool {
   PetscInt nparts  = 0;
   PetscInt pending = 0; /* pool parts of the current job not finished */
 };
-Pool      pool;
-PetscBool poolfinalize = PETSC_FALSE;
+Pool       pool;
+std::mutex poolbusy; /* held by the thread whose job the pool runs */
+PetscBool  poolfinalize = PETSC_FALSE;
 
 /* pool thread id (1, 2, ...) runs part id of each job that has one */
 void Worker(PetscInt id, unsigned long seen)
@@ -196,6 +203,10 @@ PetscErrorCode PoolFinalize(void)
 . fn     - the work; it must not call PETSc (it runs outside PETSc's thread)
 - arg    - its argument
 
+  Note:
+  A job submitted while the pool runs another (from another thread, or from inside a part) runs all its parts on its
+  caller, one after the other.
+
   Level: developer
 
 .seealso: `PGXStagedCopy()`
@@ -204,8 +215,9 @@ PetscErrorCode PGXThreadPoolRun(PetscInt nparts, void (*fn)(void *, PetscInt, Pe
 {
   PetscFunctionBegin;
   PetscCheck(nparts >= 1 && nparts <= PGX_COPY_MAX_THREADS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Thread pool job of %" PetscInt_FMT " parts (1..%d)", nparts, PGX_COPY_MAX_THREADS);
-  if (nparts == 1) {
-    fn(arg, 0, 1);
+  std::unique_lock<std::mutex> busy(poolbusy, std::try_to_lock);
+  if (nparts == 1 || !busy.owns_lock()) { /* one part, or the pool serves another thread's job: every part here */
+    for (PetscInt p = 0; p < nparts; p++) fn(arg, p, nparts);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   {

@@ -32,6 +32,18 @@ static void ProbePart(void *a, PetscInt p, PetscInt np)
   (void)np;
 }
 
+/* part 1 submits a job of 3 parts while the pool runs this one: it must run on part 1's thread, not deadlock */
+struct Nested {
+  PoolProbe outer, inner;
+  int       err = 0;
+};
+static void NestedPart(void *a, PetscInt p, PetscInt np)
+{
+  Nested *N = (Nested *)a;
+  ProbePart(&N->outer, p, np);
+  if (p == 1) N->err = (int)PGXThreadPoolRun(3, ProbePart, &N->inner);
+}
+
 static PetscErrorCode TestPool(void)
 {
   PetscInt sz;
@@ -55,6 +67,13 @@ static PetscErrorCode TestPool(void)
     for (auto &c : P.count) c = 0;
     PetscCall(PGXThreadPoolRun(4, ProbePart, &P));
     CHECK(P.count[0] == 1 && P.count[3] == 1 && P.count[4] == 0, "pool after restart");
+  }
+  {
+    Nested N;
+    for (auto &c : N.outer.count) c = 0;
+    for (auto &c : N.inner.count) c = 0;
+    PetscCall(PGXThreadPoolRun(4, NestedPart, &N));
+    CHECK(!N.err && N.inner.count[0] == 1 && N.inner.count[1] == 1 && N.inner.count[2] == 1 && N.inner.ids.size() == 1, "a job submitted from inside a part: error %d, parts ran %d %d %d times on %d threads (expected once each, on one thread)", N.err, (int)N.inner.count[0], (int)N.inner.count[1], (int)N.inner.count[2], (int)N.inner.ids.size());
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "thread pool: jobs of 1..17 parts, each part once on its own thread\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
