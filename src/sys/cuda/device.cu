@@ -366,11 +366,11 @@ PetscErrorCode PGXCUDACopy2D(PGXCopyDirection dir, void *d, void *h, size_t widt
   if (!s) s = ctx.stream;
   PetscCall(PGXCopyGetConfig(&cfg));
   mode = total < (size_t)cfg.threshold ? PGX_COPY_PLAIN : cfg.mode;
-  if (mode != PGX_COPY_PLAIN) { /* page-locked host memory needs no help */
+  if (mode != PGX_COPY_PLAIN) { /* only pageable memory needs help: page-locked (or device, managed) memory is copied as before */
     cudaPointerAttributes attr;
     cudaError_t           e = cudaPointerGetAttributes(&attr, h);
     if (e != cudaSuccess) (void)cudaGetLastError(); /* not known to CUDA: pageable */
-    else if (attr.type == cudaMemoryTypeHost) mode = PGX_COPY_PLAIN;
+    else if (attr.type != cudaMemoryTypeUnregistered) mode = PGX_COPY_PLAIN;
   }
   if (mode == PGX_COPY_AUTO) mode = cfg.threads >= 2 ? PGX_COPY_STAGED : PGX_COPY_PLAIN;
   if (mode == PGX_COPY_STAGED) {
