@@ -1,6 +1,7 @@
 /* Package registration: PGXInitializePackage() registers every PGX type, option and log event once.
    PetscDLLibraryRegister_pgx() is what PETSc calls for -dll_append .../libpgx.so. */
 #include <pgx/private/pgximpl.h>
+#include <pgx/private/pgxcopy.h>
 
 PetscClassId  PGX_CLASSID;
 PetscLogEvent PGX_DeviceInit, PGX_CopyToDevice, PGX_CopyToHost, PGX_GhostBegin, PGX_GhostEnd;
@@ -66,6 +67,7 @@ PetscErrorCode PGXInitializePackage(void)
   PetscCall(PetscOptionsEnum("-pgx_device", "Where PGX kernels run: auto (cuda when a GPU is visible), host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)PGXDefaultDevice, (PetscEnum *)&PGXDefaultDevice, NULL));
   PetscCall(PetscOptionsInt("-pgx_device_id", "The CUDA device this process uses (default: PETSc's device when PETSc has CUDA, else the node-local rank modulo the visible devices)", "PGXDeviceSelect", PGXDeviceId, &PGXDeviceId, NULL));
   PetscOptionsEnd();
+  PetscCall(PGXCopySetFromOptions());
   PetscCall(PetscRegisterFinalize(PGXFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,6 +5,7 @@
    - PGXCheckLaunch(name): after every kernel launch; catches bad configurations and earlier faults.
    - PGXCUDAGetStream/GetCUBLAS/GetCUSPARSE/GetCUSOLVER: one lazily created context per process,
      destroyed at PetscFinalize. Every PGX kernel runs on that stream.
+   - PGXCUDACopy2D: host <-> device copies, large ones through pinned staging and host threads (pgxcopy.h).
    - pgx::cuda::DeviceArray<T>: a device buffer freed by its destructor, so early returns on error
      leak nothing. Use it for temporaries; persistent buffers live in the glue's context. */
 #pragma once
@@ -13,6 +14,7 @@
 #include <cublas_v2.h>
 #include <cusparse.h>
 #include <cusolverDn.h>
+#include <pgx/private/pgxcopy.h>
 
 PETSC_EXTERN const char *PGXCUSOLVERGetErrorString(cusolverStatus_t);
 
@@ -51,6 +53,9 @@ PETSC_EXTERN PetscErrorCode PGXCUDAGetCUBLAS(cublasHandle_t *);
 PETSC_EXTERN PetscErrorCode PGXCUDAGetCUSPARSE(cusparseHandle_t *);
 PETSC_EXTERN PetscErrorCode PGXCUDAGetCUSOLVER(cusolverDnHandle_t *);
 PETSC_EXTERN PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **);
+/* host (height rows of width bytes at pitch hpitch) <-> device (the same bytes contiguous) on stream s (NULL: PGX's),
+   large copies through the pipeline of pgxcopy.h; D2H complete on return, H2D complete with sync (else ordered on s) */
+PETSC_EXTERN PetscErrorCode PGXCUDACopy2D(PGXCopyDirection, void *d, void *h, size_t width, size_t height, size_t hpitch, cudaStream_t s, PetscBool sync);
 
 /* Grid size for n work items of 'block' threads each, capped so that it fits gridDim.x */
 static inline unsigned int PGXCUDAGridSize(PetscInt n, unsigned int block)

@@ -1,6 +1,7 @@
 /* The CUDA side of the device layer: one context per process (device, stream, library handles),
    device memory, Vec staging, and the error strings of cuSOLVER. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcopy.h>
 #include <stdlib.h>
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice.h>
@@ -8,6 +9,15 @@
 
 namespace
 {
+constexpr int MAX_STAGING = 64;
+/* pinned staging buffers of the large copies (pgxcopy.h), each with the event of its last transfer */
+struct Staging {
+  PetscInt    nbuf = 0;
+  size_t      size = 0;
+  char       *buf[MAX_STAGING] = {};
+  cudaEvent_t ev[MAX_STAGING]  = {};
+};
+
 struct Context {
   PetscBool          init = PETSC_FALSE;
   int                device = -1;
@@ -18,8 +28,24 @@ struct Context {
   cublasHandle_t     cublas   = nullptr;
   cusparseHandle_t   cusparse = nullptr;
   cusolverDnHandle_t cusolver = nullptr;
+  Staging            st;
 };
 Context ctx;
+
+PetscErrorCode StagingFree(void)
+{
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < ctx.st.nbuf; b++) {
+    if (ctx.st.ev[b]) PGXCallCUDA(cudaEventSynchronize(ctx.st.ev[b])); /* its last transfer may still read or write it */
+    if (ctx.st.buf[b]) PGXCallCUDA(cudaFreeHost(ctx.st.buf[b]));
+    if (ctx.st.ev[b]) PGXCallCUDA(cudaEventDestroy(ctx.st.ev[b]));
+    ctx.st.buf[b] = nullptr;
+    ctx.st.ev[b]  = nullptr;
+  }
+  ctx.st.nbuf = 0;
+  ctx.st.size = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 __global__ void probe_kernel(int *p)
 {
@@ -43,6 +69,7 @@ int local_rank()
 PetscErrorCode ContextDestroy(void)
 {
   PetscFunctionBegin;
+  PetscCall(StagingFree());
   if (ctx.cusolver) PGXCallCUSOLVER(cusolverDnDestroy(ctx.cusolver));
   if (ctx.cusparse) PGXCallCUSPARSE(cusparseDestroy(ctx.cusparse));
   if (ctx.cublas) PGXCallCUBLAS(cublasDestroy(ctx.cublas));
@@ -266,14 +293,120 @@ PetscErrorCode PGXHostFreePinned(void *pp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ------------------------------------------------------------------------------------- large copies (pgxcopy.h) */
+namespace
+{
+PetscErrorCode StagingReserve(PetscInt nbuf, size_t size)
+{
+  PetscFunctionBegin;
+  if (ctx.st.nbuf == nbuf && ctx.st.size == size) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(StagingFree());
+  for (PetscInt b = 0; b < nbuf; b++) {
+    PGXCallCUDA(cudaMallocHost((void **)&ctx.st.buf[b], size));
+    PGXCallCUDA(cudaEventCreateWithFlags(&ctx.st.ev[b], cudaEventDisableTiming));
+    ctx.st.nbuf = b + 1; /* freed by StagingFree() on any later error */
+  }
+  ctx.st.size = size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+struct StageCtx {
+  char        *dev;
+  cudaStream_t s;
+};
+
+PetscErrorCode StageTransfer(void *a, PGXCopyDirection dir, PetscInt b, size_t off, size_t len)
+{
+  StageCtx *c = (StageCtx *)a;
+
+  PetscFunctionBegin;
+  if (dir == PGX_COPY_H2D) PGXCallCUDA(cudaMemcpyAsync(c->dev + off, ctx.st.buf[b], len, cudaMemcpyHostToDevice, c->s));
+  else PGXCallCUDA(cudaMemcpyAsync(ctx.st.buf[b], c->dev + off, len, cudaMemcpyDeviceToHost, c->s));
+  PGXCallCUDA(cudaEventRecord(ctx.st.ev[b], c->s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode StageWait(void *, PetscInt b)
+{
+  PetscFunctionBegin;
+  PGXCallCUDA(cudaEventSynchronize(ctx.st.ev[b]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one cudaMemcpy(2D)Async */
+PetscErrorCode PlainCopy(PGXCopyDirection dir, char *d, char *h, size_t width, size_t height, size_t hpitch, cudaStream_t s)
+{
+  PetscFunctionBegin;
+  if (height <= 1 || hpitch == width) {
+    if (dir == PGX_COPY_H2D) PGXCallCUDA(cudaMemcpyAsync(d, h, width * height, cudaMemcpyHostToDevice, s));
+    else PGXCallCUDA(cudaMemcpyAsync(h, d, width * height, cudaMemcpyDeviceToHost, s));
+  } else {
+    if (dir == PGX_COPY_H2D) PGXCallCUDA(cudaMemcpy2DAsync(d, width, h, hpitch, width, height, cudaMemcpyHostToDevice, s));
+    else PGXCallCUDA(cudaMemcpy2DAsync(h, hpitch, d, width, width, height, cudaMemcpyDeviceToHost, s));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+/* Copies between the host array h (height rows of width bytes, row r at h + r hpitch) and the device bytes d
+   (contiguous, width * height), on stream s (NULL: PGX's stream). Copies of at least -pgx_device_copy_threshold
+   bytes from pageable memory take the path of -pgx_device_copy_mode (pgxcopy.h); smaller ones, and host memory
+   already page-locked, one cudaMemcpy(2D)Async. On return a device-to-host copy is complete; a host-to-device
+   copy has read h (h may be reused) and, with sync, is complete (else later work on s is ordered after it). */
+PetscErrorCode PGXCUDACopy2D(PGXCopyDirection dir, void *d, void *h, size_t width, size_t height, size_t hpitch, cudaStream_t s, PetscBool sync)
+{
+  const size_t  total = width * height;
+  PGXCopyConfig cfg;
+  PGXCopyMode   mode;
+
+  PetscFunctionBegin;
+  if (!total) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(height <= 1 || hpitch >= width, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Host pitch %zu < width %zu", hpitch, width);
+  PetscCall(ContextInit());
+  if (!s) s = ctx.stream;
+  PetscCall(PGXCopyGetConfig(&cfg));
+  mode = total < (size_t)cfg.threshold ? PGX_COPY_PLAIN : cfg.mode;
+  if (mode != PGX_COPY_PLAIN) { /* only pageable memory needs help: page-locked (or device, managed) memory is copied as before */
+    cudaPointerAttributes attr;
+    cudaError_t           e = cudaPointerGetAttributes(&attr, h);
+    if (e != cudaSuccess) (void)cudaGetLastError(); /* not known to CUDA: pageable */
+    else if (attr.type != cudaMemoryTypeUnregistered) mode = PGX_COPY_PLAIN;
+  }
+  if (mode == PGX_COPY_AUTO) mode = cfg.threads >= 2 ? PGX_COPY_STAGED : PGX_COPY_PLAIN;
+  if (mode == PGX_COPY_STAGED) {
+    PGXHostLayout L  = {(char *)h, width, height, height <= 1 ? width : hpitch};
+    StageCtx      sc = {(char *)d, s};
+    PGXStageOps   ops;
+    ops.ctx      = &sc;
+    ops.transfer = StageTransfer;
+    ops.wait     = StageWait;
+    PetscCall(StagingReserve(cfg.buffers, (size_t)cfg.chunk));
+    PetscCall(PGXStagedCopy(dir, &L, ctx.st.buf, ctx.st.nbuf, PGXCopyChunkFor(total, ctx.st.size), cfg.threads, &ops));
+    if (sync && dir == PGX_COPY_H2D) PGXCallCUDA(cudaStreamSynchronize(s));
+  } else if (mode == PGX_COPY_REGISTER) {
+    const size_t span = (height <= 1 ? 0 : (height - 1) * hpitch) + width;
+    cudaError_t  e    = cudaHostRegister(h, span, cudaHostRegisterDefault);
+    if (e != cudaSuccess) { /* e.g. a part of it already registered: copy as it is */
+      (void)cudaGetLastError();
+      PetscCall(PetscInfo(NULL, "cudaHostRegister of %zu bytes failed (%s): plain copy\n", span, cudaGetErrorString(e)));
+    }
+    PetscCall(PlainCopy(dir, (char *)d, (char *)h, width, height, hpitch, s));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* before the memory is unregistered */
+    if (e == cudaSuccess) PGXCallCUDA(cudaHostUnregister(h));
+  } else {
+    PetscCall(PlainCopy(dir, (char *)d, (char *)h, width, height, hpitch, s));
+    if (sync || dir == PGX_COPY_D2H) PGXCallCUDA(cudaStreamSynchronize(s));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXDeviceCopyToDevice(void *d, const void *h, size_t bytes)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ContextInit());
   PetscCall(PetscLogEventBegin(PGX_CopyToDevice, 0, 0, 0, 0));
-  PGXCallCUDA(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, ctx.stream));
-  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, d, (void *)h, bytes, 1, bytes, ctx.stream, PETSC_TRUE));
   PetscCall(PetscLogEventEnd(PGX_CopyToDevice, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -284,8 +417,7 @@ PetscErrorCode PGXDeviceCopyToHost(void *h, const void *d, size_t bytes)
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ContextInit());
   PetscCall(PetscLogEventBegin(PGX_CopyToHost, 0, 0, 0, 0));
-  PGXCallCUDA(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, ctx.stream));
-  PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+  PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, (void *)d, h, bytes, 1, bytes, ctx.stream, PETSC_TRUE));
   PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -471,7 +603,7 @@ PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar 
     s->inplace = PETSC_FALSE;
     PetscCall(StageReserve(s, n));
     PetscCall(PetscLogEventBegin(PGX_CopyToDevice, 0, 0, 0, 0));
-    if (n) PGXCallCUDA(cudaMemcpyAsync(s->buf, a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, ctx.stream));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, s->buf, (void *)a, (size_t)n * sizeof(PetscScalar), 1, 0, ctx.stream, PETSC_FALSE));
     PetscCall(PetscLogEventEnd(PGX_CopyToDevice, 0, 0, 0, 0));
     PetscCall(VecRestoreArrayReadAndMemType(v, &a));
     *d = s->buf;
@@ -518,8 +650,7 @@ PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec v, PGXVecStage s, PetscScalar *
   PetscFunctionBegin;
   if (!s->inplace && s->n) {
     PetscCall(PetscLogEventBegin(PGX_CopyToHost, 0, 0, 0, 0));
-    PGXCallCUDA(cudaMemcpyAsync(s->warr, s->buf, (size_t)s->n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, ctx.stream));
-    PGXCallCUDA(cudaStreamSynchronize(ctx.stream));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, s->buf, s->warr, (size_t)s->n * sizeof(PetscScalar), 1, 0, ctx.stream, PETSC_TRUE));
     PetscCall(PetscLogEventEnd(PGX_CopyToHost, 0, 0, 0, 0));
   } else if (s->inplace) PetscCall(PETScWaitForPGX()); /* PETSc's next use of v waits for PGX's writes */
   PetscCall(VecRestoreArrayWriteAndMemType(v, &s->warr));

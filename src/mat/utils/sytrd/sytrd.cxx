@@ -1003,15 +1003,16 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
   PetscCall(PetscLogEventBegin(PGX_SytrdBack, 0, 0, 0, 0));
   PetscCall(PetscTime(&t1));
 #if PGX_SYTRD_CUDA
-  if (S->dZT && n > 0) { /* the divide and conquer left Z_T on the device: Z = Q Z_T there, then one download */
+  if (S->dZT && n > 0) { /* the divide and conquer left Z_T on the device: Z = Q Z_T there, downloaded by column chunks overlapping the computation */
   #if defined(PETSC_USE_COMPLEX)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
   #else
     PetscErrorCode ierr;
+    PetscInt       nchunks = 8; /* chunks of Z's columns: each downloaded while the next is computed (1: no overlap) */
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-pgx_sytrd_back_chunks", &nchunks, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    ierr = K::cuda::apply_q(S->work, 0, S->dA, n, S->dZT);
+    ierr = K::cuda::apply_q_download(S->work, S->dA, n, S->dZT, Z, ldz, nchunks);
     PetscCall(PetscLogGpuTimeEnd());
-    for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, S->dZT + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
     PetscCall(PGXDeviceFree(&S->dZT));
     PetscCall(ierr);
     PetscCall(PetscLogGpuFlops(2.0 * n * n * n));

@@ -108,6 +108,9 @@ PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, Petsc
 PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA);
 /* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and the tau that reduce() left on the device */
 PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ);
+/* Z (host, n x k, ldz) <- Q dZ: dZ <- Q dZ by nchunks chunks of columns (Z = Q Z_T is independent per column), each
+   chunk downloaded into Z (pinned staging filled by host threads, on a second stream) while the next one computes */
+PetscErrorCode apply_q_download(Work *, const PetscScalar *dA, PetscInt k, PetscScalar *dZ, PetscScalar *Z, PetscInt ldz, PetscInt nchunks);
 } // namespace cuda
 #endif
 } // namespace sytrd

@@ -12,8 +12,9 @@
      w = y - N(k+1:,0:2k) t (two gemvs; four when not merged), w = tau w - tau/2 (w^T v) v (one block);
    - the trailing update A22(b:,b:) -= M N^T is one gemm of inner dimension 2b on the full square (rank2b),
      or two gemms V W^T and W V^T on the columns of M at stride 2 (lda = 2n).
-   The back-transformation applies blocks of b reflectors as I - V Tb V^T with three gemms (Tb from the
-   Gram matrix V^T V, formed on the host: b x b). */
+   The back-transformation applies blocks of b reflectors as I - V Tb V^T with three gemms (every block's Tb from
+   its Gram matrix V^T V first, one thread block per reflector block); for PGXSytrdSolve() it runs by column chunks
+   of Z, each downloaded (pinned staging, host threads, a second stream) while the next one is computed. */
 #include <pgx/private/pgxcuda.h>
 #include "../sytrd_kernels.h"
 #include <vector>
@@ -418,7 +419,8 @@ PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, 
   PetscFunctionBegin;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaMemcpy2DAsync(dA, (size_t)n * sizeof(PetscScalar), A, (size_t)lda * sizeof(PetscScalar), (size_t)n * sizeof(PetscScalar), (size_t)n, cudaMemcpyHostToDevice, s));
+  /* large matrices through pinned staging filled by host threads (-pgx_device_copy_*), ordered on s */
+  PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dA, (void *)A, (size_t)n * sizeof(PetscScalar), (size_t)n, (size_t)lda * sizeof(PetscScalar), s, PETSC_FALSE));
   const unsigned nt = (unsigned)((n + 31) / 32);
   MirrorLowerKernel<<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel");
@@ -587,9 +589,15 @@ PetscErrorCode reduce(Work *W, PetscScalar *dA, PetscReal *d, PetscReal *e, Pets
 }
 
 /* Tb (kb x kb, upper, column-major) of reflectors i..i+kb-1 from their Gram matrix G = V^T V and tau (device):
-   Tb(c,c) = tau_c, Tb(0:c,c) = -tau_c Tb(0:c,0:c) G(0:c,c), column after column (LAPACK dlarft); one block */
-__global__ void k_larft(int kb, const double *G, const double *tau, double *Tb)
+   Tb(c,c) = tau_c, Tb(0:c,c) = -tau_c Tb(0:c,0:c) G(0:c,c), column after column (LAPACK dlarft). One thread block
+   per reflector block (blockIdx.x = blk: reflectors blk b .. blk b + kb - 1 of nr, G and Tb at blk b^2, ld kb): the
+   serial recurrence of every block runs at once, not one block after the other. */
+__global__ void k_larft(int b, PetscInt nr, const double *Gall, const double *tauall, double *Tall)
 {
+  const PetscInt i  = (PetscInt)blockIdx.x * b;
+  const int      kb = (int)(nr - i < b ? nr - i : b);
+  const double  *G = Gall + (size_t)blockIdx.x * b * b, *tau = tauall + i;
+  double        *Tb = Tall + (size_t)blockIdx.x * b * b;
   for (int c = 0; c < kb; c++) {
     const double tc = tau[c];
     for (int r = threadIdx.x; r < kb; r += blockDim.x) {
@@ -605,39 +613,104 @@ __global__ void k_larft(int kb, const double *G, const double *tau, double *Tb)
   }
 }
 
-PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ)
+/* The back-transformation's blocks: nblk blocks of b reflectors (the last one kb = nr - i), block blk from i = blk b */
+struct BackBlocks {
+  PetscInt                       n, b, nblk;
+  pgx::cuda::DeviceArray<double> V, G, T, Y;
+};
+
+/* Tb of every block (T: nblk b^2, block blk's Tb at blk b^2, ld kb), from V and G = V^T V per block; Y for ky columns */
+static PetscErrorCode BackSetUp(Work *W, cublasHandle_t h, const double *dA, PetscInt ky, BackBlocks *B)
 {
-  cublasHandle_t h;
-  PetscInt       n = W->n, b = W->o.bback > 0 ? W->o.bback : W->o.b, nr = n - 1;
-  double        *V = nullptr, *G = nullptr, *Tb = nullptr, *Y = nullptr;
+  const PetscInt n = W->n, nr = n - 1;
 
   PetscFunctionBegin;
-  if (nr <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  b = PetscMin(b, nr);
-  PetscCall(PGXCUDAGetCUBLAS(&h));
-  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-  pgx::cuda::DeviceArray<double> dV, dG, dT, dY;
-  PetscCall(dV.resize((size_t)n * b));
-  PetscCall(dG.resize((size_t)b * b));
-  PetscCall(dT.resize((size_t)b * b));
-  PetscCall(dY.resize((size_t)b * k));
-  V = dV.data(), G = dG.data(), Tb = dT.data(), Y = dY.data();
-  /* blocks of b reflectors (W->o.bback, wider than the panel: each block streams Z once, in and out), everything
-     on the device: no host synchronization between the blocks */
-  PetscInt nblk = (nr + b - 1) / b;
-  for (PetscInt s = 0; s < nblk; s++) {
-    PetscInt blk = trans ? s : nblk - 1 - s, i = blk * b, kb = PetscMin(b, nr - i), L = n - i - 1;
+  B->n    = n;
+  B->b    = PetscMin(W->o.bback > 0 ? W->o.bback : W->o.b, nr);
+  B->nblk = (nr + B->b - 1) / B->b;
+  PetscCall(B->V.resize((size_t)n * B->b));
+  PetscCall(B->G.resize((size_t)B->nblk * B->b * B->b));
+  PetscCall(B->T.resize((size_t)B->nblk * B->b * B->b));
+  PetscCall(B->Y.resize((size_t)B->b * ky));
+  for (PetscInt blk = 0; blk < B->nblk; blk++) {
+    const PetscInt i = blk * B->b, kb = PetscMin(B->b, nr - i), L = n - i - 1;
+    k_build_v<<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, B->V.data());
+    PGXCheckLaunch("k_build_v");
+    PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)kb, (int)L, &one, B->V.data(), (int)L, B->V.data(), (int)L, &zero, B->G.data() + (size_t)blk * B->b * B->b, (int)kb));
+  }
+  k_larft<<<(unsigned)B->nblk, 256, 0, W->s0>>>((int)B->b, nr, B->G.data(), W->tau, B->T.data()); /* tau as reduce() left it on the device */
+  PGXCheckLaunch("k_larft");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z (n x k, ld n) <- Q Z (trans 0: the blocks last to first) or Q^H Z, all on W->s0: per block V is rebuilt (cheap: a
+   copy of the block's reflectors), then Y = V^T Z, Y = Tb Y (or Tb^T Y), Z -= V Y */
+static PetscErrorCode BackApply(Work *W, cublasHandle_t h, const double *dA, int trans, BackBlocks *B, PetscInt k, double *dZ)
+{
+  const PetscInt n = B->n, nr = n - 1;
+  double        *V = B->V.data(), *Y = B->Y.data();
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < B->nblk; s++) {
+    const PetscInt blk = trans ? s : B->nblk - 1 - s, i = blk * B->b, kb = PetscMin(B->b, nr - i), L = n - i - 1;
+    const double  *Tb = B->T.data() + (size_t)blk * B->b * B->b;
+    double        *Zi = dZ + i + 1;
     k_build_v<<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, V);
     PGXCheckLaunch("k_build_v");
-    PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)kb, (int)L, &one, V, (int)L, V, (int)L, &zero, G, (int)kb));
-    k_larft<<<1, 256, 0, W->s0>>>((int)kb, G, W->tau + i, Tb); /* tau as reduce() left it on the device */
-    PGXCheckLaunch("k_larft");
-    /* Y = V^T Z; Y = Tb Y (or Tb^T Y); Z -= V Y */
-    double *Zi = dZ + i + 1;
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)kb, (int)k, (int)L, &one, V, (int)L, Zi, (int)n, &zero, Y, (int)kb));
     PGXCallCUBLAS(cublasDtrmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)kb, (int)k, &one, Tb, (int)kb, Y, (int)kb, Y, (int)kb));
     PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)L, (int)k, (int)kb, &mone, V, (int)L, Y, (int)kb, &one, Zi, (int)n));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ)
+{
+  cublasHandle_t h;
+  BackBlocks     B;
+
+  PetscFunctionBegin;
+  if (W->n - 1 <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  /* blocks of W->o.bback reflectors (wider than the panel: each block streams Z once, in and out), everything on the
+     device: no host synchronization between the blocks */
+  PetscCall(BackSetUp(W, h, dA, k, &B));
+  PetscCall(BackApply(W, h, dA, trans, &B, k, dZ));
+  /* the work arrays are freed on return: wait for the queued work that reads them */
+  PGXCallCUDA(cudaStreamSynchronize(W->s0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode apply_q_download(Work *W, const PetscScalar *dA, PetscInt k, PetscScalar *dZ, PetscScalar *Z, PetscInt ldz, PetscInt nchunks)
+{
+  cublasHandle_t h = nullptr;
+  BackBlocks     B;
+  const PetscInt n = W->n;
+  PetscInt       kc, p0 = 0, pk = 0;
+
+  PetscFunctionBegin;
+  if (n <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  nchunks = PetscMax(1, PetscMin(nchunks, k));
+  kc      = (k + nchunks - 1) / nchunks;
+  if (n - 1 > 0) {
+    PetscCall(PGXCUDAGetCUBLAS(&h));
+    PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    PetscCall(BackSetUp(W, h, dA, kc, &B));
+  }
+  /* chunk c: its columns computed on s0, then ev[c % 2] recorded; its download waits for that event on s1 and is run
+     (host threads, pinned staging) after chunk c + 1 is queued on s0, so that the GPU computes while the link copies */
+  for (PetscInt c = 0, c0 = 0; c0 < k; c++, c0 += kc) {
+    const PetscInt kk = PetscMin(kc, k - c0);
+    cudaEvent_t    ev = c % 2 ? W->ev1 : W->ev0;
+    if (n - 1 > 0) PetscCall(BackApply(W, h, dA, 0, &B, kk, dZ + (size_t)c0 * n));
+    PGXCallCUDA(cudaEventRecord(ev, W->s0));
+    if (pk) PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, dZ + (size_t)p0 * n, Z + (size_t)p0 * ldz, (size_t)n * sizeof(double), (size_t)pk, (size_t)ldz * sizeof(double), W->s1, PETSC_TRUE));
+    PGXCallCUDA(cudaStreamWaitEvent(W->s1, ev, 0)); /* the next download (of this chunk) after its computation */
+    p0 = c0;
+    pk = kk;
+  }
+  PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, dZ + (size_t)p0 * n, Z + (size_t)p0 * ldz, (size_t)n * sizeof(double), (size_t)pk, (size_t)ldz * sizeof(double), W->s1, PETSC_TRUE));
   /* the work arrays are freed on return: wait for the queued work that reads them */
   PGXCallCUDA(cudaStreamSynchronize(W->s0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -665,6 +738,10 @@ PetscErrorCode reduce(Work *, PetscScalar *, PetscReal *, PetscReal *, PetscScal
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
 }
 PetscErrorCode apply_q(Work *, int, const PetscScalar *, PetscInt, PetscScalar *)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
+}
+PetscErrorCode apply_q_download(Work *, const PetscScalar *, PetscInt, PetscScalar *, PetscScalar *, PetscInt, PetscInt)
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
 }
