@@ -41,7 +41,9 @@ constexpr int    LANES = 32;                     /* partial sums of a root (a wa
 constexpr int    MAXIT = 120;                    /* iterations at most (bisection alone: about 60 to 1100) */
 constexpr double UNIT  = 1.1102230246251565e-16; /* unit roundoff of double, 2^-53 */
 
-/* products that feed sums: not fused on the device (so that the host and the device round alike) */
+/* products: never fused into a multiply-add on the device (nvcc contracts a * b + c by default), so that the host
+   (no contraction without FMA instructions) and the device round alike and the two backends run the same
+   iteration bitwise; every product that feeds a sum goes through Mul */
 PGX_SEC_HD double Mul(double a, double b)
 {
 #if defined(__CUDA_ARCH__)
@@ -122,17 +124,17 @@ PGX_SEC_HD void Start(Root &r, PetscInt j, PetscInt k, const double *d, double r
 PGX_SEC_HD bool Step(Root &r, const Sums &s, PetscInt k, const double *d, const double *z, double rho)
 {
   const bool last = r.j == k - 1;
-  double     dP = Delta(d, r.o, r), uP = z[r.o] / dP, tP = rho * Mul(z[r.o], uP), dtP = rho * Mul(uP, uP);
-  double     fr = 1 + rho * (s.neg + s.pos), dfr = rho * s.dr; /* all but the origin's term */
-  const double f = fr + tP, tol = UNIT * (8 * (rho * (s.pos - s.neg) + fabs(tP)) + rho * s.err + 2 + 3 * fabs(r.tau) * (dfr + dtP));
+  double     dP = Delta(d, r.o, r), uP = z[r.o] / dP, tP = Mul(rho, Mul(z[r.o], uP)), dtP = Mul(rho, Mul(uP, uP));
+  double     fr = 1 + Mul(rho, s.neg + s.pos), dfr = Mul(rho, s.dr); /* all but the origin's term */
+  const double f = fr + tP, tol = Mul(UNIT, Mul(8, Mul(rho, s.pos - s.neg) + fabs(tP)) + Mul(rho, s.err) + 2 + Mul(Mul(3, fabs(r.tau)), dfr + dtP));
 
   r.it++;
   if (fabs(f) <= tol || f != f) return true;
   if (r.it == 1 && !last && f < 0) { /* the root is right of the midpoint: origin j + 1 (same lambda, exact shift) */
     const double g = d[r.j + 1] - d[r.j];
     const double dQ = Delta(d, r.j + 1, r), uQ = z[r.j + 1] / dQ;
-    fr    = (fr + tP) - rho * Mul(z[r.j + 1], uQ); /* the sums without the new origin's term */
-    dfr   = (dfr + dtP) - rho * Mul(uQ, uQ);
+    fr    = (fr + tP) - Mul(rho, Mul(z[r.j + 1], uQ)); /* the sums without the new origin's term */
+    dfr   = (dfr + dtP) - Mul(rho, Mul(uQ, uQ));
     dfr   = dfr > 0 ? dfr : 0;
     r.o   = r.j + 1;
     r.tau = r.tau - g;
@@ -140,26 +142,25 @@ PGX_SEC_HD bool Step(Root &r, const Sums &s, PetscInt k, const double *d, const 
     r.hi  = 0;
     dP    = Delta(d, r.o, r);
     uP    = z[r.o] / dP;
-    tP    = rho * Mul(z[r.o], uP);
   } else if (f < 0) r.lo = r.tau;
   else r.hi = r.tau;
-  if (r.it >= MAXIT || r.hi - r.lo <= 4 * UNIT * fmax(fabs(r.lo), fabs(r.hi))) return true;
+  if (r.it >= MAXIT || r.hi - r.lo <= Mul(4 * UNIT, fmax(fabs(r.lo), fabs(r.hi)))) return true;
 
   /* the model's root x (tau + x) */
-  const double sP = rho * Mul(z[r.o], z[r.o]);
+  const double sP = Mul(rho, Mul(z[r.o], z[r.o]));
   double       tn = 0.5 * (r.lo + r.hi); /* bisection unless a root of the model is inside the bracket */
   PetscInt     q  = last ? r.o - 1 : (r.o == r.j ? r.j + 1 : r.j);
   if (q >= 0) { /* c x^2 - b x + e = 0 */
-    const double dQ = Delta(d, q, r), sQ = dfr * dQ * dQ, c = fr - sQ / dQ;
-    const double b = c * (dP + dQ) + (sP + sQ), e = (dP * dQ) * f;
-    double       disc = b * b - 4 * c * e, h;
+    const double dQ = Delta(d, q, r), sQ = Mul(Mul(dfr, dQ), dQ), c = fr - sQ / dQ;
+    const double b = Mul(c, dP + dQ) + (sP + sQ), e = Mul(Mul(dP, dQ), f);
+    double       disc = Mul(b, b) - Mul(4, Mul(c, e)), h;
     disc = disc > 0 ? sqrt(disc) : 0;
     h    = b + (b >= 0 ? disc : -disc);
     if (h != 0) {
-      const double t1 = r.tau + 2 * e / h;
+      const double t1 = r.tau + Mul(2, e) / h;
       if (t1 > r.lo && t1 < r.hi) tn = t1;
       else if (c != 0) {
-        const double t2 = r.tau + h / (2 * c);
+        const double t2 = r.tau + h / Mul(2, c);
         if (t2 > r.lo && t2 < r.hi) tn = t2;
       }
     }
