@@ -715,7 +715,19 @@ PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt
   return PGXTridiagonalEigenDCSecular(type, PGX_STEDC_SECULAR_AUTO, leaf, threads, n, d, e, Z, ldz, stats);
 }
 
-/* PGXTridiagonalEigenDC() with the place of the secular equations chosen (PGXStedcSecular, in include/pgx/sytrd.h) */
+/*@C
+  PGXTridiagonalEigenDCSecular - `PGXTridiagonalEigenDC()` with the place of the merges' secular equations chosen:
+  `PGX_STEDC_SECULAR_HOST` (LAPACK dlaed4 on the host threads, S uploaded for the gemms),
+  `PGX_STEDC_SECULAR_DEVICE` (PGX's root finder, z-hat and S in the backend: on cuda in device memory, on the host
+  its reference kernels) or `PGX_STEDC_SECULAR_AUTO` (device on cuda, host on the host; what
+  `PGXTridiagonalEigenDC()` uses).
+
+  Not Collective
+
+  Level: developer
+
+.seealso: `PGXTridiagonalEigenDC()`, `PGXSytrdSetStedcSecular()`
+@*/
 PetscErrorCode PGXTridiagonalEigenDCSecular(PGXDeviceType type, PGXStedcSecular secular, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
 {
   PetscFunctionBegin;
