@@ -15,7 +15,8 @@
    (0, rho z'z) for the last root): the sums of the terms other than the origin's and their derivative are
    formed; the model keeps the origin's term exact and fits one pole at the other end of the interval and a
    constant to the rest (value and derivative; see Step), and the model's root in the bracket is the step (a
-   quadratic, its two roots formed without cancellation); a step that leaves the bracket is replaced by
+   quadratic, its two roots formed without cancellation); when neither root is in the bracket, the root of the
+   origin's term plus the rest taken as constant (tau = rho z_o^2 / (f - t_o)), and when that is not either,
    bisection. It stops when |f| is below the bound of its rounding errors (a running error bound of the sums, as
    in Higham's analysis of recursive summation, plus the errors of the terms), when the bracket cannot shrink,
    or after MAXIT iterations. */
@@ -69,6 +70,7 @@ PGX_SEC_HD double Delta(const double *d, PetscInt i, const Root &r);
 struct Root {
   PetscInt j = 0, o = 0; /* the root, its origin pole */
   double   tau = 0, lo = 0, hi = 0;
+  double   dx = 0; /* the last step */
   int      it = 0;
 };
 
@@ -110,9 +112,20 @@ PGX_SEC_HD void Start(Root &r, PetscInt j, PetscInt k, const double *d, double r
   r.j  = j;
   r.o  = j;
   r.it = 0;
+  r.dx = 0;
   r.lo = 0;
   if (j < k - 1) r.hi = r.tau = (d[j + 1] - d[j]) / 2;
   else r.hi = r.tau = rho * zz;
+}
+
+/* The fallback point of the bracket: towards the pole (an end at 0) by a factor 8, the geometric mean of ends of
+   one sign more than a factor 8 apart, else the midpoint (roots next to a pole need decades, not halvings) */
+PGX_SEC_HD double Bisect(const Root &r)
+{
+  const double a = fabs(r.lo), b = fabs(r.hi), s = r.lo < 0 || r.hi < 0 ? -1.0 : 1.0;
+  if (r.lo == 0 || r.hi == 0) return Mul(s, Mul(0.125, fmax(a, b)));
+  if ((r.lo < 0) == (r.hi < 0) && fmax(a, b) > Mul(8, fmin(a, b))) return Mul(s, Mul(sqrt(a), sqrt(b)));
+  return Mul(0.5, r.lo + r.hi);
 }
 
 /* One iteration after the sums s at the current tau (k: the order; d, z: the equation): true when tau is taken as
@@ -148,7 +161,7 @@ PGX_SEC_HD bool Step(Root &r, const Sums &s, PetscInt k, const double *d, const 
 
   /* the model's root x (tau + x) */
   const double sP = Mul(rho, Mul(z[r.o], z[r.o]));
-  double       tn = 0.5 * (r.lo + r.hi); /* bisection unless a root of the model is inside the bracket */
+  double       tn = Bisect(r);          /* unless a root of the model is inside the bracket */
   PetscInt     q  = last ? r.o - 1 : (r.o == r.j ? r.j + 1 : r.j);
   if (q >= 0) { /* c x^2 - b x + e = 0 */
     const double dQ = Delta(d, q, r), sQ = Mul(Mul(dfr, dQ), dQ), c = fr - sQ / dQ;
@@ -168,7 +181,20 @@ PGX_SEC_HD bool Step(Root &r, const Sums &s, PetscInt k, const double *d, const 
     const double t1 = r.tau + (dP + sP / fr);
     if (t1 > r.lo && t1 < r.hi) tn = t1;
   }
+  if (tn == Bisect(r) && fr != 0) { /* the model failed: the rest of f taken as constant, fr + sP / (dP - x) = 0 */
+    const double t3 = sP / fr;
+    if (t3 > r.lo && t3 < r.hi) tn = t3;
+  }
+  if (tn != Bisect(r)) { /* a step x of the model: steps shrinking only linearly (a cluster of poles seen from afar
+                            looks like a multiple one) are extrapolated (Aitken: x / (1 - q), q = x / the last step) */
+    const double x = tn - r.tau, q = x / r.dx;
+    if (q >= 0.25 && q <= 0.9) {
+      const double t4 = r.tau + x / (1 - q);
+      if (t4 > r.lo && t4 < r.hi) tn = t4;
+    }
+  }
   if (tn == r.tau) return true;
+  r.dx  = tn - r.tau;
   r.tau = tn;
   return false;
 }
