@@ -50,6 +50,17 @@ typedef enum {
 } PGXTridiagEigenMethod;
 PETSC_EXTERN const char *const PGXTridiagEigenMethods[];
 
+/* Where the divide and conquer solves the secular equations of its merges and forms their eigenvectors S: HOST is
+   LAPACK dlaed4 on the host threads (S uploaded to the backend for the gemm), DEVICE is PGX's root finder, z-hat
+   and S in the backend (on cuda in device memory; on the host backend its reference kernels). AUTO: DEVICE on
+   cuda, HOST on the host. */
+typedef enum {
+  PGX_STEDC_SECULAR_AUTO,
+  PGX_STEDC_SECULAR_HOST,
+  PGX_STEDC_SECULAR_DEVICE
+} PGXStedcSecular;
+PETSC_EXTERN const char *const PGXStedcSeculars[];
+
 /* largest subproblem of the divide and conquer solved directly (LAPACK dsteqr) */
 #define PGX_STEDC_DEFAULT_LEAF 32
 /* most host threads of the divide and conquer (the default is the cores available, at most this) */
@@ -101,6 +112,8 @@ PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenMethod(PGXTridiagEigenMethod, Pet
    threads (<= 0: the cores available, at most PGX_STEDC_MAX_THREADS; the results are bitwise the same for any
    number); e is not changed; stats may be NULL */
 PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType, PetscInt, PetscInt, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt, PGXStedcStats *);
+/* the same with the secular equations' place chosen (PGXTridiagonalEigenDC: PGX_STEDC_SECULAR_AUTO) */
+PETSC_EXTERN PetscErrorCode PGXTridiagonalEigenDCSecular(PGXDeviceType, PGXStedcSecular, PetscInt, PetscInt, PetscInt, PetscReal[], PetscReal[], PetscReal[], PetscInt, PGXStedcStats *);
 /* The method that AUTO means for a backend, with or without eigenvectors (the default is one line there) */
 PETSC_EXTERN PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod, PGXDeviceType, PetscBool, PGXTridiagEigenMethod *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetTridiagonalEigenMethod(PGXSytrd, PGXTridiagEigenMethod);
@@ -108,3 +121,5 @@ PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonalEigenMethod(PGXSytrd, PGXTridi
 /* host threads of the divide and conquer (PGX_TRIDIAG_EIGEN_DC); 0 (default): the cores available, at most 16 */
 PETSC_EXTERN PetscErrorCode PGXSytrdSetThreads(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetThreads(PGXSytrd, PetscInt *);
+/* where the divide and conquer solves its secular equations (default PGX_STEDC_SECULAR_AUTO) */
+PETSC_EXTERN PetscErrorCode PGXSytrdSetStedcSecular(PGXSytrd, PGXStedcSecular);

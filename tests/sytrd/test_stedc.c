@@ -8,17 +8,21 @@
    -type toeplitz  : d = 2, e = -1
    -type clustered : d = 1 + 1e-8 r_i, e = 1e-8 s_i: all n eigenvalues within 4e-8 of 1 (close poles, many pair deflations)
    Checks, for each backend asked (-pgx_device host: reference; cuda: cuda, and cuda against reference):
-   eigenvalues within 1e-12 ||T||_1 of dstedc's, ||T Z - Z L||_F / ||T||_1 and ||Z^T Z - I||_F below 1e-12 sqrt(n),
+   eigenvalues within 1e-12 ||T||_1 (-wtol) of dstedc's, ||T Z - Z L||_F / ||T||_1 and ||Z^T Z - I||_F below 1e-12 sqrt(n),
    the same for ldz > n, and with -min_deflated K that at least K eigenpairs deflated (the test of deflation
    cannot pass without it). With -compare_threads a,b,c each backend runs again with each number of host
    threads, and the eigenvalues and eigenvectors must be bitwise equal to those of the first number (memcmp).
    Options: -n N, -leaf L (subproblems solved directly), -threads T (host threads of the checked runs; 0: the
-   default), -seed S. */
+   default), -seed S, -secular auto|host|device (where the merges' secular equations are solved:
+   PGXTridiagonalEigenDCSecular; auto: device on cuda, LAPACK dlaed4 on the host; device on the host backend is
+   the reference kernels of the device path). */
 #include <string.h>
 #include <pgx/sytrd.h>
 #include "../common/pgxtest.h"
 
-static PetscInt nfail = 0;
+static PetscInt        nfail   = 0;
+static PGXStedcSecular secular = PGX_STEDC_SECULAR_AUTO; /* -secular: where the merges' secular equations are solved */
+static PetscReal       wtol    = 1e-12;                  /* -wtol: eigenvalues against dstedc's, relative to ||T||_1 */
 
 static PetscErrorCode MakeT(const char *type, PetscInt n, PetscInt seed, PetscReal *d, PetscReal *e)
 {
@@ -114,13 +118,13 @@ static PetscErrorCode RunOne(const char *label, PGXDeviceType dev, PetscInt leaf
   for (PetscInt i = 0; i < n; i++) dd[i] = d[i];
   for (PetscInt i = 0; i < n - 1; i++) ee[i] = e[i];
   for (PetscInt i = 0; i < n * ldz; i++) Z[i] = -1.0; /* poison: every entry of the n x n block must be written */
-  PetscCall(PGXTridiagonalEigenDC(dev, leaf, threads, n, dd, ee, Z, ldz, &st));
+  PetscCall(PGXTridiagonalEigenDCSecular(dev, secular, leaf, threads, n, dd, ee, Z, ldz, &st));
   for (PetscInt i = 0; i < n - 1; i++) CHECK(ee[i] == e[i], "%s: e changed", label);
   for (PetscInt i = 0; i < n; i++) w[i] = dd[i];
   for (PetscInt i = 0; i < n; i++) errw = PetscMax(errw, PetscAbsReal(w[i] - wl[i]));
   for (PetscInt i = 0; i + 1 < n; i++) CHECK(w[i] <= w[i + 1], "%s: eigenvalues not ascending at %d", label, (int)i);
   Residuals(n, d, e, tnorm, w, Z, ldz, &res, &orth);
-  CHECK(errw <= 1e-12 * tnorm, "%s: eigenvalues differ from dstedc's by %g (||T|| %g)", label, (double)errw, (double)tnorm);
+  CHECK(errw <= wtol * tnorm, "%s: eigenvalues differ from dstedc's by %g (||T|| %g)", label, (double)errw, (double)tnorm);
   CHECK(res < tol, "%s: ||T Z - Z L||/||T|| = %g > %g", label, (double)res, (double)tol);
   CHECK(orth < tol, "%s: ||Z^T Z - I|| = %g > %g", label, (double)orth, (double)tol);
   CHECK(st.deflated >= mindefl, "%s: %d eigenpairs deflated, fewer than %d", label, (int)st.deflated, (int)mindefl);
@@ -143,7 +147,7 @@ static PetscErrorCode CompareThreads(PGXDeviceType dev, PetscInt leaf, PetscInt 
     for (PetscInt i = 0; i < n; i++) dd[i] = d[i];
     for (PetscInt i = 0; i < n - 1; i++) ee[i] = e[i];
     for (PetscInt i = 0; i < n * n; i++) Z[i] = -1.0;
-    PetscCall(PGXTridiagonalEigenDC(dev, leaf, tc[t], n, dd, ee, Z, n, &st));
+    PetscCall(PGXTridiagonalEigenDCSecular(dev, secular, leaf, tc[t], n, dd, ee, Z, n, &st));
     if (!t) {
       PetscCall(PetscArraycpy(w0, dd, n));
       PetscCall(PetscArraycpy(Z0, Z, n * n));
@@ -182,6 +186,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-min_deflated", &mindefl, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &threads, NULL));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-compare_threads", tc, &ntc, &cmp));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-secular", PGXStedcSeculars, (PetscEnum *)&secular, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-wtol", &wtol, NULL));
   PetscCall(PGXDeviceResolve(PETSC_COMM_SELF, !strcmp(devs, "cuda") ? PGX_DEVICE_CUDA : PGX_DEVICE_HOST, &dev));
   PetscCall(PetscMalloc5(n, &d, n, &e, n, &wl, n, &el, n * n, &Zl));
   PetscCall(PetscMalloc3(n, &w, n, &w2, n * (n + 3), &Z));

@@ -19,6 +19,7 @@ typedef struct {
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
   PetscInt       threads;  /* host threads of the divide and conquer (-eps_pgx_threads; 0: the default) */
+  PGXStedcSecular secular; /* where the divide and conquer solves its secular equations (-eps_pgx_stedc_secular) */
   PGXDeviceType  devreq;   /* -pgx_device as requested */
   PGXDeviceType  device;   /* resolved at setup */
   Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
@@ -121,6 +122,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetBackBlockSize(ctx->S, ctx->bback));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
+    PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
     PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
     PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
     PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
@@ -228,6 +230,7 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
     if (ctx->threads == PETSC_DEFAULT || ctx->threads == PETSC_DECIDE) ctx->threads = 0;
     PetscCheck(ctx->threads >= 0 && ctx->threads <= PGX_STEDC_MAX_THREADS, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_threads must be in 1..%d (0: the default), got %" PetscInt_FMT, PGX_STEDC_MAX_THREADS, ctx->threads);
   }
+  PetscCall(PetscOptionsEnum("-eps_pgx_stedc_secular", "Secular equations of the divide and conquer: auto (device on cuda), host (LAPACK dlaed4, S uploaded), device (PGX's root finder, z-hat and S in the backend)", "PGXSytrdSetStedcSecular", PGXStedcSeculars, (PetscEnum)ctx->secular, (PetscEnum *)&ctx->secular, NULL));
   PetscCall(PetscOptionsBool("-eps_pgx_tridiag_vectors", "EPSSolve solves T with its eigenvectors (0: eigenvalues only; asking for eigenvectors then solves T again)", "PGXSytrdSolveTridiagonal", ctx->tvectors, &ctx->tvectors, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
   PetscOptionsHeadEnd();
@@ -263,6 +266,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  tridiagonal eigensolver: %s%s; T solved %s in EPSSolve\n", ctx->tev == PGX_TRIDIAG_EIGEN_AUTO ? "auto: " : "", what, ctx->tvectors ? "with its eigenvectors" : "for its eigenvalues only"));
     if (ctx->threads > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: %" PetscInt_FMT "%s\n", ctx->threads, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: the cores available, at most %d%s\n", PGX_STEDC_MAX_THREADS, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
+    if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscViewerASCIIPrintf(viewer, "  secular equations of the divide and conquer: %s\n", (ctx->secular == PGX_STEDC_SECULAR_DEVICE || (ctx->secular == PGX_STEDC_SECULAR_AUTO && dev == PGX_DEVICE_CUDA)) ? "PGX's root finder in the backend" : "LAPACK dlaed4 on the host"));
   }
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -473,6 +477,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
+. -eps_pgx_stedc_secular <auto,host,device> - where the divide and conquer solves its secular equations: host (LAPACK dlaed4, S uploaded) or device (PGX's root finder, z-hat and S in the backend); auto: device on cuda
 - -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
 
   Level: beginner

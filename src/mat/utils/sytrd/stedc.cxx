@@ -4,6 +4,9 @@
    (as dlaed2 describes it), the roots of the secular equation (dlaed4), the Gu-Eisenstat recomputation of z and
    the eigenvectors S of the rank-one modified diagonal (as dlaed3 describes them). Leaves are solved by dsteqr
    on the host. Same organisation as LAPACK dlaed0/dlaed1 and MAGMA's dstedx; no code of theirs.
+   With PGX_STEDC_SECULAR_DEVICE (the default on cuda) the roots, z-hat and S are PGX's own (stedc_secular.h) and
+   run in the backend: per merge d, z and rho go up, the k eigenvalues come back and S is formed in device memory
+   where the gemms read it (on the host backend the same kernels' reference loops run on the host threads).
 
    Host threads (a small pool of persistent std::threads, `threads` of them counting the caller): the merges are
    done a level of the tree at a time (the merges of one depth are independent: disjoint rows and columns, and
@@ -30,6 +33,7 @@
 #include <mutex>
 #include <new>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 #if defined(__linux__)
@@ -204,8 +208,8 @@ struct MergeState {
   PetscReal               *hS  = nullptr;          /* host slab: differences, then S (k x k) */
   PetscReal                rho = 0;
   PetscInt                 k   = 0, cnt[4] = {0, 0, 0, 0};
-  std::vector<PetscReal>   z, dl, w, wh, lam;
-  std::vector<PetscInt>    sec, defl, cidx, up, lo, perm;
+  std::vector<PetscReal>   z, dl, w, wh, lam, tau; /* tau, org: the roots of PGX's root finder (host path) */
+  std::vector<PetscInt>    sec, defl, cidx, up, lo, perm, org, iters;
   std::vector<K::Rotation> rot;
   std::vector<PetscBLASInt> info;
 };
@@ -217,6 +221,8 @@ const char *const PhaseNames[PH_COUNT] = {"z (download)", "deflation", "rotation
 /* The run: backend, buffers in the backend's memory, host work arrays, threads */
 struct DC {
   bool                   cuda = false;
+  bool                   devsec = false; /* PGX's root finder, z-hat and S (stedc_secular.h): on the device on cuda,
+                                            the reference kernels on the host; else LAPACK dlaed4 on the host */
   PetscInt               n = 0, leaf = 0;
   int                    threads = 1;
   Pool                  *pool    = nullptr;
@@ -389,12 +395,17 @@ void Deflate(MergeState &ms)
   for (PetscInt s = 0; s < ms.k; s++) ms.dl[s] = D[ms.sec[s]], ms.w[s] = z[ms.sec[s]];
 }
 
-/* The roots of the secular equation of D + rho w w^T (k >= 3): lam (ascending); column j of hS holds dl - lam_j.
-   k <= 2 is done with the vectors. In nt threads of the pool (nt > 1 from the caller's thread only). */
-bool Roots(Pool *pool, int nt, MergeState &ms)
+/* The roots of the secular equation of D + rho w w^T (k >= 3): lam (ascending); with dlaed4 column j of hS holds
+   dl - lam_j, with PGX's root finder (devsec, reference kernels) org and tau hold the roots. k <= 2 is done with
+   the vectors. In nt threads of the pool (nt > 1 from the caller's thread only). */
+bool Roots(Pool *pool, int nt, MergeState &ms, bool devsec)
 {
   const PetscInt k = ms.k;
   if (k <= 2) return true;
+  if (devsec) {
+    ms.org.resize(k), ms.tau.resize(k), ms.iters.resize(k);
+    return ParallelFor(pool, nt, k, ROOT_CHUNK, [&](PetscInt j0, PetscInt j1) { K::reference::secular_roots(k, ms.dl.data(), ms.w.data(), ms.rho, j0, j1, ms.lam.data(), ms.org.data(), ms.tau.data(), ms.iters.data()); });
+  }
   PetscBLASInt bk = (PetscBLASInt)k;
   ms.info.assign(k, 0);
   return ParallelFor(pool, nt, k, ROOT_CHUNK, [&](PetscInt j0, PetscInt j1) {
@@ -406,7 +417,7 @@ bool Roots(Pool *pool, int nt, MergeState &ms)
 }
 
 /* The eigenvectors of D + rho w w^T, written into hS (ld k) with rows permuted by cidx: S(r, j) = v_j(cidx[r]) */
-bool Vectors(Pool *pool, int nt, MergeState &ms)
+bool Vectors(Pool *pool, int nt, MergeState &ms, bool devsec)
 {
   const PetscInt   k = ms.k;
   const PetscReal *dl = ms.dl.data(), *w = ms.w.data(), rho = ms.rho;
@@ -432,9 +443,14 @@ bool Vectors(Pool *pool, int nt, MergeState &ms)
       for (PetscInt r = 0; r < 2; r++) S[r + 2 * j] = v[cidx[r] + 2 * j];
     return true;
   }
+  ms.wh.resize(k);
+  if (devsec) { /* the reference kernels of the device path: z-hat rows, then columns */
+    PetscReal *wh = ms.wh.data();
+    bool       ok = ParallelFor(pool, nt, k, ROW_CHUNK, [&](PetscInt i0, PetscInt i1) { K::reference::secular_zhat(k, dl, w, ms.org.data(), ms.tau.data(), i0, i1, wh); });
+    return ok && ParallelFor(pool, nt, k, COL_CHUNK, [&](PetscInt j0, PetscInt j1) { K::reference::secular_vectors(k, dl, wh, ms.org.data(), ms.tau.data(), cidx, j0, j1, S, k); });
+  }
   /* Gu-Eisenstat: wh_i^2 = -(dl_i - lam_i) prod_{j != i} (dl_i - lam_j) / (dl_i - dl_j), the product in the
      order of j, computed column by column (contiguous) by threads that own a range of i */
-  ms.wh.resize(k);
   PetscReal *wh = ms.wh.data();
   bool       ok = ParallelFor(pool, nt, k, ROW_CHUNK, [&](PetscInt i0, PetscInt i1) {
     for (PetscInt i = i0; i < i1; i++) wh[i] = -S[i + (size_t)i * k];
@@ -497,7 +513,8 @@ PetscErrorCode MultiplyS(DC &dc, int nt, MergeState &ms)
   PetscErrorCode ierr = PETSC_SUCCESS;
   if (k == 0) return ierr;
   const PetscReal *S = ms.hS;
-  if (dc.cuda) {
+  if (dc.cuda && dc.devsec && k >= 3) S = ms.Sd; /* formed there by secular_vectors */
+  else if (dc.cuda) {
     ierr = Upload(dc, k, k, ms.hS, k, ms.Sd, k);
     S    = ms.Sd;
   }
@@ -571,24 +588,37 @@ PetscErrorCode DoLevel(DC &dc, const Merge *first, const Merge *last, PetscReal 
   }));
   /* the backend's rotations and gathers (on cuda queued: they overlap the secular equations) */
   PetscCall(ForMerges(dc, ms, hb, PH_GATHER, [&](MergeState &s, int nt) -> PetscErrorCode { return RotateGather(dc, nt, s); }));
-  PetscCall(ForMerges(dc, ms, true, PH_ROOTS, [&](MergeState &s, int nt) -> PetscErrorCode { return Roots(nt > 1 ? dc.pool : nullptr, nt, s) ? PETSC_SUCCESS : PETSC_ERR_MEM; }));
+  const bool ds = dc.cuda && dc.devsec; /* the secular phases on the device: from the caller's thread */
+  PetscCall(ForMerges(dc, ms, !ds, PH_ROOTS, [&](MergeState &s, int nt) -> PetscErrorCode {
+#if PGX_HAVE_CUDA_REAL
+    if (ds) return s.k >= 3 ? K::cuda::secular_roots(dc.scr, s.mg->off, s.k, s.dl.data(), s.w.data(), s.rho, s.lam.data()) : PETSC_SUCCESS;
+#endif
+    return Roots(nt > 1 ? dc.pool : nullptr, nt, s, dc.devsec) ? PETSC_SUCCESS : PETSC_ERR_MEM;
+  }));
   for (PetscInt i = 0; i < cnt; i++)
     for (PetscInt j = 0; j < (PetscInt)ms[i].info.size(); j++) PetscCheck(ms[i].info[j] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dlaed4 failed for root %" PetscInt_FMT " of a secular equation of order %" PetscInt_FMT ": info %d", j + 1, ms[i].k, (int)ms[i].info[j]);
-  PetscCall(ForMerges(dc, ms, true, PH_VECTORS, [&](MergeState &s, int nt) -> PetscErrorCode { return Vectors(nt > 1 ? dc.pool : nullptr, nt, s) ? PETSC_SUCCESS : PETSC_ERR_MEM; }));
+  PetscCall(ForMerges(dc, ms, !ds, PH_VECTORS, [&](MergeState &s, int nt) -> PetscErrorCode {
+#if PGX_HAVE_CUDA_REAL
+    if (ds && s.k >= 3) return K::cuda::secular_vectors(dc.scr, s.mg->off, s.k, s.cidx.data(), s.Sd, s.k);
+#endif
+    return Vectors(nt > 1 ? dc.pool : nullptr, nt, s, dc.devsec) ? PETSC_SUCCESS : PETSC_ERR_MEM;
+  }));
   PetscCall(ForMerges(dc, ms, hb, PH_GEMM, [&](MergeState &s, int nt) -> PetscErrorCode { return MultiplyS(dc, nt, s); }));
   PetscCall(ForMerges(dc, ms, hb, PH_SORT, [&](MergeState &s, int nt) -> PetscErrorCode {
     Sort(s);
     return Gather(dc, nt, s.mg->m, s.mg->m, s.perm.data(), s.out, s.mg->m, s.Zb, n);
   }));
   {
-    PetscInt ksum = 0, msum = 0, kmax = 0;
+    PetscInt ksum = 0, msum = 0, kmax = 0, itmax = 0;
     for (const MergeState &s : ms) ksum += s.k, msum += s.mg->m, kmax = PetscMax(kmax, s.k);
+    for (const MergeState &s : ms)
+      for (PetscInt it : s.iters) itmax = PetscMax(itmax, it);
     for (const MergeState &s : ms) dc.st->flops += 2.0 * s.k * ((PetscLogDouble)s.mg->n1 * s.up.size() + (PetscLogDouble)(s.mg->m - s.mg->n1) * s.lo.size());
     dc.st->merges += cnt;
     dc.st->secular += ksum;
     dc.st->deflated += msum - ksum;
-    PetscCall(PetscInfo(NULL, "divide and conquer, depth %d: %" PetscInt_FMT " merge%s of order %" PetscInt_FMT "%s, secular orders %" PetscInt_FMT " (largest %" PetscInt_FMT "), %" PetscInt_FMT " deflated (%s); seconds: z %.4f, deflation %.4f, rotations+gathers %.4f, roots %.4f, z-hat+vectors %.4f, S upload+gemms %.4f, sort+gather %.4f\n", first->depth, cnt, cnt > 1 ? "s" : "", first->m, cnt > 1 ? " or so" : "", ksum, kmax, msum - ksum,
-                           cnt > 1 && cnt >= dc.threads ? "merges side by side" : "threads inside each merge", dc.t[PH_Z] - lt[PH_Z], dc.t[PH_DEFLATE] - lt[PH_DEFLATE], dc.t[PH_GATHER] - lt[PH_GATHER], dc.t[PH_ROOTS] - lt[PH_ROOTS], dc.t[PH_VECTORS] - lt[PH_VECTORS], dc.t[PH_GEMM] - lt[PH_GEMM], dc.t[PH_SORT] - lt[PH_SORT]));
+    PetscCall(PetscInfo(NULL, "divide and conquer, depth %d: %" PetscInt_FMT " merge%s of order %" PetscInt_FMT "%s, secular orders %" PetscInt_FMT " (largest %" PetscInt_FMT "), %" PetscInt_FMT " deflated (%s); secular equations %s%s; seconds: z %.4f, deflation %.4f, rotations+gathers %.4f, roots %.4f, z-hat+vectors %.4f, S upload+gemms %.4f, sort+gather %.4f\n", first->depth, cnt, cnt > 1 ? "s" : "", first->m, cnt > 1 ? " or so" : "", ksum, kmax, msum - ksum,
+                           cnt > 1 && cnt >= dc.threads ? "merges side by side" : "threads inside each merge", ds ? "on the device" : (dc.devsec ? "by the reference kernels of the device path" : "by dlaed4"), itmax > 0 ? (std::string(", at most ") + std::to_string((long long)itmax) + " iterations a root").c_str() : "", dc.t[PH_Z] - lt[PH_Z], dc.t[PH_DEFLATE] - lt[PH_DEFLATE], dc.t[PH_GATHER] - lt[PH_GATHER], dc.t[PH_ROOTS] - lt[PH_ROOTS], dc.t[PH_VECTORS] - lt[PH_VECTORS], dc.t[PH_GEMM] - lt[PH_GEMM], dc.t[PH_SORT] - lt[PH_SORT]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -610,7 +640,9 @@ PetscErrorCode PGXStedcDefaultThreads(PetscInt *threads)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], const PetscReal e[], PetscReal *Z, PGXStedcStats *stats)
+const char *const PGXStedcSeculars[] = {"auto", "host", "device", "PGXStedcSecular", "PGX_STEDC_SECULAR_", NULL};
+
+PetscErrorCode PGXStedcRun(PGXDeviceType type, PGXStedcSecular secular, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], const PetscReal e[], PetscReal *Z, PGXStedcStats *stats)
 {
   DC             dc;
   PGXStedcStats  st = {0, 0, 0, 0, 0, 0};
@@ -628,6 +660,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
 #endif
   if (threads <= 0) PetscCall(PGXStedcDefaultThreads(&threads));
   dc.cuda    = type == PGX_DEVICE_CUDA;
+  dc.devsec  = secular == PGX_STEDC_SECULAR_DEVICE || (secular == PGX_STEDC_SECULAR_AUTO && dc.cuda);
   dc.n       = n;
   dc.leaf    = leaf > 0 ? leaf : PGX_STEDC_DEFAULT_LEAF;
   dc.threads = (int)PetscMin(threads, (PetscInt)PGX_STEDC_MAX_THREADS);
@@ -719,8 +752,8 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PetscInt leaf, PetscInt threads, 
   {
     double tend = Now(), tm = tend - tl, tp = 0;
     for (int p = 0; p < PH_COUNT; p++) tp += dc.t[p];
-    st.thost = dc.t[PH_DEFLATE] + dc.t[PH_GATHER] + dc.t[PH_ROOTS] + dc.t[PH_VECTORS] + dc.t[PH_SORT];
-    PetscCall(PetscInfo(NULL, "divide and conquer of order %" PetscInt_FMT " (%s backend, %d host threads%s): %.4f s; leaves %.4f s (%" PetscInt_FMT " of at most %" PetscInt_FMT "), merges %.4f s (%" PetscInt_FMT "): z %.0f%%, deflation %.0f%%, rotations+gathers %.0f%%, secular roots %.0f%%, z-hat+vectors %.0f%%, S upload+gemms %.0f%%, sort+gather %.0f%%, other %.0f%%\n", n, dc.cuda ? "cuda" : "host", dc.threads, dc.cuda ? "; the device's gathers and gemms are queued: their time shows in the next z download and S upload" : "", tend - t0, tl - t0, st.leaves, dc.leaf, tm, st.merges,
+    st.thost = dc.t[PH_DEFLATE] + dc.t[PH_GATHER] + dc.t[PH_SORT] + (dc.cuda && dc.devsec ? 0 : dc.t[PH_ROOTS] + dc.t[PH_VECTORS]);
+    PetscCall(PetscInfo(NULL, "divide and conquer of order %" PetscInt_FMT " (%s backend, secular equations %s, %d host threads%s): %.4f s; leaves %.4f s (%" PetscInt_FMT " of at most %" PetscInt_FMT "), merges %.4f s (%" PetscInt_FMT "): z %.0f%%, deflation %.0f%%, rotations+gathers %.0f%%, secular roots %.0f%%, z-hat+vectors %.0f%%, S upload+gemms %.0f%%, sort+gather %.0f%%, other %.0f%%\n", n, dc.cuda ? "cuda" : "host", dc.devsec ? (dc.cuda ? "on the device" : "by the reference kernels of the device path") : "by dlaed4 on the host", dc.threads, dc.cuda ? (dc.devsec ? "; the device's gathers, S and gemms are queued: their time shows in the next roots (lambda download) or z download" : "; the device's gathers and gemms are queued: their time shows in the next z download and S upload") : "", tend - t0, tl - t0, st.leaves, dc.leaf, tm, st.merges,
                           100 * dc.t[PH_Z] / PetscMax(tm, 1e-300), 100 * dc.t[PH_DEFLATE] / PetscMax(tm, 1e-300), 100 * dc.t[PH_GATHER] / PetscMax(tm, 1e-300), 100 * dc.t[PH_ROOTS] / PetscMax(tm, 1e-300), 100 * dc.t[PH_VECTORS] / PetscMax(tm, 1e-300), 100 * dc.t[PH_GEMM] / PetscMax(tm, 1e-300), 100 * dc.t[PH_SORT] / PetscMax(tm, 1e-300), 100 * (tm - tp) / PetscMax(tm, 1e-300)));
   }
   if (stats) *stats = st;

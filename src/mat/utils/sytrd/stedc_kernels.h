@@ -19,6 +19,14 @@
    ordered [type 1, type 2, type 3] into Qup (n1 rows, types 1 and 2) and Qlo (n2 rows, types 2 and 3) and
    orders the rows of S the same way, so the product is two gemms: Q S = [Qup S(0:k1+k2,:); Qlo S(k1:k,:)].
 
+   The secular equations on the device (the cuda backend's default, -eps_pgx_stedc_secular device): the roots
+   by PGX's root finder (stedc_secular.h: each root as lambda_j = d_o + tau_j about its nearer pole o), then
+       zh_i = sign(z_i) sqrt( (lambda_i - d_i) prod_{j != i} (d_i - lambda_j) / (d_i - d_j) )
+   (a product of ratios, each near 1 in magnitude: no overflow; d_i - lambda_j = (d_i - d_o) - tau_j) and
+   S(:, j) = zh ./ (d - lambda_j), normalized. The reference kernels below are the same computation in host
+   loops (the specification of the cuda ones, and a host path of its own); the host's default stays LAPACK
+   dlaed4 in the driver.
+
    Storage: all matrices are column-major with a leading dimension, in the backend's memory (host arrays for
    the reference, device arrays for cuda); index lists and rotations are host arrays. The driver owns every
    buffer; the kernels allocate nothing except, on cuda, what they upload (index lists, rotations) into the
@@ -53,12 +61,23 @@ void gemm(PetscInt m, PetscInt n, PetscInt k, const PetscReal *A, PetscInt lda, 
 void copy(PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd);
 /* A (m x n) = 0 */
 void zero(PetscInt m, PetscInt n, PetscReal *A, PetscInt lda);
+/* The secular equation of diag(d) + rho z z^T (k >= 1, d ascending and distinct, rho > 0, z_i != 0): roots
+   j0..j1-1 into lam[j], their origin poles org[j] and offsets tau[j] (lam[j] = d[org[j]] + tau[j]); iters (or
+   NULL): the iterations of each root */
+void secular_roots(PetscInt k, const PetscReal *d, const PetscReal *z, PetscReal rho, PetscInt j0, PetscInt j1, PetscReal *lam, PetscInt *org, PetscReal *tau, PetscInt *iters);
+/* z-hat (Gu-Eisenstat), rows i0..i1-1, from all k roots (org, tau); the signs of z */
+void secular_zhat(PetscInt k, const PetscReal *d, const PetscReal *z, const PetscInt *org, const PetscReal *tau, PetscInt i0, PetscInt i1, PetscReal *zh);
+/* columns j0..j1-1 of S (k x k, ld lds): S(r, j) = v_j(cidx[r]) with v_j = zh ./ (d - lambda_j) normalized (cidx
+   NULL: the identity) */
+void secular_vectors(PetscInt k, const PetscReal *d, const PetscReal *zh, const PetscInt *org, const PetscReal *tau, const PetscInt *cidx, PetscInt j0, PetscInt j1, PetscReal *S, PetscInt lds);
 } // namespace reference
 
 #if PGX_HAVE_CUDA
 namespace cuda
 {
-/* Device scratch of the uploads: at least n PetscInt for an index list and n rotations */
+/* Device scratch of the uploads: at least n PetscInt for an index list and n rotations; for the secular
+   equations n each of d, z, cidx, the roots (org, tau) and z-hat, used at an offset `off` (the merges of one
+   level use disjoint ranges of the rows 0..n-1) */
 struct Scratch;
 PetscErrorCode create(PetscInt n, Scratch **);
 PetscErrorCode destroy(Scratch **);
@@ -70,6 +89,14 @@ PetscErrorCode gemm(PetscInt m, PetscInt n, PetscInt k, const PetscReal *A, Pets
 PetscErrorCode upload(PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd);
 PetscErrorCode download(PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd);
 PetscErrorCode zero(PetscInt m, PetscInt n, PetscReal *A, PetscInt lda);
+/* The reference's secular_roots for all k roots, one warp per root: d and z (host) are uploaded into the scratch
+   at off, the roots stay there (for secular_vectors) and lam (host, k) is downloaded (returns when it is there) */
+PetscErrorCode secular_roots(Scratch *, PetscInt off, PetscInt k, const PetscReal *d, const PetscReal *z, PetscReal rho, PetscReal *lam);
+/* After secular_roots at the same off: z-hat, then S (device, k x k, ld lds) with the rows ordered by cidx (host,
+   uploaded; NULL: the identity); queued on PGX's stream (S is ready for a gemm on it) */
+PetscErrorCode secular_vectors(Scratch *, PetscInt off, PetscInt k, const PetscInt *cidx, PetscReal *S, PetscInt lds);
+/* the roots' origins and offsets at off (host org, tau: k each), for the tests */
+PetscErrorCode secular_download_roots(Scratch *, PetscInt off, PetscInt k, PetscInt *org, PetscReal *tau);
 } // namespace cuda
 #endif
 } // namespace stedc

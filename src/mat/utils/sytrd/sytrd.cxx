@@ -32,6 +32,7 @@ struct _n_PGXSytrd {
   PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
   PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
+  PGXStedcSecular secular = PGX_STEDC_SECULAR_AUTO; /* where the divide and conquer solves its secular equations */
   PetscBool     merged = PETSC_TRUE, rank2b = PETSC_TRUE, streams = PETSC_TRUE; /* cuda ablations */
   PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
   PetscInt      panelbpsm = 3;                 /* fused panel: at most this many blocks per multiprocessor */
@@ -711,13 +712,31 @@ PetscErrorCode PGXTridiagEigenMethodResolve(PGXTridiagEigenMethod method, PGXDev
 @*/
 PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
 {
+  return PGXTridiagonalEigenDCSecular(type, PGX_STEDC_SECULAR_AUTO, leaf, threads, n, d, e, Z, ldz, stats);
+}
+
+/*@C
+  PGXTridiagonalEigenDCSecular - `PGXTridiagonalEigenDC()` with the place of the merges' secular equations chosen:
+  `PGX_STEDC_SECULAR_HOST` (LAPACK dlaed4 on the host threads, S uploaded for the gemms),
+  `PGX_STEDC_SECULAR_DEVICE` (PGX's root finder, z-hat and S in the backend: on cuda in device memory, on the host
+  its reference kernels) or `PGX_STEDC_SECULAR_AUTO` (device on cuda, host on the host; what
+  `PGXTridiagonalEigenDC()` uses).
+
+  Not Collective
+
+  Level: developer
+
+.seealso: `PGXTridiagonalEigenDC()`, `PGXSytrdSetStedcSecular()`
+@*/
+PetscErrorCode PGXTridiagonalEigenDCSecular(PGXDeviceType type, PGXStedcSecular secular, PetscInt leaf, PetscInt threads, PetscInt n, PetscReal d[], PetscReal e[], PetscReal Z[], PetscInt ldz, PGXStedcStats *stats)
+{
   PetscFunctionBegin;
   PetscCheck(n >= 0 && ldz >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Bad order %" PetscInt_FMT " or leading dimension %" PetscInt_FMT, n, ldz);
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   if (type == PGX_DEVICE_HOST) {
     std::vector<PetscReal> Zt(ldz == n ? 0 : (size_t)n * n);
     PetscReal             *Zr = ldz == n ? Z : Zt.data();
-    PetscCall(PGXStedcRun(PGX_DEVICE_HOST, leaf, threads, n, d, e, Zr, stats));
+    PetscCall(PGXStedcRun(PGX_DEVICE_HOST, secular, leaf, threads, n, d, e, Zr, stats));
     if (ldz != n)
       for (PetscInt j = 0; j < n; j++)
         for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = Zt[i + (size_t)j * n];
@@ -729,7 +748,7 @@ PetscErrorCode PGXTridiagonalEigenDC(PGXDeviceType type, PetscInt leaf, PetscInt
     PetscReal     *dZ = NULL;
     PetscErrorCode ierr;
     PetscCall(PGXDeviceMallocArray((size_t)n * n, &dZ));
-    ierr = PGXStedcRun(PGX_DEVICE_CUDA, leaf, threads, n, d, e, dZ, stats);
+    ierr = PGXStedcRun(PGX_DEVICE_CUDA, secular, leaf, threads, n, d, e, dZ, stats);
     for (PetscInt j = 0; !ierr && j < n; j += (ldz == n ? n : 1)) ierr = PGXDeviceCopyArrayToHost(Z + (size_t)j * ldz, dZ + (size_t)j * n, (size_t)(ldz == n ? n * n : n));
     PetscCall(PGXDeviceFree(&dZ));
     PetscCall(ierr);
@@ -911,6 +930,25 @@ PetscErrorCode PGXSytrdGetThreads(PGXSytrd S, PetscInt *threads)
 }
 
 /*@C
+  PGXSytrdSetStedcSecular - Sets where the divide and conquer (`PGX_TRIDIAG_EIGEN_DC`) of `PGXSytrdSolve()` solves
+  the secular equations of its merges and forms their eigenvectors: `PGX_STEDC_SECULAR_HOST` (LAPACK dlaed4 on
+  the host threads), `PGX_STEDC_SECULAR_DEVICE` (PGX's root finder in the backend) or `PGX_STEDC_SECULAR_AUTO`
+  (device on cuda, host on the host; the default).
+
+  Not Collective
+
+  Level: developer
+
+.seealso: `PGXSytrdSetThreads()`, `PGXTridiagonalEigenDCSecular()`
+@*/
+PetscErrorCode PGXSytrdSetStedcSecular(PGXSytrd S, PGXStedcSecular secular)
+{
+  PetscFunctionBegin;
+  S->secular = secular;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXSytrdSolveTridiagonal - Solves the tridiagonal T of A = Q T Q^H: its eigenvalues and, with vectors, its
   eigenvectors Z_T, kept in the object for `PGXSytrdSolve()` (on the device for the divide and conquer of the cuda
   backend). Reduces first if needed; does nothing when what is asked for is already there.
@@ -950,13 +988,13 @@ PetscErrorCode PGXSytrdSolveTridiagonal(PGXSytrd S, PetscBool vectors)
     PGXStedcStats st;
     if (!S->dZT && n > 0) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dZT));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(PGXStedcRun(PGX_DEVICE_CUDA, 0, S->threads, n, S->w.data(), e.data(), S->dZT, &st));
+    PetscCall(PGXStedcRun(PGX_DEVICE_CUDA, S->secular, 0, S->threads, n, S->w.data(), e.data(), S->dZT, &st));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(st.flops));
 #endif
   } else {
     S->ZT.resize((size_t)n * n);
-    if (method == PGX_TRIDIAG_EIGEN_DC) PetscCall(PGXTridiagonalEigenDC(PGX_DEVICE_HOST, 0, S->threads, n, S->w.data(), e.data(), S->ZT.data(), n, NULL));
+    if (method == PGX_TRIDIAG_EIGEN_DC) PetscCall(PGXTridiagonalEigenDCSecular(PGX_DEVICE_HOST, S->secular, 0, S->threads, n, S->w.data(), e.data(), S->ZT.data(), n, NULL));
     else PetscCall(PGXTridiagonalEigenMethod(method, n, S->w.data(), e.data(), S->ZT.data(), n));
   }
   PetscCall(PetscTime(&t1));
