@@ -5,9 +5,10 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
    (relative to max |LU|; except on the cond 1e8 matrix, where only the pivots are compared); solves (1 and 3 right-hand sides, A and A^T) have backward error < 10 and match
    dgetrs to 1e-12; an exactly zero pivot is reported in dgetrf's column (info - 1).
    Refinement driver (denselu_refine.h) with scripted residuals: the acceptance test, the switch to GMRES-IR, the
-   stop on stagnation, on a non-finite residual and at the step limit, frozen converged columns.
+   stop on stagnation, on a non-finite residual, when the rate predicts the step limit ("too slow") and when a GMRES-IR
+   correction stalls (scripted Arnoldi columns: 10 iterations, no update), frozen converged columns.
    Mixed precision on the host (emulated tf32/half/bf16): accepted solutions have backward error <= 1/sqrt(n)
-   (issue 14's units; the driver's test), fallbacks happen within 4 steps and give FP64 LU's backward error (< 1);
+   (issue 14's units; the driver's test), fallbacks happen within 4 steps and 20 GMRES iterations and give FP64 LU's backward error (< 1);
    RoundToBits is exact on hand-checked values.
    Swap plan (denselu_swapplan.h, the cuda LaswpKernel's gather): equal to the sequential interchanges on seeded
    pivot sequences with repeated rows below the block, rows inside it, no interchange, and kb 1..1024. */
@@ -173,14 +174,29 @@ struct MockOps {
   {
     if (open != pgx::kernels::denselu::PHASE_GMRES) badcall++;
     ngmres++;
-    *beta = 0; /* no correction: the script decides the residuals */
+    *beta = hdiag > 0 ? 1.0 : 0.0; /* hdiag 0: no correction, the script decides the residuals */
     return PETSC_SUCCESS;
   }
-  PetscErrorCode GmresArnoldi(PetscInt, PetscReal *) { return PETSC_SUCCESS; }
-  PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
+  /* hdiag > 0: Arnoldi columns h = (0, .., 0, hdiag, 1): each Givens rotation reduces |g| by about
+     1 / hypot(hdiag', 1) (hdiag 10: ~10x per iteration; hdiag 1: slower and slower, the stall rule's case) */
+  PetscReal hdiag = 0;
+  PetscInt  narnoldi = 0, nupdate = 0;
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h)
+  {
+    for (PetscInt i = 0; i < j; i++) h[i] = 0;
+    h[j]     = hdiag;
+    h[j + 1] = 1;
+    narnoldi++;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *)
+  {
+    nupdate++;
+    return PETSC_SUCCESS;
+  }
 };
 
-static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL)
+static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL, PetscReal hdiag = 0, PetscInt its = -1, PetscInt updates = -1)
 {
   namespace dl = pgx::kernels::denselu;
   MockOps           ops;
@@ -188,10 +204,13 @@ static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal
   dl::RefineResult  r;
 
   PetscFunctionBegin;
-  ops.rs = rs;
-  ops.k  = k;
-  o.gmres = gmres;
+  ops.rs    = rs;
+  ops.k     = k;
+  ops.hdiag = hdiag;
+  o.gmres   = gmres;
   PetscCall(dl::Refine(ops, o, &r));
+  if (its >= 0) CHECK(r.gmres_its == its && ops.narnoldi == its, "driver %s: %d GMRES iterations (%d Arnoldi steps), expected %d", what, (int)r.gmres_its, (int)ops.narnoldi, (int)its);
+  if (updates >= 0) CHECK(ops.nupdate == updates, "driver %s: %d GMRES-IR updates of X, expected %d", what, (int)ops.nupdate, (int)updates);
   CHECK(r.steps == steps && r.gmres_steps == gsteps && r.converged == conv && !std::strcmp(r.stop, stop), "driver %s: %d steps (%d GMRES-IR), converged %d, stop %s; expected %d (%d), %d, %s", what, (int)r.steps, (int)r.gmres_steps, (int)r.converged, r.stop, (int)steps, (int)gsteps, (int)conv, stop);
   if (last_plain_mask >= 0) CHECK(!ops.plain_active.empty() && ops.plain_active.back() == last_plain_mask, "driver %s: last plain step on columns %d, expected %d", what, ops.plain_active.empty() ? -1 : (int)ops.plain_active.back(), (int)last_plain_mask);
   CHECK(!ops.badpair && !ops.badcall && ops.open < 0, "driver %s: profile phases %s: %d unmatched begin/end, %d operations outside their phase", what, ops.phases.c_str(), ops.badpair, ops.badcall);
@@ -216,12 +235,26 @@ static PetscErrorCode DriverRules(void)
   /* growth stops at once */
   PetscCall(Driver("growth", {{1}, {10}}, 1, PETSC_FALSE, 1, 0, PETSC_FALSE, "stagnated"));
   PetscCall(Driver("nan", {{1}, {1e-3}, {nan}}, 1, PETSC_TRUE, 2, 0, PETSC_FALSE, "not finite"));
-  /* 12x per step from 1e10 does not reach 2 eps in 20 steps */
+  /* 12x per step from 1e10 does not reach 2 eps in 20 steps: after step 1 the rate predicts 24 more (1e10/12 / 2 eps
+     = 1.9e25 = 12^23.5), so it stops at once ("too slow") instead of at the step limit */
   {
     std::vector<std::vector<PetscReal>> rs = {{1e10}};
     for (int i = 1; i <= 22; i++) rs.push_back({rs.back()[0] / 12});
-    PetscCall(Driver("step limit", rs, 1, PETSC_FALSE, 20, 0, PETSC_FALSE, "step limit"));
+    PetscCall(Driver("too slow", rs, 1, PETSC_FALSE, 1, 0, PETSC_FALSE, "too slow"));
   }
+  /* 1e-3 then 12x per step from 1: after step 1, log(1e-3 / 2 eps) / log(1000) = 4.2: go on; after step 2 (12x) the
+     rate predicts ceil(log(8.3e-5 / 2 eps) / log 12) = 11 more, 13 <= 20: go on, and so on: converges after 13 steps */
+  {
+    std::vector<std::vector<PetscReal>> rs = {{1}, {1e-3}};
+    for (int i = 2; i <= 16; i++) rs.push_back({rs.back()[0] / 12});
+    PetscCall(Driver("slow but enough", rs, 1, PETSC_FALSE, 13, 0, PETSC_TRUE, "converged"));
+  }
+  /* GMRES-IR whose Krylov residual falls about 10x per iteration: 8 iterations reach gmres_rtol 1e-8, no stall */
+  PetscCall(Driver("gmres fast", {{1}, {1e-3}, {5e-4}, {1e-17}}, 1, PETSC_TRUE, 3, 1, PETSC_TRUE, "converged", -1, NULL, 10.0, 8, 1));
+  /* GMRES-IR whose Krylov residual hardly falls (h = (0.., 0.1, 1): |g_j| ~ 0.99 beta): after 10 iterations it is
+     still above |g_0| / 2 (the stall rule's window: 10 iterations, factor 0.5): the correction is abandoned (no update of X, no residual), the refinement ends: 3 steps
+     (plain, plain, GMRES-IR), 10 iterations instead of up to 40 */
+  PetscCall(Driver("gmres stalls", {{1}, {1e-3}, {5e-4}, {1e-17}}, 1, PETSC_TRUE, 3, 1, PETSC_FALSE, "GMRES-IR stalled", -1, "R.L.R.L.R.G.", 0.1, 10, 0));
   /* b = 0: converged at once, no step */
   PetscCall(Driver("zero rhs", {{0}}, 1, PETSC_TRUE, 0, 0, PETSC_TRUE, "converged"));
   /* two columns: column 0 converges at step 1 and is frozen (later plain steps on column 1 only, mask 2); its
@@ -266,7 +299,7 @@ static PetscErrorCode MixedHost(pgx::kernels::denselu::Precision prec, const cha
   CHECK(rr.converged || rr.fellback, "%s %s: neither converged nor fell back", name, kind);
   if (rr.converged) CHECK(be <= 1.0 / std::sqrt((double)n) && rr.berr <= 1.0 / std::sqrt((double)n), "%s %s: accepted with backward error %g (driver %g) > 1/sqrt(n)", name, kind, be, rr.berr);
   if (expect_fallback >= 0) CHECK((int)rr.fellback == expect_fallback, "%s %s cond %g: fallback %d, expected %d (%d steps, %s)", name, kind, cond, (int)rr.fellback, expect_fallback, (int)rr.steps, rr.stop);
-  if (rr.fellback) CHECK(rr.steps <= 4 && mx.used == dl::PRECISION_DOUBLE, "%s %s: fallback after %d steps (expected <= 4), precision in use %d", name, kind, (int)rr.steps, (int)mx.used);
+  if (rr.fellback) CHECK(rr.steps <= 4 && rr.gmres_its <= 20 && mx.used == dl::PRECISION_DOUBLE, "%s %s: fallback after %d steps (expected <= 4), %d GMRES iterations (expected <= 20: the stall rule), precision in use %d", name, kind, (int)rr.steps, (int)rr.gmres_its, (int)mx.used);
   if (nrhs > 1 && !rr.fellback) {
     double m = 0;
     for (PetscInt i = 0; i < n; i++) m = PetscMax(m, std::fabs(x[i + (nrhs - 1) * n]));

@@ -169,7 +169,7 @@ static inline PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::Refine
   if (res->fellback) {
     lu->nfallback++;
     lu->precused = kern::PRECISION_DOUBLE;
-    PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stagnated (%s after %" PetscInt_FMT " steps); fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq], res->stop, res->steps));
+    PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stopped unconverged (%s after %" PetscInt_FMT " steps, %" PetscInt_FMT " GMRES iterations, last reduction %g); fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq], res->stop, res->steps, res->gmres_its, (double)res->ratio));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
