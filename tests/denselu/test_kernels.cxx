@@ -419,6 +419,151 @@ static PetscErrorCode ProfileLogic(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tournament pivoting (denselu_tournament.h) */
+/* Graded: random with column j scaled by 10^(-6 j / n) and row i by 10^(-6 i / n) (pivots not at the top) */
+static void Graded(PetscInt m, PetscInt n, std::vector<double> &a)
+{
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < m; i++) a[i + j * m] = DenseLURand() * std::pow(10.0, -6.0 * j / n) * std::pow(10.0, -6.0 * ((m - 1 - i) % m) / m);
+}
+
+/* max |(P A - L U)_ij| / max |a_ij| of the m x w panel factors lu (the panel's layout, leading dimension m) */
+static double PanelResidual(PetscInt m, PetscInt w, const std::vector<double> &a, const std::vector<double> &lu, const PetscInt *ipiv, double *growth)
+{
+  std::vector<double> pa(a);
+  double              amax = 0, r = 0, umax = 0;
+  for (PetscInt j = 0; j < w; j++)
+    if (ipiv[j] != j)
+      for (PetscInt c = 0; c < w; c++) std::swap(pa[j + c * m], pa[ipiv[j] + c * m]);
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt c = 0; c < w; c++) {
+      double s = 0;
+      for (PetscInt k = 0; k <= PetscMin(i, c); k++) s += (k == i ? 1.0 : lu[i + k * m]) * lu[k + c * m];
+      amax = PetscMax(amax, std::fabs(a[i + c * m]));
+      r    = PetscMax(r, std::fabs(pa[i + c * m] - s));
+      if (i <= c) umax = PetscMax(umax, std::fabs(lu[i + c * m]));
+    }
+  *growth = amax > 0 ? umax / amax : 0;
+  return amax > 0 ? r / amax : r;
+}
+
+static PetscErrorCode TournamentInterchangesCheck(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  PetscFunctionBegin;
+  for (int trial = 0; trial < 200; trial++) {
+    const int        w = 1 + trial % 32, m = w + (trial * 7) % 90;
+    std::vector<int> win, perm(m), ipiv(w), pos(2 * w), row(2 * w), dst(2 * w), src(2 * w);
+    int              nm;
+    for (int i = 0; i < m; i++) perm[i] = i;
+    for (int i = m - 1; i > 0; i--) std::swap(perm[i], perm[(int)((DenseLURand() + 1) / 2 * (i + 1)) % (i + 1)]);
+    win.assign(perm.begin(), perm.begin() + w); /* w distinct rows */
+    dl::TournamentInterchanges(w, win.data(), ipiv.data(), pos.data(), row.data(), &nm, dst.data(), src.data());
+    std::vector<int> rows(m);
+    for (int i = 0; i < m; i++) rows[i] = i;
+    for (int j = 0; j < w; j++) std::swap(rows[j], rows[ipiv[j]]);
+    int bad = 0;
+    for (int j = 0; j < w; j++) bad += rows[j] != win[j] || ipiv[j] < j;
+    std::vector<int> expect(rows);
+    for (int i = w; i < m; i++) {
+      int s2 = i;
+      for (int t = 0; t < nm; t++)
+        if (dst[t] == i) s2 = src[t], bad += src[t] >= w;
+      bad += expect[i] != s2;
+    }
+    CHECK(!bad, "TournamentInterchanges w %d m %d: %d mismatches", w, m, bad);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One m x w panel: FP64 tournament; backward error, growth; one chunk (m < 512): the pivots and factors of partial pivoting */
+static PetscErrorCode TournamentPanelCase(const char *kind, PetscInt m, PetscInt w)
+{
+  std::vector<double>   a((size_t)m * w), lu, pp;
+  std::vector<PetscInt> ipiv(w), ipp(w);
+  PetscInt              zc, zcp;
+  double                g;
+
+  PetscFunctionBegin;
+  DenseLUSeed(777 + m * 33 + w);
+  if (!std::strcmp(kind, "graded")) Graded(m, w, a);
+  else {
+    for (auto &v : a) v = DenseLURand();
+    if (!std::strcmp(kind, "zerolead"))
+      for (PetscInt j = 0; j < w; j++)
+        for (PetscInt i = 0; i < PetscMin(m, 2 * w); i++) a[i + j * m] = i == j ? 0.0 : a[i + j * m]; /* zero diagonal on top */
+  }
+  lu = a;
+  PetscCall(ref::TournamentPanel(m, w, lu.data(), m, ipiv.data(), &zc));
+  const double r = PanelResidual(m, w, a, lu, ipiv.data(), &g);
+  CHECK(zc == -1, "tournament %s %d x %d: zero pivot %d", kind, (int)m, (int)w, (int)zc);
+  CHECK(r <= 100 * w * PETSC_MACHINE_EPSILON * PetscMax(1.0, g), "tournament %s %d x %d: max|PA - LU| / max|A| = %g (growth %g)", kind, (int)m, (int)w, r, g);
+  double lmax = 0;
+  for (PetscInt j = 0; j < w; j++)
+    for (PetscInt i = j + 1; i < m; i++) lmax = PetscMax(lmax, std::fabs(lu[i + j * m]));
+  CHECK(g <= 64.0 && lmax <= 64.0, "tournament %s %d x %d: growth max|U| / max|A| = %g, max|L| = %g (bound 64 here)", kind, (int)m, (int)w, g, lmax);
+  if (m < 2 * pgx::kernels::denselu::TSLU_ROWS) { /* one chunk: the tournament is partial pivoting */
+    pp = a;
+    PetscCall(ref::FactorPanel(m, w, pp.data(), m, ipp.data(), &zcp));
+    double d = 0, mx = 0;
+    for (size_t i = 0; i < pp.size(); i++) d = PetscMax(d, std::fabs(pp[i] - lu[i])), mx = PetscMax(mx, std::fabs(pp[i]));
+    CHECK(ipp == ipiv && d <= 1e-13 * mx, "tournament %s %d x %d (one chunk): pivots %s partial pivoting's, factors differ by %g", kind, (int)m, (int)w, ipp == ipiv ? "equal" : "differ from", d);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The emulated low-precision LU with tournament leaves: max|PA - LU| / max|A| <= sqrt(n) u growth (u = 2^-bits: every
+   stored result is rounded; wrong pivots or factors give O(1) or more), growth max|U| / max|A| <= gmax */
+static PetscErrorCode TournamentFactorCase(const char *kind, PetscInt n, PetscInt nb, PetscInt leafw, pgx::kernels::denselu::Precision prec, double gmax)
+{
+  std::vector<double>   a((size_t)n * n), lu;
+  std::vector<PetscInt> ipiv(n);
+  PetscInt              zc;
+  double                g;
+
+  PetscFunctionBegin;
+  DenseLUSeed(4242 + n);
+  if (!std::strcmp(kind, "graded")) Graded(n, n, a);
+  else PetscCall(DenseLUMatrix(kind, n, 0, a.data()));
+  lu = a;
+  PetscCall(ref::FactorTournament(n, lu.data(), n, nb, leafw, prec, ipiv.data(), &zc));
+  const double r = PanelResidual(n, n, a, lu, ipiv.data(), &g), tol = std::sqrt((double)n) * std::ldexp(1.0, -ref::PrecisionBits(prec)) * g;
+  CHECK(zc == -1 && r <= tol && g <= gmax, "tournament LU %s n %d nb %d leaf %d: zero pivot %d, max|PA - LU| / max|A| = %g (bound %g), growth %g (bound %g)", kind, (int)n, (int)nb, (int)leafw, (int)zc, r, tol, g, gmax);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tournament LU %s n %d nb %d leaf %d: max|PA - LU| / max|A| %.1e, growth %.1f\n", kind, (int)n, (int)nb, (int)leafw, r, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TournamentAll(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  const PetscInt ms[] = {1, 5, 31, 32, 33, 255, 256, 511, 512, 767, 1300}, ws[] = {1, 7, 16, 32};
+  std::vector<PetscInt> leaves;
+
+  PetscFunctionBegin;
+  PetscCall(TournamentInterchangesCheck());
+  CHECK(dl::TournamentChunks(511) == 1 && dl::TournamentChunks(512) == 2 && dl::TournamentChunks(1300) == 5, "TournamentChunks");
+  {
+    int r0, r1, lv;
+    dl::TournamentChunkRows(1300, 4, &r0, &r1);
+    CHECK(r0 == 1024 && r1 == 1300 && dl::TournamentNodes(5, &lv) == 11 && lv == 4, "chunk 4 of 1300 rows [%d, %d), 5 leaves: %d nodes, %d levels", r0, r1, dl::TournamentNodes(5, NULL), lv);
+  }
+  ref::TournamentLeaves(300, 128, 32, leaves); /* 128: 4 x 32; 128: 4 x 32; 44: 22, 22 */
+  CHECK(leaves.size() == 20 && leaves[16] == 256 && leaves[17] == 22 && leaves[18] == 278 && leaves[19] == 22, "TournamentLeaves(300, 128, 32): %d entries", (int)leaves.size());
+  for (PetscInt m : ms)
+    for (PetscInt w : ws)
+      if (m >= w) {
+        PetscCall(TournamentPanelCase("random", m, w));
+        PetscCall(TournamentPanelCase("graded", m, w));
+        if (m >= 2 * w) PetscCall(TournamentPanelCase("zerolead", m, w));
+      }
+  PetscCall(TournamentFactorCase("random", 300, 128, 32, dl::PRECISION_TF32, 100));
+  PetscCall(TournamentFactorCase("graded", 300, 64, 16, dl::PRECISION_TF32, 100));
+  PetscCall(TournamentFactorCase("zerolead", 257, 32, 32, dl::PRECISION_BF16, 100));
+  PetscCall(TournamentFactorCase("random", 700, 256, 32, dl::PRECISION_HALF, 100));
+  PetscCall(TournamentFactorCase("graded", 1100, 128, 32, dl::PRECISION_TF32, 100));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -439,6 +584,7 @@ int main(int argc, char **argv)
   PetscCall(ProfileLogic());
   PetscCall(Rounding());
   PetscCall(MixedHostAll());
+  PetscCall(TournamentAll());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());
