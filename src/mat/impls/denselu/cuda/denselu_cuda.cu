@@ -650,7 +650,7 @@ __global__ void __launch_bounds__(DENSELU_TSLU_THREADS) TournamentKernel(int m, 
 
 /* After TournamentKernel: row i >= w of the leaf (its source: save when i is a moved row's destination, else row i)
    becomes L21's row x with x U11 = a (x_j = a_j / u_jj, a_c -= x_j u_jc for c > j; a zero u_jj: column j neither
-   scaled nor eliminated with). One thread a row. */
+   scaled nor eliminated with). One thread a row (the grid covers the m - w rows). */
 template <class T, int W>
 __global__ void __launch_bounds__(DENSELU_TSLU_THREADS) TournamentL21Kernel(int m, int w, T *p, int lda, const T *save, const int *moved)
 {
@@ -660,7 +660,9 @@ __global__ void __launch_bounds__(DENSELU_TSLU_THREADS) TournamentL21Kernel(int 
   if (threadIdx.x == 0) snm = moved[0];
   for (int t = threadIdx.x; t < W; t += blockDim.x) sdst[t] = moved[1 + t];
   __syncthreads();
-  for (int i = w + blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+  const int i = w + blockIdx.x * blockDim.x + threadIdx.x; /* one row a thread, no loop: U's entries are read from
+                                                               shared memory where used, not hoisted into registers */
+  if (i < m) {
     int s = -1;
     for (int t = 0; t < snm; t++)
       if (sdst[t] == i) s = t;
@@ -1110,7 +1112,7 @@ static PetscErrorCode LaunchTournament(Data *d, cudaStream_t s, int m, int kb, T
   TournamentKernel<T, W><<<nc, DENSELU_TSLU_THREADS, 0, s>>>(m, kb, p, lda, d->tcand.data(), d->tcnt.data(), ipiv, row0, d->flag.data(), (T *)d->tsave.data(), d->tmoved.data());
   PGXCheckLaunch("denselu TournamentKernel");
   if (m > kb) {
-    const int g = PetscMin((m - kb + DENSELU_TSLU_THREADS - 1) / DENSELU_TSLU_THREADS, 4096);
+    const int g = (m - kb + DENSELU_TSLU_THREADS - 1) / DENSELU_TSLU_THREADS;
     TournamentL21Kernel<T, W><<<g, DENSELU_TSLU_THREADS, 0, s>>>(m, kb, p, lda, (const T *)d->tsave.data(), d->tmoved.data());
     PGXCheckLaunch("denselu TournamentL21Kernel");
   }
