@@ -17,6 +17,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n"
                            "  -paths auto,blocked,cluster,fused (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
                            "  -la_sms 0,100,116 (-mat_pgx_lu_lookahead_sms: the look-ahead stream's SM count targets, swept)\n"
+                           "  -pivotings partial,tournament (-mat_pgx_lu_pivoting of the mixed precisions, swept; double: partial)\n"
                            "  (-mat_pgx_lu_cluster_max: the largest n of the cluster path under auto)  -graph 0,1 (-mat_pgx_lu_graph: the\n"
                            "  factorization replayed from a CUDA graph: the two warm-ups run it directly and capture it)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
@@ -176,6 +177,7 @@ struct Config {
   PetscInt  clustermax; /* -cluster_max */
   PetscBool graph;      /* -graph */
   PetscInt  lasms;      /* -la_sms: SetLookAheadSMs */
+  dl::Pivoting pivoting = dl::PIVOTING_PARTIAL; /* -pivotings (mixed precisions): SetPivoting */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -203,6 +205,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetPath(d, cf.path, cf.clustermax));
   PetscCall(cu::SetGraph(d, cf.graph));
   PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
+  PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -242,6 +245,11 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     }
     if (cf.lasms) note += " la_sms " + std::to_string((long long)cf.lasms);
     note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
+  }
+  if (prec != dl::PRECISION_DOUBLE) {
+    PetscInt nt;
+    PetscCall(cu::GetTournamentInfo(d, &nt));
+    note += cf.pivoting == dl::PIVOTING_TOURNAMENT ? " pivoting tournament (" + std::to_string((long long)nt) + " leaves)" : std::string(" pivoting partial");
   }
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
   if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
@@ -326,7 +334,7 @@ int main(int argc, char **argv)
   PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
-  char      paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
+  char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
 
@@ -344,6 +352,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
+  PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
@@ -374,6 +383,11 @@ int main(int argc, char **argv)
     const dl::Path pv = w == "auto" ? dl::PATH_AUTO : w == "fused" ? dl::PATH_FUSED : w == "blocked" ? dl::PATH_BLOCKED : w == "cluster" ? dl::PATH_CLUSTER : (dl::Path)-1;
     PetscCheck(pv != (dl::Path)-1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-paths: unknown %s (auto, fused, blocked, cluster)", w.c_str());
     pathv.push_back(pv);
+  }
+  std::vector<dl::Pivoting> pivv;
+  for (const std::string &w : Split(pivs)) {
+    PetscCheck(w == "partial" || w == "tournament", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-pivotings: unknown %s (partial, tournament)", w.c_str());
+    pivv.push_back(w == "partial" ? dl::PIVOTING_PARTIAL : dl::PIVOTING_TOURNAMENT);
   }
   for (PetscInt i = 0; i < nsizes; i++) {
     PetscCall(PetscTime(&tnow));
@@ -425,8 +439,10 @@ int main(int argc, char **argv)
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
-                const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
-                PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+                for (const dl::Pivoting pv : pivv) {
+                  const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
+                  PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
+                }
               }
             }
         }

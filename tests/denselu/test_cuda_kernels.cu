@@ -16,7 +16,8 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
    - the per-phase profile (SetProfile; n = 1500, nb 256: 6 block steps, 8 leaves each; double and tf32, with and
      without look-ahead): the same pivots and factors as without it, every phase of the path counted (exact counts
      where the schedule fixes them), look-ahead phases only with look-ahead, each stream's sum <= the wall time of
-     the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration. */
+     the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration.
+   -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below). */
 #include <petscsys.h>
 #include <petsctime.h>
 #include <vector>
@@ -170,12 +171,107 @@ static PetscErrorCode Profiled(dl::Precision prec, PetscBool lookahead)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -tournament: the tournament kernels (FP64, TournamentPanelTest) against reference::TournamentPanel on m x w panels
+   (poisoned outputs; sizes around the chunk size 256 and up to 6 chunks, widths 1..32): the same pivots and zero
+   column, factors within 1e-12 max|LU|; then tf32 factorizations with tournament leaves (blocked path, with and without
+   look-ahead and leaf swaps): every leaf by the tournament kernels (GetTournamentInfo = TournamentLeaves' count),
+   max|PA - LU| / max|A| <= 4 sqrt(n) 2^-11 growth, and the refined solve's backward error < 1 */
+static PetscErrorCode TournamentPanels(void)
+{
+  int npanels = 0;
+  PetscFunctionBegin;
+  for (PetscInt m : {1, 7, 32, 33, 255, 256, 257, 511, 512, 513, 1000, 1536, 1600})
+    for (PetscInt w : {1, 5, 8, 16, 17, 32})
+      for (int kind = 0; kind < 2; kind++) {
+        if (m < w || (kind == 1 && m < 2 * w)) continue;
+        std::vector<double>   a(m * w), lr, lc(m * w, NAN);
+        std::vector<PetscInt> pr(w), pc(w, -1);
+        PetscInt              zr, zc;
+        DenseLUSeed(99 + m * 40 + w + kind);
+        for (auto &v : a) v = DenseLURand();
+        if (kind == 1) /* zero diagonal on top: the tournament must pick rows from below */
+          for (PetscInt j = 0; j < w; j++) a[j + j * m] = 0;
+        lr = a;
+        PetscCall(ref::TournamentPanel(m, w, lr.data(), m, pr.data(), &zr));
+        PetscCall(cu::TournamentPanelTest(m, w, a.data(), m, lc.data(), pc.data(), &zc));
+        double d = 0, mx = 0;
+        for (size_t i = 0; i < lr.size(); i++) d = PetscMax(d, std::isnan(lc[i]) ? INFINITY : std::fabs(lc[i] - lr[i])), mx = PetscMax(mx, std::fabs(lr[i]));
+        CHECK(pr == pc && zr == zc, "tournament panel %d x %d (kind %d): pivots %s, zero column %d (reference %d)", (int)m, (int)w, kind, pr == pc ? "equal" : "differ", (int)zc, (int)zr);
+        CHECK(d <= 1e-12 * mx, "tournament panel %d x %d (kind %d): factors differ by %g (max|LU| %g)", (int)m, (int)w, kind, d, mx);
+        npanels++;
+      }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tournament panels against the reference: same pivots, factors within 1e-12 (%d panels)\n", npanels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TournamentFactor(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, PetscBool leafswaps)
+{
+  std::vector<double>   a(n * n), lu(n * n, NAN), pa, b(n), x;
+  std::vector<PetscInt> piv(n, -1), leaves;
+  PetscInt              zc, nt;
+  PetscBool             finite;
+  dl::RefineResult      rr;
+  cu::Data             *d;
+
+  PetscFunctionBegin;
+  DenseLUSeed(31 + n);
+  PetscCall(DenseLUMatrix(kind, n, 0, a.data()));
+  for (auto &v : b) v = DenseLURand();
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetBlockSize(d, nb));
+  PetscCall(cu::SetSmallSize(d, 64));
+  PetscCall(cu::SetPath(d, dl::PATH_BLOCKED, 0));
+  PetscCall(cu::SetLookAhead(d, lookahead));
+  PetscCall(cu::SetPanelOptions(d, PETSC_FALSE, 0, leafswaps));
+  PetscCall(cu::SetPrecision(d, dl::PRECISION_TF32));
+  PetscCall(cu::SetPivoting(d, dl::PIVOTING_TOURNAMENT));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+  PetscCall(cu::GetTournamentInfo(d, &nt));
+  ref::TournamentLeaves(n, nb, 32, leaves);
+  CHECK(zc == -1 && finite && nt == (PetscInt)leaves.size() / 2, "tournament tf32 %s n %d: zero column %d, %d tournament leaves (expected %d)", kind, (int)n, (int)zc, (int)nt, (int)leaves.size() / 2);
+  PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
+  pa = a;
+  for (PetscInt j = 0; j < n; j++)
+    if (piv[j] >= j && piv[j] < n)
+      for (PetscInt c = 0; c < n; c++) std::swap(pa[j + c * n], pa[piv[j] + c * n]);
+  double r = 0, amax = 0, umax = 0;
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt c = 0; c < n; c++) {
+      double sum = 0;
+      for (PetscInt k = 0; k <= PetscMin(i, c); k++) sum += (k == i ? 1.0 : lu[i + k * n]) * lu[k + c * n];
+      r    = PetscMax(r, std::isnan(sum) ? INFINITY : std::fabs(pa[i + c * n] - sum));
+      amax = PetscMax(amax, std::fabs(a[i + c * n]));
+      if (i <= c) umax = PetscMax(umax, std::fabs(lu[i + c * n]));
+    }
+  const double g = umax / amax, tol = 4 * std::sqrt((double)n) * std::ldexp(1.0, -11) * g;
+  CHECK(r / amax <= tol, "tournament tf32 %s n %d: max|PA - LU| / max|A| = %g > %g (growth %g)", kind, (int)n, r / amax, tol, g);
+  x = b;
+  PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &rr));
+  const double be = DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N');
+  CHECK(be < 1, "tournament tf32 %s n %d: backward error %g (%s)", kind, (int)n, be, rr.stop);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tournament tf32 %s n %d nb %d look-ahead %d leaf swaps %d: %d leaves, max|PA - LU| / max|A| %.1e (growth %.1f), refined solve %s%s\n", kind, (int)n, (int)nb, (int)lookahead, (int)leafswaps, (int)nt, r / amax, g, rr.stop, rr.fellback ? ", fell back" : ""));
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 33, 100, 127, 128, 129, 257, 700};
 
   PetscFunctionBeginUser;
+  PetscBool      tournament = PETSC_FALSE;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-tournament", &tournament, NULL));
+  if (tournament) { /* only the tournament pivoting checks */
+    PetscCall(TournamentPanels());
+    PetscCall(TournamentFactor("random", 1000, 128, PETSC_FALSE, PETSC_FALSE));
+    PetscCall(TournamentFactor("diagdom", 1300, 256, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(TournamentFactor("zerolead", 700, 64, PETSC_TRUE, PETSC_FALSE));
+    if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    PetscCall(PetscFinalize());
+    return nfail ? 1 : 0;
+  }
   for (PetscInt n : sizes)
     for (PetscInt nb : {32, 64}) PetscCall(Compare("random", n, nb, 0));
   for (PetscInt n : {129, 257, 700}) /* look-ahead: the same operations in another order: the same checks */

@@ -5,9 +5,10 @@ static char help[] = "Dense LU reference kernels: a hand-checked 3x3, pivots and
    (relative to max |LU|; except on the cond 1e8 matrix, where only the pivots are compared); solves (1 and 3 right-hand sides, A and A^T) have backward error < 10 and match
    dgetrs to 1e-12; an exactly zero pivot is reported in dgetrf's column (info - 1).
    Refinement driver (denselu_refine.h) with scripted residuals: the acceptance test, the switch to GMRES-IR, the
-   stop on stagnation, on a non-finite residual and at the step limit, frozen converged columns.
+   stop on stagnation, on a non-finite residual, when the rate predicts the step limit ("too slow") and when a GMRES-IR
+   correction stalls (scripted Arnoldi columns: 10 iterations, no update), frozen converged columns.
    Mixed precision on the host (emulated tf32/half/bf16): accepted solutions have backward error <= 1/sqrt(n)
-   (issue 14's units; the driver's test), fallbacks happen within 4 steps and give FP64 LU's backward error (< 1);
+   (issue 14's units; the driver's test), fallbacks happen within 4 steps and 20 GMRES iterations and give FP64 LU's backward error (< 1);
    RoundToBits is exact on hand-checked values.
    Swap plan (denselu_swapplan.h, the cuda LaswpKernel's gather): equal to the sequential interchanges on seeded
    pivot sequences with repeated rows below the block, rows inside it, no interchange, and kb 1..1024. */
@@ -173,14 +174,29 @@ struct MockOps {
   {
     if (open != pgx::kernels::denselu::PHASE_GMRES) badcall++;
     ngmres++;
-    *beta = 0; /* no correction: the script decides the residuals */
+    *beta = hdiag > 0 ? 1.0 : 0.0; /* hdiag 0: no correction, the script decides the residuals */
     return PETSC_SUCCESS;
   }
-  PetscErrorCode GmresArnoldi(PetscInt, PetscReal *) { return PETSC_SUCCESS; }
-  PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
+  /* hdiag > 0: Arnoldi columns h = (0, .., 0, hdiag, 1): each Givens rotation reduces |g| by about
+     1 / hypot(hdiag', 1) (hdiag 10: ~10x per iteration; hdiag 1: slower and slower, the stall rule's case) */
+  PetscReal hdiag = 0;
+  PetscInt  narnoldi = 0, nupdate = 0;
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h)
+  {
+    for (PetscInt i = 0; i < j; i++) h[i] = 0;
+    h[j]     = hdiag;
+    h[j + 1] = 1;
+    narnoldi++;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode GmresUpdate(PetscInt, PetscInt, const PetscReal *)
+  {
+    nupdate++;
+    return PETSC_SUCCESS;
+  }
 };
 
-static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL)
+static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL, PetscReal hdiag = 0, PetscInt its = -1, PetscInt updates = -1)
 {
   namespace dl = pgx::kernels::denselu;
   MockOps           ops;
@@ -188,10 +204,13 @@ static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal
   dl::RefineResult  r;
 
   PetscFunctionBegin;
-  ops.rs = rs;
-  ops.k  = k;
-  o.gmres = gmres;
+  ops.rs    = rs;
+  ops.k     = k;
+  ops.hdiag = hdiag;
+  o.gmres   = gmres;
   PetscCall(dl::Refine(ops, o, &r));
+  if (its >= 0) CHECK(r.gmres_its == its && ops.narnoldi == its, "driver %s: %d GMRES iterations (%d Arnoldi steps), expected %d", what, (int)r.gmres_its, (int)ops.narnoldi, (int)its);
+  if (updates >= 0) CHECK(ops.nupdate == updates, "driver %s: %d GMRES-IR updates of X, expected %d", what, (int)ops.nupdate, (int)updates);
   CHECK(r.steps == steps && r.gmres_steps == gsteps && r.converged == conv && !std::strcmp(r.stop, stop), "driver %s: %d steps (%d GMRES-IR), converged %d, stop %s; expected %d (%d), %d, %s", what, (int)r.steps, (int)r.gmres_steps, (int)r.converged, r.stop, (int)steps, (int)gsteps, (int)conv, stop);
   if (last_plain_mask >= 0) CHECK(!ops.plain_active.empty() && ops.plain_active.back() == last_plain_mask, "driver %s: last plain step on columns %d, expected %d", what, ops.plain_active.empty() ? -1 : (int)ops.plain_active.back(), (int)last_plain_mask);
   CHECK(!ops.badpair && !ops.badcall && ops.open < 0, "driver %s: profile phases %s: %d unmatched begin/end, %d operations outside their phase", what, ops.phases.c_str(), ops.badpair, ops.badcall);
@@ -216,12 +235,26 @@ static PetscErrorCode DriverRules(void)
   /* growth stops at once */
   PetscCall(Driver("growth", {{1}, {10}}, 1, PETSC_FALSE, 1, 0, PETSC_FALSE, "stagnated"));
   PetscCall(Driver("nan", {{1}, {1e-3}, {nan}}, 1, PETSC_TRUE, 2, 0, PETSC_FALSE, "not finite"));
-  /* 12x per step from 1e10 does not reach 2 eps in 20 steps */
+  /* 12x per step from 1e10 does not reach 2 eps in 20 steps: after step 1 the rate predicts 24 more (1e10/12 / 2 eps
+     = 1.9e25 = 12^23.5), so it stops at once ("too slow") instead of at the step limit */
   {
     std::vector<std::vector<PetscReal>> rs = {{1e10}};
     for (int i = 1; i <= 22; i++) rs.push_back({rs.back()[0] / 12});
-    PetscCall(Driver("step limit", rs, 1, PETSC_FALSE, 20, 0, PETSC_FALSE, "step limit"));
+    PetscCall(Driver("too slow", rs, 1, PETSC_FALSE, 1, 0, PETSC_FALSE, "too slow"));
   }
+  /* 1e-3 then 12x per step from 1: after step 1, log(1e-3 / 2 eps) / log(1000) = 4.2: go on; after step 2 (12x) the
+     rate predicts ceil(log(8.3e-5 / 2 eps) / log 12) = 11 more, 13 <= 20: go on, and so on: converges after 13 steps */
+  {
+    std::vector<std::vector<PetscReal>> rs = {{1}, {1e-3}};
+    for (int i = 2; i <= 16; i++) rs.push_back({rs.back()[0] / 12});
+    PetscCall(Driver("slow but enough", rs, 1, PETSC_FALSE, 13, 0, PETSC_TRUE, "converged"));
+  }
+  /* GMRES-IR whose Krylov residual falls about 10x per iteration: 8 iterations reach gmres_rtol 1e-8, no stall */
+  PetscCall(Driver("gmres fast", {{1}, {1e-3}, {5e-4}, {1e-17}}, 1, PETSC_TRUE, 3, 1, PETSC_TRUE, "converged", -1, NULL, 10.0, 8, 1));
+  /* GMRES-IR whose Krylov residual hardly falls (h = (0.., 0.1, 1): |g_j| ~ 0.99 beta): after 10 iterations it is
+     still above |g_0| / 2 (the stall rule's window: 10 iterations, factor 0.5): the correction is abandoned (no update of X, no residual), the refinement ends: 3 steps
+     (plain, plain, GMRES-IR), 10 iterations instead of up to 40 */
+  PetscCall(Driver("gmres stalls", {{1}, {1e-3}, {5e-4}, {1e-17}}, 1, PETSC_TRUE, 3, 1, PETSC_FALSE, "GMRES-IR stalled", -1, "R.L.R.L.R.G.", 0.1, 10, 0));
   /* b = 0: converged at once, no step */
   PetscCall(Driver("zero rhs", {{0}}, 1, PETSC_TRUE, 0, 0, PETSC_TRUE, "converged"));
   /* two columns: column 0 converges at step 1 and is frozen (later plain steps on column 1 only, mask 2); its
@@ -266,7 +299,7 @@ static PetscErrorCode MixedHost(pgx::kernels::denselu::Precision prec, const cha
   CHECK(rr.converged || rr.fellback, "%s %s: neither converged nor fell back", name, kind);
   if (rr.converged) CHECK(be <= 1.0 / std::sqrt((double)n) && rr.berr <= 1.0 / std::sqrt((double)n), "%s %s: accepted with backward error %g (driver %g) > 1/sqrt(n)", name, kind, be, rr.berr);
   if (expect_fallback >= 0) CHECK((int)rr.fellback == expect_fallback, "%s %s cond %g: fallback %d, expected %d (%d steps, %s)", name, kind, cond, (int)rr.fellback, expect_fallback, (int)rr.steps, rr.stop);
-  if (rr.fellback) CHECK(rr.steps <= 4 && mx.used == dl::PRECISION_DOUBLE, "%s %s: fallback after %d steps (expected <= 4), precision in use %d", name, kind, (int)rr.steps, (int)mx.used);
+  if (rr.fellback) CHECK(rr.steps <= 4 && rr.gmres_its <= 20 && mx.used == dl::PRECISION_DOUBLE, "%s %s: fallback after %d steps (expected <= 4), %d GMRES iterations (expected <= 20: the stall rule), precision in use %d", name, kind, (int)rr.steps, (int)rr.gmres_its, (int)mx.used);
   if (nrhs > 1 && !rr.fellback) {
     double m = 0;
     for (PetscInt i = 0; i < n; i++) m = PetscMax(m, std::fabs(x[i + (nrhs - 1) * n]));
@@ -386,6 +419,151 @@ static PetscErrorCode ProfileLogic(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tournament pivoting (denselu_tournament.h) */
+/* Graded: random with column j scaled by 10^(-6 j / n) and row i by 10^(-6 i / n) (pivots not at the top) */
+static void Graded(PetscInt m, PetscInt n, std::vector<double> &a)
+{
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < m; i++) a[i + j * m] = DenseLURand() * std::pow(10.0, -6.0 * j / n) * std::pow(10.0, -6.0 * ((m - 1 - i) % m) / m);
+}
+
+/* max |(P A - L U)_ij| / max |a_ij| of the m x w panel factors lu (the panel's layout, leading dimension m) */
+static double PanelResidual(PetscInt m, PetscInt w, const std::vector<double> &a, const std::vector<double> &lu, const PetscInt *ipiv, double *growth)
+{
+  std::vector<double> pa(a);
+  double              amax = 0, r = 0, umax = 0;
+  for (PetscInt j = 0; j < w; j++)
+    if (ipiv[j] != j)
+      for (PetscInt c = 0; c < w; c++) std::swap(pa[j + c * m], pa[ipiv[j] + c * m]);
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt c = 0; c < w; c++) {
+      double s = 0;
+      for (PetscInt k = 0; k <= PetscMin(i, c); k++) s += (k == i ? 1.0 : lu[i + k * m]) * lu[k + c * m];
+      amax = PetscMax(amax, std::fabs(a[i + c * m]));
+      r    = PetscMax(r, std::fabs(pa[i + c * m] - s));
+      if (i <= c) umax = PetscMax(umax, std::fabs(lu[i + c * m]));
+    }
+  *growth = amax > 0 ? umax / amax : 0;
+  return amax > 0 ? r / amax : r;
+}
+
+static PetscErrorCode TournamentInterchangesCheck(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  PetscFunctionBegin;
+  for (int trial = 0; trial < 200; trial++) {
+    const int        w = 1 + trial % 32, m = w + (trial * 7) % 90;
+    std::vector<int> win, perm(m), ipiv(w), pos(2 * w), row(2 * w), dst(2 * w), src(2 * w);
+    int              nm;
+    for (int i = 0; i < m; i++) perm[i] = i;
+    for (int i = m - 1; i > 0; i--) std::swap(perm[i], perm[(int)((DenseLURand() + 1) / 2 * (i + 1)) % (i + 1)]);
+    win.assign(perm.begin(), perm.begin() + w); /* w distinct rows */
+    dl::TournamentInterchanges(w, win.data(), ipiv.data(), pos.data(), row.data(), &nm, dst.data(), src.data());
+    std::vector<int> rows(m);
+    for (int i = 0; i < m; i++) rows[i] = i;
+    for (int j = 0; j < w; j++) std::swap(rows[j], rows[ipiv[j]]);
+    int bad = 0;
+    for (int j = 0; j < w; j++) bad += rows[j] != win[j] || ipiv[j] < j;
+    std::vector<int> expect(rows);
+    for (int i = w; i < m; i++) {
+      int s2 = i;
+      for (int t = 0; t < nm; t++)
+        if (dst[t] == i) s2 = src[t], bad += src[t] >= w;
+      bad += expect[i] != s2;
+    }
+    CHECK(!bad, "TournamentInterchanges w %d m %d: %d mismatches", w, m, bad);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One m x w panel: FP64 tournament; backward error, growth; one chunk (m < 512): the pivots and factors of partial pivoting */
+static PetscErrorCode TournamentPanelCase(const char *kind, PetscInt m, PetscInt w)
+{
+  std::vector<double>   a((size_t)m * w), lu, pp;
+  std::vector<PetscInt> ipiv(w), ipp(w);
+  PetscInt              zc, zcp;
+  double                g;
+
+  PetscFunctionBegin;
+  DenseLUSeed(777 + m * 33 + w);
+  if (!std::strcmp(kind, "graded")) Graded(m, w, a);
+  else {
+    for (auto &v : a) v = DenseLURand();
+    if (!std::strcmp(kind, "zerolead"))
+      for (PetscInt j = 0; j < w; j++)
+        for (PetscInt i = 0; i < PetscMin(m, 2 * w); i++) a[i + j * m] = i == j ? 0.0 : a[i + j * m]; /* zero diagonal on top */
+  }
+  lu = a;
+  PetscCall(ref::TournamentPanel(m, w, lu.data(), m, ipiv.data(), &zc));
+  const double r = PanelResidual(m, w, a, lu, ipiv.data(), &g);
+  CHECK(zc == -1, "tournament %s %d x %d: zero pivot %d", kind, (int)m, (int)w, (int)zc);
+  CHECK(r <= 100 * w * PETSC_MACHINE_EPSILON * PetscMax(1.0, g), "tournament %s %d x %d: max|PA - LU| / max|A| = %g (growth %g)", kind, (int)m, (int)w, r, g);
+  double lmax = 0;
+  for (PetscInt j = 0; j < w; j++)
+    for (PetscInt i = j + 1; i < m; i++) lmax = PetscMax(lmax, std::fabs(lu[i + j * m]));
+  CHECK(g <= 64.0 && lmax <= 64.0, "tournament %s %d x %d: growth max|U| / max|A| = %g, max|L| = %g (bound 64 here)", kind, (int)m, (int)w, g, lmax);
+  if (m < 2 * pgx::kernels::denselu::TSLU_ROWS) { /* one chunk: the tournament is partial pivoting */
+    pp = a;
+    PetscCall(ref::FactorPanel(m, w, pp.data(), m, ipp.data(), &zcp));
+    double d = 0, mx = 0;
+    for (size_t i = 0; i < pp.size(); i++) d = PetscMax(d, std::fabs(pp[i] - lu[i])), mx = PetscMax(mx, std::fabs(pp[i]));
+    CHECK(ipp == ipiv && d <= 1e-13 * mx, "tournament %s %d x %d (one chunk): pivots %s partial pivoting's, factors differ by %g", kind, (int)m, (int)w, ipp == ipiv ? "equal" : "differ from", d);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The emulated low-precision LU with tournament leaves: max|PA - LU| / max|A| <= sqrt(n) u growth (u = 2^-bits: every
+   stored result is rounded; wrong pivots or factors give O(1) or more), growth max|U| / max|A| <= gmax */
+static PetscErrorCode TournamentFactorCase(const char *kind, PetscInt n, PetscInt nb, PetscInt leafw, pgx::kernels::denselu::Precision prec, double gmax)
+{
+  std::vector<double>   a((size_t)n * n), lu;
+  std::vector<PetscInt> ipiv(n);
+  PetscInt              zc;
+  double                g;
+
+  PetscFunctionBegin;
+  DenseLUSeed(4242 + n);
+  if (!std::strcmp(kind, "graded")) Graded(n, n, a);
+  else PetscCall(DenseLUMatrix(kind, n, 0, a.data()));
+  lu = a;
+  PetscCall(ref::FactorTournament(n, lu.data(), n, nb, leafw, prec, ipiv.data(), &zc));
+  const double r = PanelResidual(n, n, a, lu, ipiv.data(), &g), tol = std::sqrt((double)n) * std::ldexp(1.0, -ref::PrecisionBits(prec)) * g;
+  CHECK(zc == -1 && r <= tol && g <= gmax, "tournament LU %s n %d nb %d leaf %d: zero pivot %d, max|PA - LU| / max|A| = %g (bound %g), growth %g (bound %g)", kind, (int)n, (int)nb, (int)leafw, (int)zc, r, tol, g, gmax);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "tournament LU %s n %d nb %d leaf %d: max|PA - LU| / max|A| %.1e, growth %.1f\n", kind, (int)n, (int)nb, (int)leafw, r, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TournamentAll(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  const PetscInt ms[] = {1, 5, 31, 32, 33, 255, 256, 511, 512, 767, 1300}, ws[] = {1, 7, 16, 32};
+  std::vector<PetscInt> leaves;
+
+  PetscFunctionBegin;
+  PetscCall(TournamentInterchangesCheck());
+  CHECK(dl::TournamentChunks(511) == 1 && dl::TournamentChunks(512) == 2 && dl::TournamentChunks(1300) == 5, "TournamentChunks");
+  {
+    int r0, r1, lv;
+    dl::TournamentChunkRows(1300, 4, &r0, &r1);
+    CHECK(r0 == 1024 && r1 == 1300 && dl::TournamentNodes(5, &lv) == 11 && lv == 4, "chunk 4 of 1300 rows [%d, %d), 5 leaves: %d nodes, %d levels", r0, r1, dl::TournamentNodes(5, NULL), lv);
+  }
+  ref::TournamentLeaves(300, 128, 32, leaves); /* 128: 4 x 32; 128: 4 x 32; 44: 22, 22 */
+  CHECK(leaves.size() == 20 && leaves[16] == 256 && leaves[17] == 22 && leaves[18] == 278 && leaves[19] == 22, "TournamentLeaves(300, 128, 32): %d entries", (int)leaves.size());
+  for (PetscInt m : ms)
+    for (PetscInt w : ws)
+      if (m >= w) {
+        PetscCall(TournamentPanelCase("random", m, w));
+        PetscCall(TournamentPanelCase("graded", m, w));
+        if (m >= 2 * w) PetscCall(TournamentPanelCase("zerolead", m, w));
+      }
+  PetscCall(TournamentFactorCase("random", 300, 128, 32, dl::PRECISION_TF32, 100));
+  PetscCall(TournamentFactorCase("graded", 300, 64, 16, dl::PRECISION_TF32, 100));
+  PetscCall(TournamentFactorCase("zerolead", 257, 32, 32, dl::PRECISION_BF16, 100));
+  PetscCall(TournamentFactorCase("random", 700, 256, 32, dl::PRECISION_HALF, 100));
+  PetscCall(TournamentFactorCase("graded", 1100, 128, 32, dl::PRECISION_TF32, 100));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -406,6 +584,7 @@ int main(int argc, char **argv)
   PetscCall(ProfileLogic());
   PetscCall(Rounding());
   PetscCall(MixedHostAll());
+  PetscCall(TournamentAll());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

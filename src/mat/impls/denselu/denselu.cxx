@@ -14,6 +14,7 @@ static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
 
 static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
 static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "PGXDenseLUPath", "PATH_", NULL};
+static const char *const PGXDenseLUPivotings[]  = {"partial", "tournament", "PGXDenseLUPivoting", "PIVOTING_", NULL};
 
 typedef struct {
   PGXDeviceType   devreq;    /* -pgx_device as requested (auto, host, cuda) */
@@ -32,6 +33,7 @@ typedef struct {
   PetscInt        lasms;     /* -mat_pgx_lu_lookahead_sms: SM count target of the look-ahead stream's cuBLAS calls (0: all) */
   PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
+  kern::Pivoting  pivoting;  /* -mat_pgx_lu_pivoting: of the low-precision factorizations (FP64 always partial) */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
   PetscInt        n;         /* order of the matrix */
@@ -112,6 +114,14 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pivoting of the low-precision factorization: %s%s\n", PGXDenseLUPivotings[lu->pivoting], lu->pivoting == kern::PIVOTING_TOURNAMENT ? " (leaves of the panel recursion by tournament pivoting, chunks of 256 rows; FP64: partial)" : ""));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor && lu->pivoting == kern::PIVOTING_TOURNAMENT) {
+    PetscInt nt;
+    PetscCall(kern::cuda::GetTournamentInfo(lu->d, &nt));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "tournament leaves: %" PetscInt_FMT "\n", nt));
+  }
+#endif
 #if PGX_DENSELU_HAVE_CUDA
   if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
     PetscInt w, nc, nbl;
@@ -169,7 +179,7 @@ static inline PetscErrorCode MatPGXDenseLUReportRefine(Mat F, const kern::Refine
   if (res->fellback) {
     lu->nfallback++;
     lu->precused = kern::PRECISION_DOUBLE;
-    PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stagnated (%s after %" PetscInt_FMT " steps); fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq], res->stop, res->steps));
+    PetscCall(PetscInfo(F, "mixed-precision (%s) refinement stopped unconverged (%s after %" PetscInt_FMT " steps, %" PetscInt_FMT " GMRES iterations, last reduction %g); fell back to the FP64 factorization\n", PGXDenseLUPrecisions[lu->precreq], res->stop, res->steps, res->gmres_its, (double)res->ratio));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -333,12 +343,14 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     lu->nb = lu->nbreq > 0 ? lu->nbreq : 32;
     {
       if (!lu->mixed) lu->mixed = new kern::reference::Mixed;
-      lu->mixed->prof = lu->profile ? &lu->prof : NULL;
+      lu->mixed->prof     = lu->profile ? &lu->prof : NULL;
+      lu->mixed->pivoting = lu->pivoting;
+      lu->mixed->leafw    = lu->leafw > 0 ? lu->leafw : 32;
       PetscCall(kern::reference::MixedFactor(lu->mixed, n, aa, lda, lu->precreq, lu->nb, &lu->zerocol));
       PetscCall(MatDenseRestoreArrayRead(A, &aa));
       PetscCall(PetscLogFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
       lu->precused = lu->mixed->used;
-      lu->path     = "unblocked (emulated low precision)";
+      lu->path     = lu->pivoting == kern::PIVOTING_TOURNAMENT ? "blocked tournament (emulated low precision)" : "unblocked (emulated low precision)";
       if (lu->precused == kern::PRECISION_DOUBLE) {
         lu->path = "blocked";
         PetscCall(PetscInfo(F, "zero pivot in the %s factorization; factored in FP64\n", PGXDenseLUPrecisions[lu->precreq]));
@@ -422,6 +434,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_lookahead_sms", "Most SMs the look-ahead stream's cuBLAS kernels use, leaving the others to the panel (cublasSetSmCountTarget; 0: all)", "MatGetFactor", lu->lasms, &lu->lasms, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_pivoting", "Pivoting of the low-precision factorizations: partial, tournament (leaves of the panel recursion by tournament pivoting: no grid synchronization per column); FP64 is always partial", "MatGetFactor", PGXDenseLUPivotings, (PetscEnum)lu->pivoting, (PetscEnum *)&lu->pivoting, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
@@ -453,6 +466,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
+    PetscCall(kern::cuda::SetPivoting(lu->d, lu->pivoting));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
 #endif
   }
@@ -496,6 +510,12 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_profile - time each phase (panel leaves, swaps, trsm, gemm, look-ahead waits, conversions; the
   refinement's residual, low-precision solve and GMRES-IR) and print the sums per phase with -info (cudaEvent pairs
   on the cuda backend: opt-in, as they cost time)
+. -mat_pgx_lu_pivoting <partial,tournament> - pivoting of the low-precision factorizations (tf32, half, bf16):
+  partial (the default until measured), or tournament (CALU/TSLU): each leaf of the panel recursion (at most
+  -mat_pgx_lu_leaf columns) picks its pivot rows by a tournament, chunks of 256 rows factored independently and a
+  reduction tree of the candidates, then the winners' block is factored without pivoting and L21 = A21 U11^-1 (cuda:
+  two launches a leaf instead of one grid synchronization a column; the fused path and FP64 keep partial pivoting;
+  the host backend emulates it with the same leaves)
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
   the low precision, as the specification of the cuda one; auto: tf32 from n = 4096 on the cuda backend, double
@@ -508,7 +528,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   The user's matrix is not modified. Log events PGXDenseLUFactor and PGXDenseLUSolve.
   A mixed-precision solve is accepted when every column has ||b - A x||_inf <= sqrt(n) eps ||A||_inf ||x||_inf
   (LAPACK dsgesv's test: the backward error of FP64 LU); a step that does not reduce the residual tenfold
-  switches plain refinement to GMRES-IR, and ends GMRES-IR in the FP64 fallback (-info says so and why).
+  switches plain refinement to GMRES-IR, and ends GMRES-IR in the FP64 fallback (-info says so and why); so do a
+  rate that would not reach the test within 20 steps ("too slow") and a GMRES-IR correction whose Krylov residual
+  fell less than 2x over 10 iterations ("GMRES-IR stalled"), so that a failing attempt costs little.
 
   Level: beginner
 
@@ -546,6 +568,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->pathreq                = kern::PATH_AUTO;
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
+  lu->pivoting               = kern::PIVOTING_PARTIAL; /* tournament once measured faster on the GPU host (bench_denselu -pivotings) */
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";
   lu->zerocol                = -1;

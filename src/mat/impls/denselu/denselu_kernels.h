@@ -28,6 +28,15 @@
    FP64 by the driver of denselu_refine.h (its header states the acceptance test and the stagnation rule); when the
    refinement does not converge the backend factors A in FP64, solves with it and keeps those factors.
 
+   Pivoting of the low-precision factorizations (-mat_pgx_lu_pivoting partial|tournament; the FP64 factorization, and
+   so the fallback, always pivots partially): tournament replaces the partial-pivoting leaves of the panel recursion
+   (leaves of at most leafw <= 32 columns: [k, k+kb) of each block column split in halves, TournamentLeaves) by
+   tournament pivoting of the leaf (denselu_tournament.h: chunks of 256 rows pick candidates with no grid
+   synchronization, a reduction tree picks the winners, the top leafw x leafw block is factored without pivoting and
+   the rows below by L21 = A21 U11^-1). The pivots then differ from partial pivoting's (the growth is bounded and the
+   refinement makes up for the rest); the reference factors by the same leaves (FactorTournament), so that the cuda
+   and reference pivots agree up to rounding. The fused small-matrix path of the cuda backend keeps partial pivoting.
+
    Storage contract: column-major as PETSc's MATSEQDENSE, entry (i,j) at a[i + j*lda], lda >= max(1,n);
    the glue factors a private copy (the user's matrix is never touched). Entries must be finite: the glue
    checks A for NaN/Inf before calling Factor. Real double scalars only (as PGX).
@@ -36,6 +45,7 @@
 #pragma once
 #include <pgx/private/pgxcompat.h>
 #include "denselu_refine.h"
+#include "denselu_tournament.h"
 #include <vector>
 
 namespace pgx
@@ -94,6 +104,16 @@ float RoundToBits(float x, int bits);
 /* ||A||_inf (largest row sum of |a_ij|) */
 PetscReal NormInf(PetscInt n, const PetscScalar *a, PetscInt lda);
 
+/* Tournament pivoting (denselu_tournament.h) of the m x w panel p (leading dimension lda, m >= w, 1 <= w <= 32) in
+   FP64: winners swapped to the top (ipiv relative to the panel's first row), U11 and L11 without pivoting, L21 =
+   A21 U11^-1; zerocol = first column with an exactly zero u_jj, else -1. The specification of the cuda kernels. */
+PetscErrorCode TournamentPanel(PetscInt m, PetscInt w, PetscScalar *p, PetscInt lda, PetscInt *ipiv, PetscInt *zerocol);
+/* The leaves of the cuda panel recursion for block size nb and leaf width leafw: pairs (first column, width) */
+void TournamentLeaves(PetscInt n, PetscInt nb, PetscInt leafw, std::vector<PetscInt> &leaves);
+/* The emulated low-precision LU (prec: tf32, half, bf16; FP32 with every stored result rounded to its bits) by the
+   leaves of TournamentLeaves, each by tournament pivoting; a is overwritten by the factors (promoted to double) */
+PetscErrorCode FactorTournament(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt leafw, Precision prec, PetscInt *ipiv, PetscInt *zerocol);
+
 #if !defined(PETSC_USE_COMPLEX)
 /* Mixed precision on the host, the specification of the cuda backend's: low-precision factors (emulated, see
    above), refinement by denselu_refine.h's driver, fallback to FP64 (reference Factor with block size nb) */
@@ -107,6 +127,8 @@ struct Mixed {
   std::vector<double>   LUp;                   /* LUs promoted to FP64 (GMRES-IR's preconditioner) */
   std::vector<double>   LU;                    /* FP64 factors (after a fallback) */
   std::vector<PetscInt> ipiv;                  /* pivots of the factors in use */
+  Pivoting              pivoting = PIVOTING_PARTIAL; /* of the low-precision factorization (tournament: leaves of TournamentLeaves(n, nb, leafw)) */
+  PetscInt              leafw    = 32;               /* leaf width of the tournament (1..32) */
   Profile              *prof = nullptr;        /* per-phase profile (not owned; NULL: off) */
 };
 /* Factor a (n x n, lda) in the precision prec (not DOUBLE/AUTO); zerocol of the low-precision factorization:
@@ -131,6 +153,16 @@ PetscErrorCode Destroy(Data **);
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
 PetscErrorCode SetPrecision(Data *, Precision);
+/* Pivoting of the low-precision factorizations (default PIVOTING_PARTIAL): tournament factors the leaves of the
+   blocked and cluster paths by TournamentKernel (candidates per chunk of 256 rows, the reduction tree finished by the
+   last block to arrive: one launch) and TournamentL21Kernel (the swaps and L21 = A21 U11^-1: one launch); the fused
+   path and the FP64 factorization keep partial pivoting */
+PetscErrorCode SetPivoting(Data *, Pivoting);
+/* Tests: the tournament kernels in FP64 on one m x w panel (host arrays a, lda; out: lu (m x w, leading dimension
+   m), ipiv relative to the panel, zerocol), to be compared with reference::TournamentPanel */
+PetscErrorCode TournamentPanelTest(PetscInt m, PetscInt w, const PetscScalar *a, PetscInt lda, PetscScalar *lu, PetscInt *ipiv, PetscInt *zerocol);
+/* How many leaves of the last factorization the tournament kernels factored */
+PetscErrorCode GetTournamentInfo(const Data *, PetscInt *nleaves);
 /* Per-phase profile (denselu_profile.h): with prof, Factor and Solve bracket each phase with a cudaEvent pair on its
    stream and add the times to prof when they return (Factor/Solve then wait for their events); NULL (the default):
    no event is created or recorded */

@@ -12,7 +12,17 @@
    A converged column is frozen (not corrected again). Stagnation: ratio = the largest ||R_c||_new / ||R_c||_old
    over the columns still unconverged. A plain step with ratio > plain_rho switches to GMRES-IR (when allowed); a
    GMRES-IR step with ratio > gmres_rho, a non-finite residual, or maxsteps steps end the refinement unconverged,
-   and the backend then factors A in FP64 (the fallback). A failing run so costs at most a few steps.
+   and the backend then factors A in FP64 (the fallback). Two more rules end a refinement that would fail anyway
+   early, so that a failing run costs little before the fallback (issue 14: on the plain random matrix the mixed
+   attempt must cost little more than the FP64 solve):
+     too slow  after a step with ratio r <= rho (so not stagnated), the steps still needed at that rate,
+               ceil(log(s) / log(1/r)) with s = the largest ||R_c|| / (sqrt(n) eps ||A|| ||X_c||), would exceed
+               maxsteps: stop now ("too slow") instead of running into the step limit;
+     stalled   a GMRES-IR correction whose preconditioned residual |g_j| (the Givens estimate, |g_0| = beta) fell by
+               less than the factor gmres_stall_rho over the last gmres_stall iterations, |g_j| > gmres_stall_rho
+               |g_{j - gmres_stall}| (the Krylov solve of M^-1 op(A) d = M^-1 r has stalled: M is too poor a
+               preconditioner) is abandoned and the refinement ends at once ("GMRES-IR stalled"), without the
+               remaining iterations (each an FP64 triangular solve pair and a gemv) nor the residual.
 
    The Ops class (all methods return PetscErrorCode; norms are host arrays of k):
      PetscInt  N(), K();  PetscReal ANorm()  (||A||_inf)
@@ -48,6 +58,8 @@ struct RefineOptions {
   PetscBool gmres;     /* allow GMRES-IR steps */
   PetscInt  gmres_m;   /* Krylov dimension of one GMRES-IR correction (the Ops size their basis with it) */
   PetscReal gmres_rtol; /* relative preconditioned residual of one GMRES-IR correction */
+  PetscInt  gmres_stall;     /* window of the stall rule, in GMRES iterations (0: no stall rule) ... */
+  PetscReal gmres_stall_rho; /* ... over which the preconditioned residual must fall at least by this factor */
 };
 
 /* What a refinement did */
@@ -59,7 +71,7 @@ struct RefineResult {
   PetscBool   fellback;   /* the backend factored A in FP64 and solved with it (set by the backends) */
   PetscReal   berr;       /* largest ||r_c||_inf / (||A||_inf ||x_c||_inf n eps) at the end (issue 14's measure) */
   PetscReal   ratio;      /* the last step's residual reduction (see above) */
-  const char *stop;       /* why the refinement ended: "converged", "stagnated", "not finite", "step limit" */
+  const char *stop;       /* why the refinement ended: "converged", "stagnated", "too slow", "GMRES-IR stalled", "not finite", "step limit" */
 };
 
 static inline RefineOptions RefineOptionsDefault(void)
@@ -71,23 +83,28 @@ static inline RefineOptions RefineOptionsDefault(void)
   o.gmres      = PETSC_TRUE;
   o.gmres_m    = 40;
   o.gmres_rtol = 1e-8;
+  o.gmres_stall     = 10;
+  o.gmres_stall_rho = 0.5;
   return o;
 }
 
-/* One GMRES-IR correction of column c (at most o.gmres_m iterations); its = iterations done */
+/* One GMRES-IR correction of column c (at most o.gmres_m iterations); its = iterations done; stalled: the stall rule
+   fired (then X_c is not updated) */
 template <class Ops>
-static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptions &o, PetscInt *its)
+static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptions &o, PetscInt *its, PetscBool *stalled)
 {
   const PetscInt         m = o.gmres_m;
   PetscReal              beta = 0;
-  std::vector<PetscReal> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), h(m + 2), y(m);
+  std::vector<PetscReal> H((size_t)(m + 1) * m, 0.0), cs(m), sn(m), g(m + 1, 0.0), h(m + 2), y(m), hist(m + 1); /* hist[j]: |g_j| after j iterations */
   PetscInt               j;
 
   PetscFunctionBegin;
-  *its = 0;
+  *its     = 0;
+  *stalled = PETSC_FALSE;
   PetscCall(ops.GmresStart(c, &beta));
   if (beta == 0 || !std::isfinite(beta)) PetscFunctionReturn(PETSC_SUCCESS); /* no correction */
-  g[0] = beta;
+  g[0]    = beta;
+  hist[0] = beta;
   for (j = 0; j < m;) {
     PetscReal *hc = &H[(size_t)j * (m + 1)];
     PetscCall(ops.GmresArnoldi(j, h.data()));
@@ -105,7 +122,13 @@ static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptio
     g[j + 1]            = -sn[j] * g[j];
     g[j]                = cs[j] * g[j];
     j++;
-    if (hn == 0 || !std::isfinite(hn) || std::fabs(g[j]) <= o.gmres_rtol * beta) break;
+    hist[j] = std::fabs(g[j]);
+    if (hn == 0 || !std::isfinite(hn) || hist[j] <= o.gmres_rtol * beta) break;
+    if (o.gmres_stall > 0 && j >= o.gmres_stall && j < m && hist[j] > o.gmres_stall_rho * hist[j - o.gmres_stall]) {
+      *its     = j;
+      *stalled = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
   for (PetscInt i = j - 1; i >= 0; i--) { /* H(0:j,0:j) y = g */
     PetscReal t = g[i];
@@ -147,22 +170,28 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       PetscCall(ops.Plain(active.get()));
       PetscCall(ops.PhaseEnd(PHASE_LOWSOLVE));
     } else {
+      PetscBool stalled = PETSC_FALSE;
       PetscCall(ops.PhaseBegin(PHASE_GMRES));
       if (!res->gmres_steps) PetscCall(ops.GmresPrepare());
-      for (PetscInt c = 0; c < k; c++)
+      for (PetscInt c = 0; c < k && !stalled; c++)
         if (active[c]) {
           PetscInt its;
-          PetscCall(RefineGmres(ops, c, o, &its));
+          PetscCall(RefineGmres(ops, c, o, &its, &stalled));
           res->gmres_its += its;
         }
       PetscCall(ops.PhaseEnd(PHASE_GMRES));
       res->gmres_steps++;
+      if (stalled) { /* no residual: X is not used */
+        res->steps++;
+        res->stop = "GMRES-IR stalled";
+        break;
+      }
     }
     res->steps++;
     PetscCall(ops.PhaseBegin(PHASE_RESIDUAL));
     PetscCall(ops.Residual(rnew.data(), xn.data()));
     PetscCall(ops.PhaseEnd(PHASE_RESIDUAL));
-    PetscReal ratio  = 0;
+    PetscReal ratio  = 0, scaled = 0; /* scaled: the largest ||R_c|| / (tol ||A|| ||X_c||) of the active columns */
     PetscBool finite = PETSC_TRUE;
     for (PetscInt c = 0; c < k; c++) {
       if (!active[c]) continue;
@@ -170,7 +199,10 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       else if (rnew[c] <= tol * anorm * xn[c]) {
         active[c] = PETSC_FALSE;
         nactive--;
-      } else ratio = PetscMax(ratio, rn[c] > 0 ? rnew[c] / rn[c] : (PetscReal)INFINITY);
+      } else {
+        ratio  = PetscMax(ratio, rn[c] > 0 ? rnew[c] / rn[c] : (PetscReal)INFINITY);
+        scaled = PetscMax(scaled, tol * anorm * xn[c] > 0 ? rnew[c] / (tol * anorm * xn[c]) : (PetscReal)INFINITY);
+      }
       rn[c] = rnew[c];
     }
     res->ratio = ratio;
@@ -183,6 +215,12 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       if (!gmres && o.gmres) gmres = PETSC_TRUE; /* GmresPrepare before the first GMRES-IR step (timed as GMRES) */
       else {
         res->stop = "stagnated";
+        break;
+      }
+    } else if (ratio > 0 && ratio < 1 && scaled > 1) { /* too slow: the steps still needed at this rate exceed the limit */
+      const PetscReal need = std::ceil(std::log(scaled) / -std::log(ratio));
+      if ((PetscReal)res->steps + need > (PetscReal)o.maxsteps) {
+        res->stop = "too slow";
         break;
       }
     }

@@ -19,6 +19,11 @@
    barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
    us on the H100, the critical path of the cooperative leaf for n <= 4096); leaves it cannot take fall back to the
    cooperative or one-block kernel.
+   Tournament pivoting (SetPivoting, -mat_pgx_lu_pivoting tournament; FP32 factorizations of the mixed precisions
+   only): each leaf of the recursion is factored by TournamentKernel (one block per chunk of 256 rows selects its
+   candidates in registers, no grid synchronization; the last block to finish a pair of siblings merges their lists,
+   up to the root, which writes the pivots and L11\U11) and TournamentL21Kernel (the interchanges and L21 = A21
+   U11^-1, one thread a row): two launches a leaf instead of one grid synchronization a column.
    Look-ahead (SetLookAhead, -mat_pgx_lu_lookahead, off by default until measured): the next panel's columns
    are updated and factored on PGX's stream while the rest of the trailing update runs on a second stream.
 
@@ -95,6 +100,10 @@ struct Data {
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
+  Pivoting                      pivoting = PIVOTING_PARTIAL; /* of the FP32 (mixed) factorizations: tournament leaves (TournamentLeaf) */
+  int                           ntourn   = 0;                /* leaves of the last factorization by the tournament kernels */
+  pgx::cuda::DeviceArray<int>    tcand, tcnt, tmoved;        /* tournament: candidate lists [nodes][32], arrival counters [nodes], moved rows [1 + 2 32] */
+  pgx::cuda::DeviceArray<double> tsave;                      /* tournament: original values of the moved top rows [32][32] (T = float uses the first half) */
   /* -mat_pgx_lu_graph: the factorization's launches (FactorDevice) captured in a CUDA graph at the second call with the
      same matrix buffer, n and precision, and replayed by later calls; [0] FP64, [1] FP32 (mixed). Any setter drops them */
   struct Graph {
@@ -106,7 +115,7 @@ struct Data {
     /* what the captured factorization did (restored on replay: the host-side choices are the graph's) */
     const char *path = "none";
     PetscInt    nb   = 0;
-    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0;
+    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0, ntourn = 0;
   };
   bool  usegraph  = false;
   Graph graphs[2];
@@ -497,6 +506,185 @@ __global__ void __launch_bounds__(DENSELU_LEAF_THREADS) LeafClusterKernel(int m,
 }
 
 /* y(:,c) = x(perm, c) (gather) or y(perm, c) = x(:, c) (scatter), converting the type */
+/* ------------------------------------------------------------------ tournament pivoting (denselu_tournament.h) */
+#define DENSELU_TSLU_THREADS 256 /* threads of a tournament block: rows t and t + 256 of its chunk (chunks have < 512 rows) */
+#define DENSELU_TSLU_R       2
+
+/* The partial-pivoting selection of denselu_tournament.h by one thread block: thread t holds the rows of list
+   positions t + r NT (id[r] >= 0: the panel row; -1: none) with their W values in v[r][]. For each column j < w the
+   first largest |v_ij| among the rows not yet chosen (ties: the smaller list position) is chosen, out[j] = its panel
+   row, selpos[j] = its list position, and the other rows are eliminated with it (unless it is zero). The chosen rows'
+   registers end with L11\U11 of the winners in pivot order (the no-pivoting LU of those rows). out, selpos, prow
+   (W), wv, wi (NT / 32), ssel: shared memory. */
+template <class T, int W, int R, int NT>
+__device__ __forceinline__ void TsluSelect(T (&v)[R][W], int (&id)[R], bool (&chosen)[R], int w, int *out, int *selpos, T *prow, T *wv, int *wi, int *ssel)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int j = 0; j < W; j++) {
+    if (j >= w) break; /* uniform */
+    T   best = (T)-1;
+    int bi   = INT_MAX;
+#pragma unroll
+    for (int r = 0; r < R; r++)
+      if (id[r] >= 0 && !chosen[r]) ArgMaxCombine(best, bi, (T)fabs(v[r][j]), (int)threadIdx.x + r * NT);
+    for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+    if (lane == 0) wv[warp] = best, wi[warp] = bi;
+    __syncthreads();
+    if (warp == 0) {
+      best = lane < NT / 32 ? wv[lane] : (T)-1;
+      bi   = lane < NT / 32 ? wi[lane] : INT_MAX;
+      for (int off = 16; off > 0; off >>= 1) ArgMaxCombine(best, bi, __shfl_down_sync(0xffffffffu, best, off), __shfl_down_sync(0xffffffffu, bi, off));
+      if (lane == 0) *ssel = bi;
+    }
+    __syncthreads();
+    const int sel = *ssel;
+#pragma unroll
+    for (int r = 0; r < R; r++)
+      if ((int)threadIdx.x + r * NT == sel) {
+#pragma unroll
+        for (int c = 0; c < W; c++) prow[c] = v[r][c];
+        out[j]    = id[r];
+        selpos[j] = sel;
+        chosen[r] = true;
+      }
+    __syncthreads();
+    const T d = prow[j];
+    if (d != (T)0) {
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        if (id[r] >= 0 && !chosen[r]) {
+          const T l = v[r][j] / d;
+          v[r][j]   = l;
+#pragma unroll
+          for (int c = j + 1; c < W; c++) v[r][c] -= l * prow[c];
+        }
+    }
+  }
+  __syncthreads();
+}
+
+/* Tournament of the m x w leaf p (leading dimension lda; w <= W; its first row is row0 of the matrix), one launch:
+   block c selects the candidates of chunk c (TournamentChunkRows) into cand; then, up the tree, the last block to
+   finish a pair of siblings (atomic counter cnt[parent]; __threadfence before it) merges their lists; a node with
+   one child copies its list. The block that computes the root: the interchanges (ipiv, absolute rows), the rows
+   below the top that receive a top row (moved: count, then dst[W], src[W]; their original values into save, W
+   values a row), L11\U11 of the winners into the top rows, a zero u_jj into flag (atomicMin), and the counters back
+   to zero. Nothing else writes p, and every read of p happens before the root's block is reached. */
+template <class T, int W>
+__global__ void __launch_bounds__(DENSELU_TSLU_THREADS) TournamentKernel(int m, int w, T *p, int lda, int *cand, int *cnt, int *ipiv, int row0, int *flag, T *save, int *moved)
+{
+  constexpr int NT = DENSELU_TSLU_THREADS, R = DENSELU_TSLU_R;
+  __shared__ T   prow[W], wv[NT / 32];
+  __shared__ int out[W], selpos[W], wi[NT / 32], ssel, slast, lst[2 * W];
+  __shared__ int spiv[W], spos[2 * W], srow[2 * W], sdst[2 * W], ssrc[2 * W], snm;
+  T              v[R][W];
+  int            id[R];
+  bool           chosen[R];
+  const int      nc = TournamentChunks(m);
+  int            r0, r1;
+
+  TournamentChunkRows(m, blockIdx.x, &r0, &r1);
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = r0 + (int)threadIdx.x + r * NT;
+    id[r]       = i < r1 ? i : -1;
+    chosen[r]   = false;
+#pragma unroll
+    for (int c = 0; c < W; c++) v[r][c] = (i < r1 && c < w) ? p[i + (size_t)c * lda] : (T)0;
+  }
+  TsluSelect<T, W, R, NT>(v, id, chosen, w, out, selpos, prow, wv, wi, &ssel);
+  int idx = blockIdx.x, count = nc, off = 0; /* off: index of the first node of this level */
+  while (count > 1) {
+    const int up = (count + 1) / 2, parent = idx / 2, pnode = off + count + parent;
+    for (int t = threadIdx.x; t < w; t += NT) cand[(size_t)(off + idx) * W + t] = out[t];
+    if (2 * parent + 1 < count) { /* two children: the second to arrive merges */
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) slast = atomicAdd(&cnt[pnode], 1) == 1;
+      __syncthreads();
+      if (!slast) return; /* uniform */
+      __threadfence();
+      for (int t = threadIdx.x; t < 2 * w; t += NT) lst[t] = ((volatile int *)cand)[(size_t)(off + 2 * parent + t / w) * W + t % w];
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        const int q = (int)threadIdx.x + r * NT;
+        id[r]       = q < 2 * w ? lst[q] : -1;
+        chosen[r]   = false;
+#pragma unroll
+        for (int c = 0; c < W; c++) v[r][c] = (q < 2 * w && c < w) ? p[id[r] + (size_t)c * lda] : (T)0;
+      }
+      TsluSelect<T, W, R, NT>(v, id, chosen, w, out, selpos, prow, wv, wi, &ssel);
+    } /* else one child: out is its list already */
+    off += count;
+    count = up;
+    idx   = parent;
+  }
+  /* the root: this block's out[] are the winners, its chosen rows hold L11\U11 */
+  if (threadIdx.x == 0) {
+    TournamentInterchanges(w, out, spiv, spos, srow, &snm, sdst, ssrc);
+    moved[0] = snm;
+    for (int t = 0; t < snm; t++) moved[1 + t] = sdst[t], moved[1 + W + t] = ssrc[t];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < w; t += NT) ipiv[t] = row0 + spiv[t];
+  for (int t = threadIdx.x; t < snm * w; t += NT) save[(t / w) * W + t % w] = p[ssrc[t / w] + (size_t)(t % w) * lda];
+  __syncthreads(); /* the top rows' original values are saved: overwrite them */
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int q = (int)threadIdx.x + r * NT;
+    for (int j = 0; j < w; j++)
+      if (selpos[j] == q) {
+#pragma unroll
+        for (int c = 0; c < W; c++)
+          if (c < w) p[j + (size_t)c * lda] = v[r][c];
+#pragma unroll
+        for (int c = 0; c < W; c++)
+          if (c == j && v[r][c] == (T)0) atomicMin(flag, row0 + j);
+      }
+  }
+  const int nodes = TournamentNodes(nc, NULL);
+  for (int t = threadIdx.x; t < nodes; t += NT) cnt[t] = 0;
+}
+
+/* After TournamentKernel: row i >= w of the leaf (its source: save when i is a moved row's destination, else row i)
+   becomes L21's row x with x U11 = a (x_j = a_j / u_jj, a_c -= x_j u_jc for c > j; a zero u_jj: column j neither
+   scaled nor eliminated with). One thread a row (the grid covers the m - w rows). */
+template <class T, int W>
+__global__ void __launch_bounds__(DENSELU_TSLU_THREADS) TournamentL21Kernel(int m, int w, T *p, int lda, const T *save, const int *moved)
+{
+  __shared__ T   U[W][W + 1];
+  __shared__ int sdst[W], snm;
+  for (int t = threadIdx.x; t < W * W; t += blockDim.x) U[t % W][t / W] = (t % W < w && t / W < w) ? p[t % W + (size_t)(t / W) * lda] : (T)0;
+  if (threadIdx.x == 0) snm = moved[0];
+  for (int t = threadIdx.x; t < W; t += blockDim.x) sdst[t] = moved[1 + t];
+  __syncthreads();
+  const int i = w + blockIdx.x * blockDim.x + threadIdx.x; /* one row a thread, no loop: U's entries are read from
+                                                               shared memory where used, not hoisted into registers */
+  if (i < m) {
+    int s = -1;
+    for (int t = 0; t < snm; t++)
+      if (sdst[t] == i) s = t;
+    T a[W];
+#pragma unroll
+    for (int c = 0; c < W; c++) a[c] = c < w ? (s >= 0 ? save[s * W + c] : p[i + (size_t)c * lda]) : (T)0;
+#pragma unroll
+    for (int j = 0; j < W; j++) {
+      const T d = U[j][j];
+      if (j < w && d != (T)0) {
+        const T l = a[j] / d;
+        a[j]      = l;
+#pragma unroll
+        for (int c = j + 1; c < W; c++) a[c] -= l * U[j][c];
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < W; c++)
+      if (c < w) p[i + (size_t)c * lda] = a[c];
+  }
+}
+
 template <class S, class T>
 __global__ void PermuteKernel(int n, int ncol, const S *x, int ldx, T *y, int ldy, const int *perm, int scatter)
 {
@@ -900,6 +1088,55 @@ static PetscErrorCode LeafClusterTry(Data *d, cudaStream_t s, int m, int kb, T *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tournament buffers for leaves of up to m rows (before the factorization's first launch: cudaMalloc synchronizes);
+   the arrival counters zeroed on s (the root block of each tournament zeroes them again) */
+static PetscErrorCode TournamentBuffers(Data *d, cudaStream_t s, int m)
+{
+  const int nodes = TournamentNodes(TournamentChunks(m > 0 ? m : 1), NULL);
+
+  PetscFunctionBegin;
+  if (d->tcand.size() < (size_t)nodes * TSLU_WMAX) PetscCall(d->tcand.resize((size_t)nodes * TSLU_WMAX));
+  if (d->tcnt.size() < (size_t)nodes) PetscCall(d->tcnt.resize((size_t)nodes));
+  if (d->tmoved.size() < (size_t)1 + 2 * TSLU_WMAX) PetscCall(d->tmoved.resize((size_t)1 + 2 * TSLU_WMAX));
+  if (d->tsave.size() < (size_t)TSLU_WMAX * TSLU_WMAX) PetscCall(d->tsave.resize((size_t)TSLU_WMAX * TSLU_WMAX));
+  PGXCallCUDA(cudaMemsetAsync(d->tcnt.data(), 0, d->tcnt.size() * sizeof(int), s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class T, int W>
+static PetscErrorCode LaunchTournament(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0)
+{
+  const int nc = TournamentChunks(m);
+
+  PetscFunctionBegin;
+  TournamentKernel<T, W><<<nc, DENSELU_TSLU_THREADS, 0, s>>>(m, kb, p, lda, d->tcand.data(), d->tcnt.data(), ipiv, row0, d->flag.data(), (T *)d->tsave.data(), d->tmoved.data());
+  PGXCheckLaunch("denselu TournamentKernel");
+  if (m > kb) {
+    const int g = (m - kb + DENSELU_TSLU_THREADS - 1) / DENSELU_TSLU_THREADS;
+    TournamentL21Kernel<T, W><<<g, DENSELU_TSLU_THREADS, 0, s>>>(m, kb, p, lda, (const T *)d->tsave.data(), d->tmoved.data());
+    PGXCheckLaunch("denselu TournamentL21Kernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A leaf (m x kb, kb <= 32, m >= kb) by tournament pivoting: TournamentKernel (one launch: the chunks' candidates and
+   the reduction tree; the root block writes the pivots and L11\U11) and TournamentL21Kernel (the interchanges and
+   L21 of the rows below); the buffers were sized by TournamentBuffers for at least m rows */
+template <class T>
+static PetscErrorCode TournamentLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0)
+{
+  const int nodes = TournamentNodes(TournamentChunks(m), NULL);
+
+  PetscFunctionBegin;
+  PetscCheck(kb >= 1 && kb <= TSLU_WMAX && m >= kb, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda tournament leaf: m %d, kb %d (need 1 <= kb <= %d, m >= kb)", m, kb, (int)TSLU_WMAX);
+  PetscCheck(d->tcand.size() >= (size_t)nodes * TSLU_WMAX && d->tcnt.size() >= (size_t)nodes && d->tsave.size() >= (size_t)TSLU_WMAX * TSLU_WMAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda tournament leaf: buffers not sized for %d rows", m);
+  if (kb <= 8) PetscCall(LaunchTournament<T, 8>(d, s, m, kb, p, lda, ipiv, row0));
+  else if (kb <= 16) PetscCall(LaunchTournament<T, 16>(d, s, m, kb, p, lda, ipiv, row0));
+  else PetscCall(LaunchTournament<T, 32>(d, s, m, kb, p, lda, ipiv, row0));
+  d->ntourn++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A leaf (m x kb, kb <= 32) of the panel recursion: the cooperative register kernel (the narrowest W >= kb; rows per
    thread by LeafCoopTry) when enabled and it fits, else PanelKernel (one block, in global memory). ol, orr: the
    panel columns left and right of the leaf that take its interchanges (leaf swaps; 0, 0 otherwise): the cooperative
@@ -910,6 +1147,14 @@ static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, i
   bool done = false;
 
   PetscFunctionBegin;
+  if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) { /* low precision only: FP64 pivots partially */
+    PetscCall(TournamentLeaf<T>(d, s, m, kb, p, lda, ipiv, row0));
+    if (ol + orr > 0) { /* as after PanelKernel below */
+      T *pc = p - row0 - (ptrdiff_t)ol * lda;
+      PetscCall(Laswp<T>(s, ol + orr, ol, kb, pc, lda, row0, row0 + PetscMin(kb, m), ipiv - row0, "denselu LaswpKernel (leaf swaps after the tournament)"));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (d->oncluster) { /* the cluster path: one thread-block cluster, else the leaf kernels below */
     if (kb <= 8) PetscCall(LeafClusterTry<T, 8>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
     else if (kb <= 16) PetscCall(LeafClusterTry<T, 16>(d, s, m, kb, p, lda, ipiv, row0, ol, orr, &done));
@@ -1060,7 +1305,8 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = 0;
+  d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = 0;
+  if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) PetscCall(TournamentBuffers(d, s, (int)d->n));
   if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
@@ -1139,6 +1385,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     g.leafrowsused  = d->leafrowsused;
     g.nclusterleaf  = d->nclusterleaf;
     g.clusterblocks = d->clusterblocks;
+    g.ntourn        = d->ntourn;
     d->ncaptured++;
   } else {
     d->path          = g.path;
@@ -1148,6 +1395,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     d->leafrowsused  = g.leafrowsused;
     d->nclusterleaf  = g.nclusterleaf;
     d->clusterblocks = g.clusterblocks;
+    d->ntourn        = g.ntourn;
     d->replayed      = true;
   }
   PGXCallCUDA(cudaGraphLaunch(g.exec, s));
@@ -1407,6 +1655,51 @@ PetscErrorCode SetLookAheadSMs(Data *d, PetscInt sms)
   PetscCall(GraphReset(d));
   PetscCheck(sms >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the look-ahead SM count target must be >= 0 (0: all), not %" PetscInt_FMT, sms);
   d->lasms = (int)PetscMin(sms, (PetscInt)INT_MAX);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPivoting(Data *d, Pivoting p)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(p == PIVOTING_PARTIAL || p == PIVOTING_TOURNAMENT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown pivoting %d", (int)p);
+  d->pivoting = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetTournamentInfo(const Data *d, PetscInt *nleaves)
+{
+  PetscFunctionBegin;
+  *nleaves = d->ntourn;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TournamentPanelTest(PetscInt m, PetscInt w, const PetscScalar *a, PetscInt lda, PetscScalar *lu, PetscInt *ipiv, PetscInt *zerocol)
+{
+  Data                          *d = nullptr;
+  cudaStream_t                   s;
+  pgx::cuda::DeviceArray<double> p;
+  std::vector<int>               hp(w > 0 ? w : 1);
+  int                            hflag[2];
+
+  PetscFunctionBegin;
+  PetscCheck(m >= w && w >= 1 && w <= TSLU_WMAX && m <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda TournamentPanelTest: m %" PetscInt_FMT ", w %" PetscInt_FMT, m, w);
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(Create(&d));
+  d->n = m;
+  PetscCall(d->ipiv.resize(w));
+  PetscCall(p.resize((size_t)m * w));
+  PGXCallCUDA(cudaMemcpy2DAsync(p.data(), m * sizeof(double), a, lda * sizeof(double), m * sizeof(double), w, cudaMemcpyHostToDevice, s));
+  PetscCall(ResetFlag(d));
+  PetscCall(TournamentBuffers(d, s, (int)m));
+  PetscCall(TournamentLeaf<double>(d, s, (int)m, (int)w, p.data(), (int)m, d->ipiv.data(), 0));
+  PGXCallCUDA(cudaMemcpyAsync(lu, p.data(), (size_t)m * w * sizeof(double), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(hp.data(), d->ipiv.data(), w * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  for (PetscInt j = 0; j < w; j++) ipiv[j] = hp[j];
+  *zerocol = hflag[0] == INT_MAX ? -1 : hflag[0];
+  PetscCall(Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

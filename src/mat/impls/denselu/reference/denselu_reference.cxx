@@ -1,5 +1,6 @@
 /* Reference backend of the dense LU (the specification; see denselu_kernels.h). Plain sequential C++. */
 #include "../denselu_kernels.h"
+#include "../denselu_tournament.h"
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -258,6 +259,173 @@ static PetscErrorCode FactorLow(PetscInt n, float *a, PetscInt *ipiv, int bits, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Tournament pivoting (denselu_tournament.h) of the m x w panel p (leading dimension lda, m >= w, w <= TSLU_WMAX):
+   T double (no rounding: the specification of the cuda kernels in FP64) or float with every stored result rounded
+   to 'bits' significant bits (the emulated low precision) */
+static inline double Rnd(double x, int) { return x; }
+static inline float  Rnd(float x, int bits) { return RoundToBits(x, bits); }
+
+/* Partial-pivoting selection of w rows among the nr rows rows[0..nr) of p (their current values; list order breaks
+   ties): out[0..w) the chosen rows in pivot order. t: nr x w work. */
+template <class T>
+static void TournamentSelect(const T *p, PetscInt lda, int nr, const int *rows, int w, int bits, int *out, std::vector<T> &t, std::vector<char> &chosen)
+{
+  t.resize((size_t)nr * w);
+  chosen.assign(nr, 0);
+  for (int c = 0; c < w; c++)
+    for (int i = 0; i < nr; i++) t[i + (size_t)c * nr] = p[rows[i] + c * lda];
+  for (int j = 0; j < w; j++) {
+    int piv = -1;
+    T   vmax = 0;
+    for (int i = 0; i < nr; i++)
+      if (!chosen[i] && (piv < 0 || std::fabs(t[i + (size_t)j * nr]) > vmax)) piv = i, vmax = std::fabs(t[i + (size_t)j * nr]);
+    chosen[piv] = 1;
+    out[j]      = rows[piv];
+    const T d   = t[piv + (size_t)j * nr];
+    if (d == (T)0) continue;
+    for (int i = 0; i < nr; i++) {
+      if (chosen[i]) continue;
+      const T l               = Rnd((T)(t[i + (size_t)j * nr] / d), bits);
+      t[i + (size_t)j * nr] = l;
+      for (int c = j + 1; c < w; c++) t[i + (size_t)c * nr] = Rnd((T)(t[i + (size_t)c * nr] - l * t[piv + (size_t)c * nr]), bits);
+    }
+  }
+}
+
+template <class T>
+static PetscErrorCode TournamentPanelT(PetscInt m, PetscInt w, T *p, PetscInt lda, int bits, PetscInt *ipiv, PetscInt *zerocol)
+{
+  const int         nc = TournamentChunks((int)m);
+  std::vector<int>  cand((size_t)nc * w), next, rows, out(w), piv(w), pos(2 * w), row(2 * w), dst(2 * w), src(2 * w);
+  std::vector<T>    t;
+  std::vector<char> chosen;
+  int               nmoved, cnt = nc;
+
+  PetscFunctionBegin;
+  PetscCheck(w >= 1 && w <= TSLU_WMAX && m >= w, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu tournament panel: m %" PetscInt_FMT ", w %" PetscInt_FMT " (need 1 <= w <= %d, m >= w)", m, w, (int)TSLU_WMAX);
+  *zerocol = -1;
+  for (int c = 0; c < nc; c++) { /* leaves */
+    int r0, r1;
+    TournamentChunkRows((int)m, c, &r0, &r1);
+    rows.resize(r1 - r0);
+    for (int i = r0; i < r1; i++) rows[i - r0] = i;
+    TournamentSelect<T>(p, lda, r1 - r0, rows.data(), (int)w, bits, &cand[(size_t)c * w], t, chosen);
+  }
+  while (cnt > 1) { /* the tree */
+    const int up = (cnt + 1) / 2;
+    next.resize((size_t)up * w);
+    for (int i = 0; i < up; i++) {
+      if (2 * i + 1 >= cnt) {
+        std::copy(&cand[(size_t)2 * i * w], &cand[(size_t)2 * i * w] + w, &next[(size_t)i * w]);
+        continue;
+      }
+      TournamentSelect<T>(p, lda, 2 * (int)w, &cand[(size_t)2 * i * w], (int)w, bits, &next[(size_t)i * w], t, chosen);
+    }
+    cand.swap(next);
+    cnt = up;
+  }
+  TournamentInterchanges((int)w, cand.data(), piv.data(), pos.data(), row.data(), &nmoved, dst.data(), src.data());
+  for (PetscInt j = 0; j < w; j++) {
+    ipiv[j] = piv[j];
+    if (piv[j] != j)
+      for (PetscInt c = 0; c < w; c++) std::swap(p[j + c * lda], p[piv[j] + c * lda]);
+  }
+  for (PetscInt j = 0; j < w; j++) { /* U11, L11 without pivoting */
+    const T d = p[j + j * lda];
+    if (d == (T)0) {
+      if (*zerocol < 0) *zerocol = j;
+      continue;
+    }
+    for (PetscInt i = j + 1; i < w; i++) {
+      const T l        = Rnd((T)(p[i + j * lda] / d), bits);
+      p[i + j * lda] = l;
+      for (PetscInt c = j + 1; c < w; c++) p[i + c * lda] = Rnd((T)(p[i + c * lda] - l * p[j + c * lda]), bits);
+    }
+  }
+  for (PetscInt i = w; i < m; i++) /* L21 = A21 U11^-1, row by row */
+    for (PetscInt j = 0; j < w; j++) {
+      const T d = p[j + j * lda];
+      if (d == (T)0) continue;
+      const T l        = Rnd((T)(p[i + j * lda] / d), bits);
+      p[i + j * lda] = l;
+      for (PetscInt c = j + 1; c < w; c++) p[i + c * lda] = Rnd((T)(p[i + c * lda] - l * p[j + c * lda]), bits);
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode TournamentPanel(PetscInt m, PetscInt w, PetscScalar *p, PetscInt lda, PetscInt *ipiv, PetscInt *zerocol)
+{
+  return TournamentPanelT<PetscScalar>(m, w, p, lda, 53, ipiv, zerocol);
+}
+
+void TournamentLeaves(PetscInt n, PetscInt nb, PetscInt leafw, std::vector<PetscInt> &leaves)
+{
+  struct Rec {
+    static void Split(PetscInt k, PetscInt kb, PetscInt lw, std::vector<PetscInt> &out)
+    {
+      if (kb <= lw) {
+        out.push_back(k);
+        out.push_back(kb);
+        return;
+      }
+      Split(k, kb / 2, lw, out);
+      Split(k + kb / 2, kb - kb / 2, lw, out);
+    }
+  };
+  leaves.clear();
+  for (PetscInt k = 0; k < n; k += nb) Rec::Split(k, PetscMin(nb, n - k), leafw, leaves);
+}
+
+/* Right-looking LU of the n x n float matrix a (leading dimension n) by the leaves of TournamentLeaves, each by
+   TournamentPanelT (every stored result rounded to 'bits'): the emulated low-precision factorization with
+   tournament pivoting, the specification of the cuda recursion with tournament leaves (same pivots up to rounding) */
+static PetscErrorCode FactorLowTournament(PetscInt n, float *a, PetscInt nb, PetscInt leafw, PetscInt *ipiv, int bits, PetscInt *zerocol)
+{
+  std::vector<PetscInt> leaves;
+
+  PetscFunctionBegin;
+  *zerocol = -1;
+  for (PetscInt i = 0; i < n * n; i++) a[i] = RoundToBits(a[i], bits);
+  TournamentLeaves(n, nb, leafw, leaves);
+  for (size_t q = 0; q < leaves.size(); q += 2) {
+    const PetscInt k = leaves[q], kb = leaves[q + 1], k2 = k + kb;
+    PetscInt       zc = -1;
+    PetscCall(TournamentPanelT<float>(n - k, kb, a + k + k * n, n, bits, ipiv + k, &zc));
+    if (zc >= 0 && *zerocol < 0) *zerocol = k + zc;
+    for (PetscInt j = k; j < k2; j++) ipiv[j] += k;
+    PetscCall(ApplyPivotsT<float>(k, a, n, k, k2, ipiv, PETSC_FALSE));
+    PetscCall(ApplyPivotsT<float>(n - k2, a + k2 * n, n, k, k2, ipiv, PETSC_FALSE));
+    for (PetscInt c = k2; c < n; c++) { /* U12 = L11^-1 A12, then A22 -= L21 U12 */
+      float *ac = a + c * n;
+      for (PetscInt j = k; j < k2; j++) {
+        const float u = ac[j];
+        if (u != 0.0f)
+          for (PetscInt i = j + 1; i < k2; i++) ac[i] = RoundToBits(ac[i] - a[i + j * n] * u, bits);
+      }
+      for (PetscInt j = k; j < k2; j++) {
+        const float u = ac[j];
+        if (u != 0.0f)
+          for (PetscInt i = k2; i < n; i++) ac[i] = RoundToBits(ac[i] - a[i + j * n] * u, bits);
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode FactorTournament(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt leafw, Precision prec, PetscInt *ipiv, PetscInt *zerocol)
+{
+  std::vector<float> f((size_t)n * n);
+
+  PetscFunctionBegin;
+  PetscCheck(nb >= 1 && leafw >= 1 && leafw <= TSLU_WMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu reference FactorTournament: block %" PetscInt_FMT ", leaf %" PetscInt_FMT, nb, leafw);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) f[i + j * n] = (float)a[i + j * lda];
+  PetscCall(FactorLowTournament(n, f.data(), nb, leafw, ipiv, PrecisionBits(prec), zerocol));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) a[i + j * lda] = f[i + j * n];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The refinement driver's operations on host arrays (see denselu_refine.h) */
 struct HostOps {
   Mixed              *m;
@@ -397,7 +565,8 @@ PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt
   mx->LUp.clear();
   mx->LU.clear();
   PetscCall(ProfileTic(mx->prof, &t0));
-  PetscCall(FactorLow(n, mx->LUs.data(), mx->ipiv.data(), PrecisionBits(prec), zerocol)); /* unblocked: one leaf */
+  if (mx->pivoting == PIVOTING_TOURNAMENT) PetscCall(FactorLowTournament(n, mx->LUs.data(), mx->nb, mx->leafw, mx->ipiv.data(), PrecisionBits(prec), zerocol));
+  else PetscCall(FactorLow(n, mx->LUs.data(), mx->ipiv.data(), PrecisionBits(prec), zerocol)); /* unblocked: one leaf */
   PetscCall(ProfileToc(mx->prof, PHASE_LEAF, t0));
   if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: FP64 */
     mx->LU = mx->A;
