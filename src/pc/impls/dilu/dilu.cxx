@@ -48,7 +48,7 @@ typedef struct {
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row (cuda: downloaded when first needed, see colorsonhost) */
   PetscBool      colorsonhost; /* cuda, multicolor: color[] holds the GPU's colors */
-  PetscBool      colorrounds;  /* cuda, multicolor: color by rounds of launches instead of one sync-free launch (-pc_dilu_color_rounds) */
+  PetscBool      colorrounds;  /* cuda, multicolor: color by rounds of launches (default) or in one sync-free launch (-pc_dilu_color_rounds) */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
   PetscInt       ncolors;    /* multicolor: number of colors */
   PetscScalar   *E;          /* the DILU diagonal (host backend) */
@@ -183,8 +183,14 @@ static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt
     const int *ii = NULL, *jj = NULL;
     PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &ii, &jj));
     PetscCall(PGXMatGetDeviceValuesRead(B, &da)); /* PGX's stream waits for PETSc's (the row offsets may be new) */
-    if (!da) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &ii, &jj));
-    else *i = ii, *j = jj;
+    if (!da || !ii || !jj) {
+      PetscCall(PetscInfo(B, "PCDILU: no device pattern (row offsets %p, column indices %p, values %p): the host CSR is used\n", (const void *)ii, (const void *)jj, (const void *)da));
+      PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &ii, &jj));
+    } else *i = ii, *j = jj;
+  } else {
+    MatType type;
+    PetscCall(MatGetType(B, &type));
+    PetscCall(PetscInfo(B, "PCDILU: the matrix is %s, not %s: the host CSR is used\n", type, MATSEQAIJCUSPARSE));
   }
 #else
   (void)B;
@@ -284,8 +290,9 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(K::cuda::SetColorWave(d, dilu->wave));
     PetscCall(K::cuda::SetColorRounds(d, dilu->colorrounds));
     PetscCall(GetDevicePattern(dilu->local, &dia, &dja));
+    PetscBool ondevice = dia ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscTime(&tc[0]));
-    if (dia) {
+    if (ondevice) {
       PetscCall(K::cuda::AnalyzeDevice(d, n, dia, dja, mc, &dilu->A.nnz, &dilu->A.nlower, &dilu->A.nupper));
       PetscCall(RestoreDevicePattern(dilu->local, &dia, &dja));
     } else {
@@ -297,7 +304,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(PetscTime(&tc[1]));
     if (mc) PetscCall(K::cuda::GetColors(d, NULL, &dilu->ncolors));
     PetscCall(PetscTime(&tc[2]));
-    PetscCall(PetscInfo(pc, "PCDILU: cuda analysis from the pattern on the %s: setup %.2f ms, analysis %.2f ms\n", dia ? "device (PETSc's AIJCUSPARSE arrays)" : "host", 1e3 * (tc[0] - t0), 1e3 * (tc[2] - tc[0])));
+    PetscCall(PetscInfo(pc, "PCDILU: cuda analysis from the pattern on the %s: setup %.2f ms, analysis %.2f ms\n", ondevice ? "device (PETSc's AIJCUSPARSE arrays)" : "host", 1e3 * (tc[0] - t0), 1e3 * (tc[2] - tc[0])));
 #endif
   } else {
     PetscCall(GetCSR(dilu->local, &n, &ia, &ja));
@@ -658,7 +665,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   if (flg) PetscCall(PCDILUSetColorWave(pc, wave));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
-  PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds of launches instead of one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
+  PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds of launches (default), else by one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_richardson", "Under KSPRICHARDSON (scale 1, no monitors, Amat = Pmat, one rank): fused PCApplyRichardson, the forward sweep forms the residual, the backward sweep adds into x", "PCDILU", dilu->richardson, &dilu->richardson, &flg));
   if (flg && pc->setupcalled) PetscCall(PCDILUSetRichardsonOp(pc));
@@ -1008,8 +1015,8 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     Off by default: on an H100 (GAMG on ex45 100^3 and aniso3d 100^3, dilu on the finest level) it was slower than
     PETSc's loop around `PCApply()`: the residual's rows are read in the color order, and under GMRES the finest
     level's vectors change with every application (one CUDA graph capture per call)
-. -pc_dilu_color_rounds <false> - cuda backend, multicolor: color by rounds of launches (one per longest chain of
-    earlier neighbors) instead of the default single sync-free launch; the same colors
+. -pc_dilu_color_rounds <true> - cuda backend, multicolor: color by rounds of launches (one per step of the longest
+    chain of earlier neighbors); false: one sync-free launch (slower on 3D stencils, measured); the same colors
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
@@ -1051,7 +1058,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
-  dilu->colorrounds = PETSC_FALSE;
+  dilu->colorrounds = PETSC_TRUE;
   dilu->richardson = PETSC_FALSE; /* measured slower than PETSc's loop around PCApply (bench/results, tenth session) */
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 

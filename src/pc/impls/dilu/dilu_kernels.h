@@ -138,7 +138,7 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
 /* The same from the pattern in device memory (e.g. PETSc's AIJCUSPARSE arrays, full rows, PetscInt indices), copied
    on the device; the colors are computed on the GPU. Output: nnz (read from drowptr[n]). */
 PetscErrorCode AnalyzeDevice(Data *d, PetscInt n, const PetscInt *drowptr, const PetscInt *dcolidx, PetscBool multicolor, PetscInt *nnz, PetscInt *nlower, PetscInt *nupper);
-/* Multicolor coloring of the next Analyze(): sync-free, one launch (default), or by rounds of launches (flg) */
+/* Multicolor coloring of the next Analyze(): by rounds of launches (flg, the default), or in one sync-free launch */
 PetscErrorCode SetColorRounds(Data *d, PetscBool flg);
 /* The colors found by Analyze (host array of n, or NULL for the count only; multicolor only) */
 PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
