@@ -184,14 +184,14 @@ static PetscErrorCode TournamentPanels(void)
     for (PetscInt w : {1, 5, 8, 16, 17, 32})
       for (int kind = 0; kind < 2; kind++) {
         if (m < w || (kind == 1 && m < 2 * w)) continue;
-        std::vector<double>   a(m * w), lr, lc(m * w, NAN);
+        std::vector<double>   a(m * w), lc(m * w, NAN);
         std::vector<PetscInt> pr(w), pc(w, -1);
         PetscInt              zr, zc;
         DenseLUSeed(99 + m * 40 + w + kind);
         for (auto &v : a) v = DenseLURand();
         if (kind == 1) /* zero diagonal on top: the tournament must pick rows from below */
           for (PetscInt j = 0; j < w; j++) a[j + j * m] = 0;
-        lr = a;
+        std::vector<double> lr(a.begin(), a.end());
         PetscCall(ref::TournamentPanel(m, w, lr.data(), m, pr.data(), &zr));
         PetscCall(cu::TournamentPanelTest(m, w, a.data(), m, lc.data(), pc.data(), &zc));
         double d = 0, mx = 0;
@@ -206,7 +206,7 @@ static PetscErrorCode TournamentPanels(void)
 
 static PetscErrorCode TournamentFactor(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, PetscBool leafswaps)
 {
-  std::vector<double>   a(n * n), lu(n * n, NAN), pa, b(n), x;
+  std::vector<double>   a(n * n), lu(n * n, NAN), b(n);
   std::vector<PetscInt> piv(n, -1), leaves;
   PetscInt              zc, nt;
   PetscBool             finite;
@@ -230,7 +230,7 @@ static PetscErrorCode TournamentFactor(const char *kind, PetscInt n, PetscInt nb
   ref::TournamentLeaves(n, nb, 32, leaves);
   CHECK(zc == -1 && finite && nt == (PetscInt)leaves.size() / 2, "tournament tf32 %s n %d: zero column %d, %d tournament leaves (expected %d)", kind, (int)n, (int)zc, (int)nt, (int)leaves.size() / 2);
   PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
-  pa = a;
+  std::vector<double> pa(a.begin(), a.end());
   for (PetscInt j = 0; j < n; j++)
     if (piv[j] >= j && piv[j] < n)
       for (PetscInt c = 0; c < n; c++) std::swap(pa[j + c * n], pa[piv[j] + c * n]);
@@ -245,7 +245,7 @@ static PetscErrorCode TournamentFactor(const char *kind, PetscInt n, PetscInt nb
     }
   const double g = umax / amax, tol = 4 * std::sqrt((double)n) * std::ldexp(1.0, -11) * g;
   CHECK(r / amax <= tol, "tournament tf32 %s n %d: max|PA - LU| / max|A| = %g > %g (growth %g)", kind, (int)n, r / amax, tol, g);
-  x = b;
+  std::vector<double> x(b.begin(), b.end());
   PetscCall(cu::SolveHost(d, PETSC_FALSE, 1, x.data(), n, &rr));
   const double be = DenseLUBackwardError(n, a.data(), x.data(), b.data(), 'N');
   CHECK(be < 1, "tournament tf32 %s n %d: backward error %g (%s)", kind, (int)n, be, rr.stop);
