@@ -195,6 +195,31 @@ __global__ void KTransposeFill(PetscInt n, const PetscInt *rowptr, const PetscIn
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) tcol[AtomicAddIdx(&next[colidx[k]], 1)] = i;
 }
+/* The greedy color of row v (see reference::Color): the next color of the wave after ml (the largest color of v's
+   earlier neighbors) if free, else the smallest color no earlier neighbor (row v of A and of A^T) has. The earlier
+   neighbors' colors must be final; they are read past L1 (__ldcg), since other blocks wrote them during this launch. */
+__device__ PetscInt PickColor(PetscInt v, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt wave, PetscInt ml, const PetscInt *color)
+{
+  PetscInt c = -1;
+  for (PetscInt base = 0; c < 0; base += 64) {
+    unsigned long long used = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
+      for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
+        PetscInt u = col[k];
+        if (u >= v) continue;
+        PetscInt cu = __ldcg(&color[u]) - base;
+        if (cu >= 0 && cu < 64) used |= 1ull << cu;
+      }
+    }
+    if (base == 0) /* the next color of the wave, if free (wave <= 64: within the first word) */
+      for (PetscInt t = ml + 1; t < wave && c < 0; t++)
+        if (!((used >> t) & 1ull)) c = t;
+    if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
+  }
+  return c;
+}
+
 /* One round of the coloring with wave length wave (see reference::Color and DILU_COLOR_WAVE): round[v] = round
    in which v was colored, -1 if not yet. v is colored in round r when all its lower neighbors (index < v) were
    colored in earlier rounds; it sees exactly the colors the sequential greedy sees, so the result is the same. */
@@ -218,24 +243,8 @@ __global__ void KColorRound(PetscInt n, const PetscInt *rowptr, const PetscInt *
       }
     }
     if (!sel) continue;
-    PetscInt c = -1;
-    for (PetscInt base = 0; c < 0; base += 64) {
-      unsigned long long used = 0;
-      for (int pass = 0; pass < 2; pass++) {
-        const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
-        for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
-          PetscInt u = col[k];
-          if (u >= v) continue;
-          PetscInt cu = color[u] - base; /* colored in an earlier round: stable */
-          if (cu >= 0 && cu < 64) used |= 1ull << cu;
-        }
-      }
-      if (base == 0) /* the next color of the wave, if free (wave <= 64: within the first word) */
-        for (PetscInt t = ml + 1; t < wave && c < 0; t++)
-          if (!((used >> t) & 1ull)) c = t;
-      if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
-    }
-    color[v] = c;
+    PetscInt c = PickColor(v, rowptr, colidx, tptr, tcol, wave, ml, color); /* colored in earlier rounds: stable */
+    color[v]   = c;
     __threadfence();
     ((volatile PetscInt *)round)[v] = r;
     AtomicAddIdx(ncolored, 1);
@@ -266,22 +275,7 @@ __global__ void KColorSyncFree(PetscInt n, const PetscInt *rowptr, const PetscIn
       ml          = cu > ml ? cu : ml;
     }
   }
-  for (PetscInt base = 0; c < 0; base += 64) {
-    unsigned long long used = 0;
-    for (int pass = 0; pass < 2; pass++) {
-      const PetscInt *ptr = pass ? tptr : rowptr, *col = pass ? tcol : colidx;
-      for (PetscInt k = ptr[v]; k < ptr[v + 1]; k++) {
-        PetscInt u = col[k];
-        if (u >= v) continue;
-        PetscInt cu = __ldcg(&color[u]) - base; /* its flag was seen above */
-        if (cu >= 0 && cu < 64) used |= 1ull << cu;
-      }
-    }
-    if (base == 0) /* the next color of the wave, if free (wave <= 64: within the first word) */
-      for (PetscInt t = ml + 1; t < wave && c < 0; t++)
-        if (!((used >> t) & 1ull)) c = t;
-    if (c < 0 && ~used) c = base + __ffsll((long long)~used) - 1;
-  }
+  c        = PickColor(v, rowptr, colidx, tptr, tcol, wave, ml, color); /* every flag was seen above */
   color[v] = c;
   __threadfence();
   StoreRelease(&flags[v], epoch);
