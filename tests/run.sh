@@ -71,6 +71,7 @@ order=()
 pass=0 fail=0 skip=0 failed_names=()
 for f in tests/*.tests; do
   while IFS='|' read -r name req nsize cmd; do
+    case "$name" in \#* | '') continue ;; esac # comments (which may hold quotes xargs would reject) and blank lines
     name=$(echo "$name" | xargs); req=$(echo "$req" | xargs); nsize=$(echo "$nsize" | xargs)
     cmd=$(echo "$cmd" | sed -e 's/^ *//' -e 's/ *$//')
     [ -z "$name" ] && continue
