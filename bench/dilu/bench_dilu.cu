@@ -117,20 +117,6 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
     PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_direct));
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
   }
-  if (mc) { /* chained sweeps (-pc_dilu_chained_sweeps): one launch per sweep; must give the same bits */
-    std::vector<PetscScalar> y1(n), y2(n);
-    PetscBool                gaveup;
-    double                   tch = 0;
-    PetscCall(K::cuda::Apply(d, d_x, d_y));
-    PGXCallCUDA(cudaMemcpyAsync(y1.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
-    PetscCall(K::cuda::SetChained(d, PETSC_TRUE));
-    PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &tch));
-    PGXCallCUDA(cudaMemcpyAsync(y2.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
-    PGXCallCUDA(cudaStreamSynchronize(s));
-    PetscCall(K::cuda::GetChained(d, NULL, &gaveup));
-    PetscCall(K::cuda::SetChained(d, PETSC_FALSE));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s multicolor, chained sweeps: apply %.4f ms against %.4f ms by per-color launches (%.2fx); %.2fx SpMV; same bits: %s%s\n", row.name.c_str(), tch, row.apply[idx], row.apply[idx] / tch, tch / row.spmv, y1 == y2 ? "yes" : "NO (VERIFY FAILED)", gaveup ? " (a wait GAVE UP)" : ""));
-  }
   if (!mc) { /* the same sweeps with one launch per level (replayed from a CUDA graph, then direct) instead of SpSV */
     std::vector<PetscScalar> y1(n), y2(n), y3(n);
     PetscInt                 sw;

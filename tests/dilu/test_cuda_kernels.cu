@@ -181,27 +181,6 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     PetscCall(CudaApply(d, n, x, y, true));
     CHECK(y == first, "%s multicolor, programmatic dependent launches in place: not the same bits as the first apply", name);
     PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
-    /* chained sweeps (one launch per sweep, blocks waiting on chunk flags): the same bits, from the graph (replayed:
-       the generation advances on the device), on other arrays, in place, and by direct launches */
-    PetscBool chained, gaveup;
-    PetscCall(K::cuda::SetSingleBlockRows(d, 0));
-    PetscCall(K::cuda::SetChained(d, PETSC_TRUE));
-    PetscCall(K::cuda::GetChained(d, &chained, &gaveup));
-    CHECK(chained && !gaveup, "%s multicolor: chained sweeps %s, gave up %s", name, chained ? "on" : "OFF", gaveup ? "YES" : "no");
-    for (int rep = 0; rep < 3; rep++) {
-      PetscCall(CudaApply(d, n, x, y, false));
-      CHECK(y == first, "%s multicolor, chained sweeps (apply %d): not the same bits as the first apply", name, rep);
-    }
-    PetscCall(CudaApply(d, n, x, y, true));
-    CHECK(y == first, "%s multicolor, chained sweeps in place: not the same bits as the first apply", name);
-    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
-    PetscCall(CudaApply(d, n, x, y, false));
-    CHECK(y == first, "%s multicolor, chained sweeps, direct launches: not the same bits as the first apply", name);
-    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
-    PetscCall(K::cuda::GetChained(d, &chained, &gaveup));
-    CHECK(!gaveup, "%s multicolor: a chained sweep gave up waiting", name);
-    PetscCall(K::cuda::SetChained(d, PETSC_FALSE));
-    PetscCall(K::cuda::SetSingleBlockRows(d, 0));
   }
   if (mc) { /* direct launches instead of the CUDA graph */
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
@@ -448,12 +427,6 @@ static PetscErrorCode TestRichardson(const char *name, const Csr &A, bool mc)
         PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
         CHECK(x == first, "%s multicolor Richardson its %d guess %s, programmatic dependent launches: other bits", name, (int)its, gz ? "zero" : "nonzero");
         PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
-        PetscCall(K::cuda::SetChained(d, PETSC_TRUE));
-        for (int rep = 0; rep < 2; rep++) {
-          PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));
-          CHECK(x == first, "%s multicolor Richardson its %d guess %s, chained sweeps (%d): other bits", name, (int)its, gz ? "zero" : "nonzero", rep);
-        }
-        PetscCall(K::cuda::SetChained(d, PETSC_FALSE));
         PetscCall(K::cuda::SetSingleBlockRows(d, n));
         PetscCall(K::cuda::GetSingleBlock(d, &single));
         PetscCall(CudaRichardson(d, n, b, x0, its, (PetscBool)gz, false, x));

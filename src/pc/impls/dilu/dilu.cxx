@@ -62,7 +62,6 @@ typedef struct {
   PetscInt       nanalysis;  /* analyses done (reuse check) */
   PetscInt       smallrows;  /* cuda, multicolor: at most this many rows -> single-block apply (-pc_dilu_single_block_rows) */
   PetscBool      pdl;        /* cuda, multicolor: programmatic dependent launches between colors (-pc_dilu_pdl) */
-  PetscBool      chained;    /* cuda, multicolor: one chained launch per sweep instead of one per color (-pc_dilu_chained_sweeps) */
   PetscBool      permapply;  /* cuda, multicolor, other arrays: r gathered into the color order, y scattered (-pc_dilu_permuted_apply) */
   PetscBool      richardson; /* provide the fused PCApplyRichardson() where it applies (-pc_dilu_richardson) */
   PetscObjectState pstate;   /* Pmat's state at the last numeric setup: the fused steps read A's values as factored */
@@ -288,7 +287,6 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
     PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
     PetscCall(K::cuda::SetPDL(d, dilu->pdl));
-    PetscCall(K::cuda::SetChained(d, dilu->chained));
     PetscCall(K::cuda::SetColorWave(d, dilu->wave));
     PetscCall(K::cuda::SetColorRounds(d, dilu->colorrounds));
     PetscCall(GetDevicePattern(dilu->local, &dia, &dja));
@@ -444,7 +442,6 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
       PetscCall(K::cuda::SetSingleBlockRows(d, dilu->smallrows));
       PetscCall(K::cuda::SetPermutedApply(d, dilu->permapply));
       PetscCall(K::cuda::SetPDL(d, dilu->pdl));
-      PetscCall(K::cuda::SetChained(d, dilu->chained));
       PetscCall(K::cuda::Analyze(d, n, T->rowptr, T->colidx, mc, mc ? dilu->color : NULL, dilu->ncolors, &T->nlower, &T->nupper));
 #endif
     } else {
@@ -670,7 +667,6 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
   PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds of launches (default), else by one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
-  PetscCall(PetscOptionsBool("-pc_dilu_chained_sweeps", "cuda, multicolor: each sweep one launch whose blocks wait on the ready flags of the rows they read, instead of one launch per color (the same bits)", "PCDILU", dilu->chained, &dilu->chained, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_richardson", "Under KSPRICHARDSON (scale 1, no monitors, Amat = Pmat, one rank): fused PCApplyRichardson, the forward sweep forms the residual, the backward sweep adds into x", "PCDILU", dilu->richardson, &dilu->richardson, &flg));
   if (flg && pc->setupcalled) PetscCall(PCDILUSetRichardsonOp(pc));
   PetscCall(PetscOptionsBool("-pc_dilu_permuted_apply", "cuda, multicolor: input/output arrays other than the first ones: gather r into the color order and scatter y around contiguous sweeps (else staging copies)", "PCDILU", dilu->permapply, &dilu->permapply, NULL));
@@ -705,12 +701,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
       PetscBool single;
       PetscCall(K::cuda::GetSingleBlock((K::cuda::Data *)dilu->cu, &single));
       if (single) PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: both sweeps in one single-block kernel (%" PetscInt_FMT " rows <= -pc_dilu_single_block_rows %" PetscInt_FMT ")%s\n", dilu->A.n, dilu->smallrows, size > 1 ? " (rank 0)" : ""));
-      else {
-        PetscBool chained, gaveup;
-        PetscCall(K::cuda::GetChained((K::cuda::Data *)dilu->cu, &chained, &gaveup));
-        PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: %s (CUDA graph)%s%s\n", chained ? "one chained launch per sweep (-pc_dilu_chained_sweeps)" : "one launch per color", dilu->permapply ? "; other arrays: gathered into the color order" : "; other arrays: staging copies", size > 1 ? " (rank 0)" : ""));
-        if (gaveup) PetscCall(PetscViewerASCIIPrintf(viewer, "  WARNING: a chained sweep gave up waiting (a PGX bug: please report); the rows concerned were set to NaN\n"));
-      }
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: one launch per color (CUDA graph)%s%s\n", dilu->permapply ? "; other arrays: gathered into the color order" : "; other arrays: staging copies", size > 1 ? " (rank 0)" : ""));
     }
 #endif
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: natural level sets, %" PetscInt_FMT " lower and %" PetscInt_FMT " upper levels%s\n", dilu->A.nlower, dilu->A.nupper, size > 1 ? " (rank 0)" : ""));
@@ -1029,9 +1020,6 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
-. -pc_dilu_chained_sweeps <false> - cuda backend, multicolor: each sweep is one launch instead of one per color; its
-    blocks take chunks of rows in order and wait only on the ready flags of the chunks their rows read; the same
-    result bit for bit
 - -pgx_device <auto,host,cuda> - where the kernels run (also read with the PC's prefix)
 
   Level: intermediate
@@ -1070,7 +1058,6 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->smallrows = 0;
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
-  dilu->chained   = PETSC_FALSE;
   dilu->colorrounds = PETSC_TRUE;
   dilu->richardson = PETSC_FALSE; /* measured slower than PETSc's loop around PCApply (bench/results, tenth session) */
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));

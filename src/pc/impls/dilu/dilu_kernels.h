@@ -182,11 +182,6 @@ PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
    capability 9.0 and later; ignored below), so that its launch overlaps the previous color's last blocks. Default
    PETSC_FALSE. Same bits either way. */
 PetscErrorCode SetPDL(Data *d, PetscBool pdl);
-/* multicolor sweeps chained: one launch per sweep, blocks waiting on the ready flags of the chunks of ranks their rows
-   read, instead of one launch per color; the same bits. GetChained: whether it is in use, and whether a wait ever gave
-   up (a schedule bug; the rows concerned were made NaN) */
-PetscErrorCode SetChained(Data *d, PetscBool chained);
-PetscErrorCode GetChained(const Data *d, PetscBool *chained, PetscBool *gaveup);
 /* the device copy of A that the factorization read (A's CSR in its own ordering, values as of the last
    Factor/FactorDevice): the resident KSPs use it for their products instead of a second copy */
 PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val);

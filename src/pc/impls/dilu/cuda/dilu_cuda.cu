@@ -109,12 +109,6 @@ struct Data {
   DeviceArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
-  /* multicolor sweeps chained (SetChained): one launch per sweep instead of one per color. Blocks take chunks of
-     consecutive ranks through a ticket (forward: ascending, backward: descending), run their rows color after color,
-     and wait only on the ready flags of the chunks their rows read; chain[] holds for each sweep (0 lower, 1 upper)
-     the chunk flags and its control words (ticket, finished blocks, generation, gave-up) */
-  bool                  chained = false;
-  DeviceArray<unsigned> cflags[2], cctl[2];
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
   DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
@@ -390,7 +384,7 @@ enum RowKind { FACTOR = 0, FORWARD = 1, BACKWARD = 2, FWD_RES = 3, BWD_ADD = 4 }
 
 /* One row operation at position p of the current level (color): sub threads per row (coalesced reads of the
    row's entries, shuffle reduction of width sub; every lane of the warp calls this, active or not). */
-template <int KIND, bool CG = false> /* CG: x read through L2 (__ldcg): x written by other blocks of the same launch (KChain) */
+template <int KIND>
 __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bool active, int sub)
 {
   PetscInt    i = 0;
@@ -405,7 +399,7 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
         if (pr >= 0) s -= a.val[q] * a.aval[pr] / a.x[a.col[q]];
       }
     } else {
-      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += sub) s += a.val[q] * (CG ? __ldcg(a.x + a.col[q]) : a.x[a.col[q]]);
+      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += sub) s += a.val[q] * a.x[a.col[q]];
       if (KIND == FWD_RES)
         for (PetscInt q = a.arow[i] + lane; q < a.arow[i + 1]; q += sub) t += a.aval[q] * a.xs[a.acol[q]];
     }
@@ -470,105 +464,6 @@ __global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU
       RowOp<BK>(a, p, (int)(threadIdx.x % subU), p < hi, subU);
     }
     __syncthreads();
-  }
-}
-
-/* ---- chained multicolor sweeps (SetChained): one launch per sweep.
-   The rows are in rank space (colors contiguous, L position = rank, U position = rank - cptr[c] + uptr[nc-1-c] for a
-   row of color c). Block t (an atomic ticket, so every lower ticket belongs to a block that already runs) takes chunk t
-   of R consecutive ranks (the backward sweep: chunk nchunks-1-t). Its rows are run color after color (forward:
-   ascending, backward: descending; a barrier between the colors of a chunk, as a row may read a row of the same chunk
-   of an earlier color). Before reading x at rank j of another chunk a row waits until that chunk's flag shows this
-   launch's generation; forward rows read only lower ranks, backward rows only higher ranks, so the chunks waited on
-   belong to lower tickets and the chain cannot deadlock. x of other blocks is read through L2 (RowOp<..., true>).
-   When done a block publishes its chunk (fence, release); the last block to finish resets the ticket and advances
-   the generation for the next launch (so the launch can be replayed from a CUDA graph). A wait that gives up (never
-   expected: only a schedule bug could cause it) sets ctl[3] and makes the row's result NaN, which the Krylov method
-   reports (DIVERGED_NANORINF), never a silently wrong answer. The row operations, hence the bits, are those of the
-   per-color launches. */
-struct ChainArgs {
-  const PetscInt *cptr; /* [ncolors + 1] first rank of each color (L.lptr) */
-  const PetscInt *uptr; /* [ncolors + 1] U's level pointers (U.lptr), upper sweep only */
-  PetscInt        ncolors, n, R, nchunks;
-  unsigned       *flags; /* [nchunks] generation of the last launch that completed the chunk */
-  unsigned       *ctl;   /* [0] ticket, [1] finished blocks, [2] generation (starts at 1), [3] a wait gave up */
-};
-
-__device__ __forceinline__ PetscInt ColorOfRank(const PetscInt *cptr, PetscInt ncolors, PetscInt k)
-{
-  PetscInt lo = 0, hi = ncolors - 1; /* the last color c with cptr[c] <= k */
-  while (lo < hi) {
-    PetscInt mid = (lo + hi + 1) / 2;
-    if (cptr[mid] <= k) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-template <int KIND, int SUB>
-__global__ void __launch_bounds__(BLOCK) KChain(RowArgs a, ChainArgs c)
-{
-  constexpr bool   UPPER = (KIND == BACKWARD || KIND == BWD_ADD);
-  __shared__ unsigned st, sg;
-  __shared__ PetscInt sc0, sc1;
-  if (threadIdx.x == 0) {
-    st = atomicAdd(&c.ctl[0], 1u);
-    sg = *(volatile unsigned *)&c.ctl[2];
-  }
-  __syncthreads();
-  const unsigned gen   = sg;
-  const PetscInt chunk = UPPER ? c.nchunks - 1 - (PetscInt)st : (PetscInt)st;
-  const PetscInt k0 = chunk * c.R, k1 = (k0 + c.R < c.n) ? k0 + c.R : c.n;
-  if (threadIdx.x == 0) {
-    sc0 = ColorOfRank(c.cptr, c.ncolors, k0);
-    sc1 = ColorOfRank(c.cptr, c.ncolors, k1 - 1);
-  }
-  __syncthreads();
-  const PetscInt cfirst = sc0, clast = sc1;
-  const int      lane = (int)(threadIdx.x % SUB);
-  const PetscInt k    = k0 + (PetscInt)(threadIdx.x / SUB); /* this thread's row (rank) */
-  const bool     mine = k < k1;
-  bool           gaveup = false;
-  for (PetscInt g = 0; g <= clast - cfirst; g++) {
-    const PetscInt col = UPPER ? clast - g : cfirst + g;
-    const bool     act = mine && k >= c.cptr[col] && k < c.cptr[col + 1];
-    PetscInt       p   = k;
-    RowArgs        b   = a;
-    if (UPPER) {
-      b.off = c.cptr[col] - c.uptr[c.ncolors - 1 - col]; /* U position -> rank, as RunSweep */
-      p     = k - b.off;
-    } else b.off = 0;
-    if (act) { /* the chunks this row's entries read (each lane its own entries) */
-      bool waited = false;
-      for (PetscInt q = a.ptr[p] + lane; q < a.ptr[p + 1]; q += SUB) {
-        const PetscInt cj = a.col[q] / c.R;
-        if (cj == chunk) continue;
-        unsigned long long spins = 0;
-        while (*(volatile unsigned *)&c.flags[cj] != gen) {
-          waited = true;
-          if (++spins > (1ull << 24)) {
-            gaveup = true;
-            atomicExch(&c.ctl[3], 1u);
-            break;
-          }
-        }
-      }
-      if (waited) __threadfence(); /* acquire: the flag was seen, read the chunk's x after it */
-    }
-    RowOp<KIND, true>(b, p, lane, act, SUB);
-    if (gaveup && act && lane == 0) b.x[p + b.off] = nan("");
-    if (g < clast - cfirst) __syncthreads(); /* the next color of this chunk may read these rows */
-  }
-  __threadfence(); /* release this block's writes before its flag */
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> f(c.flags[chunk]);
-    f.store(gen, ::cuda::memory_order_release);
-    if (atomicAdd(&c.ctl[1], 1u) == gridDim.x - 1) { /* the last block: reset for the next launch (stream order) */
-      c.ctl[0] = 0;
-      c.ctl[1] = 0;
-      atomicExch(&c.ctl[2], gen + 1 == 0 ? 1u : gen + 1);
-    }
   }
 }
 
@@ -1061,12 +956,6 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
     PetscCall(d->work.resize(n));
     PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
     PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
-    for (int h = 0; h < 2; h++) { /* chained sweeps: flags for chunks of at least BLOCK / 32 rows, generation 1 */
-      const unsigned ctl0[4] = {0, 0, 1, 0};
-      PetscCall(d->cflags[h].resize((size_t)(n / (BLOCK / 32) + 1)));
-      PGXCallCUDA(cudaMemsetAsync(d->cflags[h].data(), 0, d->cflags[h].size() * sizeof(unsigned), s));
-      PetscCall(d->cctl[h].upload(ctl0, 4));
-    }
   }
   PetscCall(mark(4));
   PetscCall(d->diagsrc.resize(n));
@@ -1124,46 +1013,11 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one chained launch of a multicolor sweep (see KChain) */
-template <int KIND>
-static PetscErrorCode RunChain(Data *d, RowArgs a, int sub, cudaStream_t s)
-{
-  constexpr bool UPPER = (KIND == BACKWARD || KIND == BWD_ADD);
-  ChainArgs      c;
-
-  PetscFunctionBegin;
-  c.cptr    = d->llptr.data();
-  c.uptr    = d->ulptr.data();
-  c.ncolors = d->ncolors;
-  c.n       = d->n;
-  c.R       = (PetscInt)(BLOCK / sub);
-  c.nchunks = (d->n + c.R - 1) / c.R;
-  c.flags   = d->cflags[UPPER].data();
-  c.ctl     = d->cctl[UPPER].data();
-  PetscCheck((size_t)c.nchunks <= d->cflags[UPPER].size(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCDILU cuda: %" PetscInt_FMT " chunks for %zu flags", c.nchunks, d->cflags[UPPER].size());
-  switch (sub) {
-  case 1: KChain<KIND, 1><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  case 2: KChain<KIND, 2><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  case 4: KChain<KIND, 4><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  case 8: KChain<KIND, 8><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  case 16: KChain<KIND, 16><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  default: KChain<KIND, 32><<<(unsigned)c.nchunks, BLOCK, 0, s>>>(a, c); break;
-  }
-  PGXCheckLaunch("PCDILU KChain");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* one launch per level (color), or one chained launch (SetChained) */
+/* one launch per level (color) */
 template <int KIND>
 static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t s)
 {
   PetscFunctionBegin;
-  if constexpr (KIND != FACTOR) {
-    if (d->chained && d->multicolor && a.perm && S.nlevels > 1 && d->n > 0) {
-      PetscCall(RunChain<KIND>(d, a, KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n), s));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  }
   for (PetscInt l = 0; l < S.nlevels; l++) {
     PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
     if (hi == lo) continue;
@@ -1532,34 +1386,6 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl)
   d->gperm.reset();
   d->grich.reset();
   d->grich0.reset();
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode SetChained(Data *d, PetscBool chained)
-{
-  PetscFunctionBegin;
-  d->chained = chained ? true : false;
-  d->gapply.reset();
-  d->gstaged.reset();
-  d->gperm.reset();
-  d->grich.reset();
-  d->grich0.reset();
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode GetChained(const Data *d, PetscBool *chained, PetscBool *gaveup)
-{
-  PetscFunctionBegin;
-  if (chained) *chained = d->chained && d->multicolor ? PETSC_TRUE : PETSC_FALSE;
-  if (gaveup) {
-    unsigned    g[2] = {0, 0};
-    cudaStream_t s;
-    PetscCall(PGXCUDAGetStream(&s));
-    for (int h = 0; h < 2; h++)
-      if (d->cctl[h].size() == 4) PGXCallCUDA(cudaMemcpyAsync(&g[h], d->cctl[h].data() + 3, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-    PGXCallCUDA(cudaStreamSynchronize(s));
-    *gaveup = (g[0] || g[1]) ? PETSC_TRUE : PETSC_FALSE;
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
