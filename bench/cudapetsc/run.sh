@@ -56,6 +56,8 @@ solvers=(
   "cg+gamg+dilu-finest-fused|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_richardson 1"
   "gamg+dilu-finest-w2|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_color_wave 2"
   "cg+gamg+dilu-finest-w2|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor -mg_levels_FINEST_pc_dilu_color_wave 2"
+  "gamg+dilu-finest-r1|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "cg+gamg+dilu-finest-r1|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-finest-cheby|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest-cheby|-ksp_type cg -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
