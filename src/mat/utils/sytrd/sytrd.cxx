@@ -521,7 +521,9 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
       int g;
       PetscCall(K::cuda::fused_grid(S->work, &g));
       S->panelgrid = g;
-      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES], g > 0 ? " (one cooperative launch per panel)" : ""));
+      char sched[128] = "";
+      if (g > 0) PetscCall(PetscSNPrintf(sched, sizeof(sched), " (one cooperative launch per panel, %d blocks, schedule %s/%" PetscInt_FMT "/%s)", g, PGXSytrdPanelOrders[S->panelorder], S->paneltiles, PGXSytrdPanelSumss[S->panelsums]));
+      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES], sched));
     }
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::reduce(S->work, S->dA, S->d.data(), S->e.data(), S->tau.data()));
