@@ -185,15 +185,16 @@ __global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
       y' kept in y; the dot y'^T v accumulated (alpha = -tau^2/2 y'^T v for the next column's first step).
    After the last column the final w is stored. Cross-block data are read through L2 (__ldcg). The operations
    are those of Panel() (merged gemvs, lower symv), in another summation order.
-   Phase B's schedule (instances k_panel<ORDER, TILES>, Options::forder and ::ftiles): the tiles go to the blocks
-   round-robin, in the natural order in every column, or (snake) reversed on odd columns, so that a column starts on
-   the tiles that the previous one read last (A22 of column i + 1 is A22 of column i without its first row and
-   column: up to the L2's size of them may still be there); each block loads a tile and reduces it (TILES 1), or
-   (TILES 2) copies the next tile's elements into shared memory (cp.async, each thread its own elements, two
-   buffers) while it reduces the current one; a warp's 16 column sums of a tile are 16 shuffle reductions (SUMS
-   shuffle: 80 shuffles) or one transposing butterfly (16 shuffles). Only (natural, 1, shuffle) keeps the compiler's register choice (78 on sm_90);
-   the others are bounded to 3 blocks per multiprocessor (80 registers): without the bound ptxas gives snake 64
-   registers and TILES 2 128 (2 blocks per multiprocessor, a smaller grid). */
+   Phase B's schedule (instances k_panel<ORDER, TILES, SUMS>: Options::forder, ::ftiles, ::fsums): the tiles go to
+   the blocks round-robin, in the natural order in every column, or (snake) reversed on odd columns, so that a
+   column starts on the tiles that the previous one read last (A22 of column i + 1 is A22 of column i without its
+   first row and column: up to the L2's size of them may still be there); each block loads a tile and reduces it
+   (TILES 1), or (TILES 2) copies the next tile's elements into shared memory (cp.async, each thread its own
+   elements, two buffers of 32 KB) while it reduces the current one; a warp's 16 column sums of a tile are 16
+   shuffle reductions (shuffle: 80 shuffles) or one transposing butterfly (16 shuffles). Only (natural, 1, shuffle)
+   keeps the compiler's register choice (78 on sm_90, no spills); the others are bounded to 3 blocks per
+   multiprocessor (80 registers, 8-40 bytes of spill stores by ptxas -v): unbounded, ptxas gives snake 64 registers
+   (spilling) and TILES 2 128 (2 blocks per multiprocessor, a smaller grid). */
 namespace fused
 {
 constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
