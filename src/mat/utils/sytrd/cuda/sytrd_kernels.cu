@@ -192,9 +192,11 @@ __global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
    (TILES 1), or (TILES 2) copies the next tile's elements into shared memory (cp.async, each thread its own
    elements, two buffers of 32 KB) while it reduces the current one; a warp's 16 column sums of a tile are 16
    shuffle reductions (shuffle: 80 shuffles) or one transposing butterfly (16 shuffles). Only (natural, 1, shuffle)
-   keeps the compiler's register choice (78 on sm_90, no spills); the others are bounded to 3 blocks per
-   multiprocessor (80 registers, 8-40 bytes of spill stores by ptxas -v): unbounded, ptxas gives snake 64 registers
-   (spilling) and TILES 2 128 (2 blocks per multiprocessor, a smaller grid). */
+   keeps the compiler's register choice (78 on sm_90, no spills, phase B inlined); the others are bounded to 3
+   blocks per multiprocessor (80 registers; unbounded, ptxas gives snake 64 registers, spilling, and TILES 2 128: 2
+   blocks per multiprocessor, a smaller grid) and call phase B as a function (PhaseBCall), so that its loop has the
+   80 registers to itself: ptxas -v on sm_90 reports 0 bytes of spill stores in it for (snake, 1, shuffle), 12-44
+   for the others, and the kernel's values saved around the call once per column. */
 namespace fused
 {
 constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
@@ -321,6 +323,97 @@ __device__ inline void TileSums(const double (&a)[CPT], bool diag, PetscInt r0, 
   }
 }
 
+/* Phase B of column i (s != 0): y(0:L-1) += A22 v, v = [1; scal x(1:L-1)], x = xc(0:L-1) (column i below the
+   diagonal), by the tiles of A22's lower triangle (lda; y relative to row i + 1, zeroed by phase A). Inlined into the
+   default instance; through PhaseBCall (not inlined) in the others, so that their loops get the registers of the
+   whole bound and the kernel's long-lived values are saved once per column around the call. */
+template <int ORDER, int TILES, int SUMS>
+__device__ __forceinline__ void PhaseB(const double *A22, const double *xc, PetscInt lda, int L, int i, double scal, double *y, int c2max)
+{
+  extern __shared__ double sm[];
+  __shared__ double        vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
+  const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
+  const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
+  /* the tile of round-robin step bb: reversed on odd columns in the snake order, so that a column starts on the
+     tiles that the previous one read last (A22 is the previous A22 without its first row and column: in L2) */
+  const bool     rev = ORDER == ORDER_SNAKE && (i & 1);
+  const int      off = rev ? (int)ntiles - 1 : 0, sgn = rev ? -1 : 1;
+  auto           tile = [off, sgn](PetscInt bb) { return (PetscInt)(off + sgn * (int)bb); };
+  if (TILES == 1) {
+    for (PetscInt bb = blockIdx.x; bb < ntiles; bb += gridDim.x) {
+      PetscInt I, J;
+      TileOf(tile(bb), &I, &J);
+      const PetscInt r0 = I * TS, c0 = J * TS;
+      __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
+      if (threadIdx.x < TS) {
+        const PetscInt k = r0 + threadIdx.x;
+        vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+      } else if (threadIdx.x < 2 * TS) {
+        const PetscInt k     = c0 + threadIdx.x - TS;
+        vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+      }
+      __syncthreads();
+      const PetscInt r   = r0 + ttx;
+      const bool     rin = r < L;
+      double         a[CPT];
+#pragma unroll
+      for (int k = 0; k < CPT; k++) {
+        const PetscInt c = c0 + tty * CPT + k;
+        a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
+      }
+      TileSums<SUMS>(a, I == J, r0, c0, L, vI[ttx], [&](int cc) { return vJ[cc]; }, y, cs, rs);
+    }
+  } else { /* two tiles in flight: the next tile's elements are copied (cp.async, each thread its own) into one
+              of two shared buffers, and its x read into a register, while this one is reduced */
+    double *const sA    = sm + 3 * c2max; /* buffer q: element k of thread t at q NT CPT + k NT + t */
+    auto          issue = [&](PetscInt bt, int q) {
+      PetscInt I, J;
+      TileOf(bt, &I, &J);
+      const int     r = (int)I * TS + ttx, cb = (int)J * TS + tty * CPT, k = threadIdx.x < TS ? (int)I * TS + threadIdx.x : (int)J * TS + threadIdx.x - TS;
+      const double *src = A22 + r + (PetscInt)cb * lda;
+      double       *dst = sA + q * NT * CPT + threadIdx.x;
+#pragma unroll
+      for (int kk = 0; kk < CPT; kk++, src += lda) {
+        const int  c  = cb + kk;
+        const bool ok = r < L && c < L && (I != J || r >= c);
+        CpAsync8(dst + kk * NT, ok ? src : A22, ok);
+      }
+      CpAsyncCommit();
+      return threadIdx.x < 2 * TS && k < L ? __ldcg(xc + k) : 0.0; /* x of the tile's rows (threads < TS) or columns */
+    };
+    PetscInt bb = blockIdx.x;
+    if (bb < ntiles) {
+      const double x0 = issue(tile(bb), 0); /* vI, vJ are free: past the grid synchronization */
+      if (threadIdx.x < TS) vI[threadIdx.x] = x0;
+      else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = x0;
+    }
+    for (int st = 0; bb < ntiles; bb += gridDim.x, st++) {
+      const int q  = st & 1;
+      double    xn = 0;
+      if (bb + gridDim.x < ntiles) xn = issue(tile(bb + gridDim.x), q ^ 1);
+      else CpAsyncCommit(); /* an empty group: the wait below covers this tile in both cases */
+      CpAsyncWait1();
+      __syncthreads(); /* this tile's x (vI: rows, vJ: columns) stored; cs, rs of the previous tile consumed */
+      PetscInt I, J;
+      TileOf(tile(bb), &I, &J);
+      const PetscInt r0 = I * TS, c0 = J * TS;
+      double         a[CPT];
+#pragma unroll
+      for (int k = 0; k < CPT; k++) a[k] = sA[q * NT * CPT + k * NT + threadIdx.x];
+      const double vi = r0 + ttx == 0 ? 1.0 : scal * vI[ttx]; /* zero-filled beyond L */
+      TileSums<SUMS>(a, I == J, r0, c0, L, vi, [&](int cc) { return c0 + cc == 0 ? 1.0 : scal * vJ[cc]; }, y, cs, rs);
+      /* TileSums' synchronization is past every read of this tile's x: the next tile's x replaces it */
+      if (threadIdx.x < TS) vI[threadIdx.x] = xn;
+      else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = xn;
+    }
+  }
+}
+template <int ORDER, int TILES, int SUMS>
+__device__ __noinline__ void PhaseBCall(const double *A22, const double *xc, PetscInt lda, int L, int i, double scal, double *y, int c2max)
+{
+  PhaseB<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y, c2max);
+}
+
 /* The tiles of the product go to the blocks round-robin (tile g, g + G, ...). A variant giving each block a
    contiguous range of tiles and keeping its row sums across a block row (half the atomics) was measured 1.6x slower
    on the H100 at n = 8192 and 16384 (bench/results/2026-11-24-gpu-s5/call4-sytrd-ab.txt) and removed. */
@@ -331,7 +424,7 @@ __global__ void __launch_bounds__(NT, MinBlocks(ORDER, TILES, SUMS)) k_panel(Arg
   cg::grid_group   grid = cg::this_grid();
   extern __shared__ double sm[];
   double          *sN = sm, *sT = sm + p.c2max, *sTx = sm + 2 * p.c2max;
-  __shared__ double red[NW][33], sx[32], vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
+  __shared__ double red[NW][33], sx[32];
   const int        lane = threadIdx.x & 31, warp = threadIdx.x >> 5, m = p.m;
   const PetscInt   lda = p.lda, ld = p.ld;
   double *const    A = p.A, *const M = p.M, *const N = p.N, *const y = p.y;
@@ -412,82 +505,9 @@ __global__ void __launch_bounds__(NT, MinBlocks(ORDER, TILES, SUMS)) k_panel(Arg
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = beta;
     if (s != 0) { /* uniform */
-      const double  *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
-      const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
-      const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
-      /* the tile of round-robin step bb: reversed on odd columns in the snake order, so that a column starts on the
-         tiles that the previous one read last (A22 is the previous A22 without its first row and column: in L2) */
-      const bool     rev = ORDER == ORDER_SNAKE && (i & 1);
-      const int      off = rev ? (int)ntiles - 1 : 0, sgn = rev ? -1 : 1;
-      auto           tile = [off, sgn](PetscInt bb) { return (PetscInt)(off + sgn * (int)bb); };
-      if (TILES == 1) {
-        for (PetscInt bb = blockIdx.x; bb < ntiles; bb += gridDim.x) {
-          PetscInt I, J;
-          TileOf(tile(bb), &I, &J);
-          const PetscInt r0 = I * TS, c0 = J * TS;
-          __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
-          if (threadIdx.x < TS) {
-            const PetscInt k = r0 + threadIdx.x;
-            vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-          } else if (threadIdx.x < 2 * TS) {
-            const PetscInt k     = c0 + threadIdx.x - TS;
-            vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-          }
-          __syncthreads();
-          const PetscInt r   = r0 + ttx;
-          const bool     rin = r < L;
-          double         a[CPT];
-#pragma unroll
-          for (int k = 0; k < CPT; k++) {
-            const PetscInt c = c0 + tty * CPT + k;
-            a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
-          }
-          TileSums<SUMS>(a, I == J, r0, c0, L, vI[ttx], [&](int cc) { return vJ[cc]; }, y + i + 1, cs, rs);
-        }
-      } else { /* two tiles in flight: the next tile's elements are copied (cp.async, each thread its own) into one
-                  of two shared buffers, and its x read into a register, while this one is reduced */
-        double *const sA    = sm + 3 * p.c2max; /* buffer q: element k of thread t at q NT CPT + k NT + t */
-        auto          issue = [&](PetscInt bt, int q) {
-          PetscInt I, J;
-          TileOf(bt, &I, &J);
-          const int     r = (int)I * TS + ttx, cb = (int)J * TS + tty * CPT, k = threadIdx.x < TS ? (int)I * TS + threadIdx.x : (int)J * TS + threadIdx.x - TS;
-          const double *src = A22 + r + (PetscInt)cb * lda;
-          double       *dst = sA + q * NT * CPT + threadIdx.x;
-#pragma unroll
-          for (int kk = 0; kk < CPT; kk++, src += lda) {
-            const int  c  = cb + kk;
-            const bool ok = r < L && c < L && (I != J || r >= c);
-            CpAsync8(dst + kk * NT, ok ? src : A22, ok);
-          }
-          CpAsyncCommit();
-          return threadIdx.x < 2 * TS && k < L ? __ldcg(xc + k) : 0.0; /* x of the tile's rows (threads < TS) or columns */
-        };
-        PetscInt bb = blockIdx.x;
-        if (bb < ntiles) {
-          const double x0 = issue(tile(bb), 0); /* vI, vJ are free: past the grid synchronization */
-          if (threadIdx.x < TS) vI[threadIdx.x] = x0;
-          else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = x0;
-        }
-        for (int st = 0; bb < ntiles; bb += gridDim.x, st++) {
-          const int q  = st & 1;
-          double    xn = 0;
-          if (bb + gridDim.x < ntiles) xn = issue(tile(bb + gridDim.x), q ^ 1);
-          else CpAsyncCommit(); /* an empty group: the wait below covers this tile in both cases */
-          CpAsyncWait1();
-          __syncthreads(); /* this tile's x (vI: rows, vJ: columns) stored; cs, rs of the previous tile consumed */
-          PetscInt I, J;
-          TileOf(tile(bb), &I, &J);
-          const PetscInt r0 = I * TS, c0 = J * TS;
-          double         a[CPT];
-#pragma unroll
-          for (int k = 0; k < CPT; k++) a[k] = sA[q * NT * CPT + k * NT + threadIdx.x];
-          const double vi = r0 + ttx == 0 ? 1.0 : scal * vI[ttx]; /* zero-filled beyond L */
-          TileSums<SUMS>(a, I == J, r0, c0, L, vi, [&](int cc) { return c0 + cc == 0 ? 1.0 : scal * vJ[cc]; }, y + i + 1, cs, rs);
-          /* TileSums' synchronization is past every read of this tile's x: the next tile's x replaces it */
-          if (threadIdx.x < TS) vI[threadIdx.x] = xn;
-          else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = xn;
-        }
-      }
+      const double *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
+      if (MinBlocks(ORDER, TILES, SUMS) == 0) PhaseB<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y + i + 1, p.c2max);
+      else PhaseBCall<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y + i + 1, p.c2max);
     }
     grid.sync();
     /* ---- phase C */
