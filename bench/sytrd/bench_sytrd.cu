@@ -12,24 +12,18 @@
    - full eigensolve with all vectors, one row per method of T (-methods dc,stemr; any of auto, stedc, stemr, dc
      as -eps_pgx_tridiag): PGXSytrdSolve (reduction, the tridiagonal eigensolve (dc: divide and conquer with its
      gemms on the GPU, Z_T kept on the device; stemr/stedc: LAPACK on the host), back-transformation on the
-     device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnXsyevd
-     (dsyevd through the 64-bit API: the 32-bit cusolverDnDsyevd_bufferSize fails at n = 32768),
+     device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnDsyevd,
      wall-clock seconds (-solve 0 skips it); each row checked: max |w - w_syevd| / max |w| and the residual
      max_j ||A z_j - w_j z_j|| / max |w| of 8 columns;
    - T alone with vectors (-tonly 1): PGXTridiagonalEigenDC (cuda) with its merge statistics against dstemr, on
      the T of the reduction; one row per host thread count of -threads a,b,... (default 0: the cores available,
      at most 16; the first count is also that of the eigensolve rows), each checked bitwise against the first
      (-info prints the seconds of each phase of the merges).
-   Schedules of the fused panel (-variants all: the 8 of natural|snake, 1|2 tiles, shuffle|butterfly sums; or a list
-   such as natural/2,snake/1/butterfly: ORDER/TILES[/SUMS] as PGXSytrdSetPanelSchedule()): one row each, "fused
-   ORDER/TILES/SUMS" (at the first -bpsm), with its time, bound/t, |T| diff against
-   cusolverDnDsytrd, its blocks, and its time over the default fused row's (t/t_fused), sytrd/t and t/bound (issue 9's
-   targets: t/bound <= 1.25, sytrd/t >= 1.3).
    Ablations at n = -ablation_n (default 16384; 0 skips), on the paper's launches panel: symv full vs lower,
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 3 -variants all -bback 256 (rows
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 3 -bback 256 (rows
    "pgx eig+vec METHOD/BBACK": one per method and back-transformation block)
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
@@ -39,8 +33,6 @@
 #include <vector>
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <cstdlib>
 #include "../common/pgxbench.h"
 
 static PetscInt warmup = 1; /* -warmup: untimed runs of PGX's reduction before the timed ones */
@@ -82,7 +74,7 @@ static PetscErrorCode CopyBandwidth(double *gbs)
 }
 
 /* median seconds of PGXSytrdReduce with the given settings (matrix set before each run, untimed) */
-static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt b, PGXSytrdPanel panel, PetscInt bpsm, PGXSytrdSymv symv, PetscBool merged, PetscBool rank2b, PetscBool streams, PetscInt reps, double *sec, std::vector<double> *d, std::vector<double> *e, PGXSytrdPanelOrder order = PGX_SYTRD_PANEL_ORDER_NATURAL, PetscInt tiles = 1, PGXSytrdPanelSums sums = PGX_SYTRD_PANEL_SUMS_SHUFFLE)
+static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt b, PGXSytrdPanel panel, PetscInt bpsm, PGXSytrdSymv symv, PetscBool merged, PetscBool rank2b, PetscBool streams, PetscInt reps, double *sec, std::vector<double> *d, std::vector<double> *e)
 {
   PGXSytrd            S;
   std::vector<double> t;
@@ -93,7 +85,6 @@ static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt
   PetscCall(PGXSytrdSetSymv(S, symv));
   PetscCall(PGXSytrdSetAblation(S, merged, rank2b, streams));
   PetscCall(PGXSytrdSetPanel(S, panel, bpsm));
-  PetscCall(PGXSytrdSetPanelSchedule(S, order, tiles, sums));
   for (PetscInt r = 0; r < reps + warmup; r++) {
     PetscLogDouble t0, t1;
     PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
@@ -133,14 +124,6 @@ int main(int argc, char **argv)
   PetscInt              bback[8] = {PGX_SYTRD_DEFAULT_BACK_BLOCK}, nbback = 8; /* -bback: back-transformation blocks, one eig+vec row each */
   double    bw = 1;
   char      dev[256];
-  char      vlist[256] = "";
-  /* -variants: schedules of the fused panel (order/tiles/sums), one row each beside the default's */
-  struct Variant {
-    PGXSytrdPanelOrder order;
-    PetscInt           tiles;
-    PGXSytrdPanelSums  sums;
-  };
-  std::vector<Variant> variants;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -159,32 +142,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bback", bback, &nbback, &flg));
   if (!flg || !nbback) nbback = 1, bback[0] = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-variants", vlist, sizeof(vlist), NULL));
-  if (vlist[0]) { /* "all" or a list such as natural/2,snake/1/butterfly (ORDER/TILES[/SUMS], SUMS shuffle by default) */
-    char *tok = vlist;
-    if (!strcmp(vlist, "all")) PetscCall(PetscStrncpy(vlist, "natural/1,snake/1,natural/2,snake/2,natural/1/butterfly,snake/1/butterfly,natural/2/butterfly,snake/2/butterfly", sizeof(vlist)));
-    while (tok && *tok) {
-      char    *next = strchr(tok, ','), *t1, *t2;
-      PetscInt o = -1, t = 0, su = 0;
-      if (next) *next++ = 0;
-      t1 = strchr(tok, '/');
-      PetscCheck(t1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-variants: %s is not ORDER/TILES[/SUMS] (e.g. snake/2/butterfly) nor all", tok);
-      *t1++ = 0;
-      t2    = strchr(t1, '/');
-      if (t2) {
-        *t2++ = 0;
-        su    = -1;
-        for (PetscInt q = 0; q < 2; q++)
-          if (!strcmp(t2, PGXSytrdPanelSumss[q])) su = q;
-      }
-      for (PetscInt q = 0; q < 2; q++)
-        if (!strcmp(tok, PGXSytrdPanelOrders[q])) o = q;
-      t = atoi(t1);
-      PetscCheck(o >= 0 && (t == 1 || t == 2) && su >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-variants: order %s must be natural or snake, tiles %s 1 or 2, sums %s shuffle or butterfly", tok, t1, t2 ? t2 : "shuffle");
-      variants.push_back({(PGXSytrdPanelOrder)o, t, (PGXSytrdPanelSums)su});
-      tok = next;
-    }
-  }
   PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
   if (!flg) nmethods = 2;
   {
@@ -226,14 +183,6 @@ int main(int argc, char **argv)
     }
     tp = tf[0];
     if (launches) PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_LAUNCHES, PETSC_DECIDE, PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tl, NULL, NULL));
-    /* the fused panel's schedules (-variants), at the first -bpsm; each with its own T */
-    std::vector<double>              tv(variants.size());
-    std::vector<PetscInt>            vb(variants.size());
-    std::vector<std::vector<double>> vd(variants.size()), ve(variants.size());
-    for (size_t q = 0; q < variants.size(); q++) {
-      PetscCall(TimePGX(n, A, b, PGX_SYTRD_PANEL_FUSED, bpsm[0], PGX_SYTRD_SYMV_LOWER, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, reps, &tv[q], &vd[q], &ve[q], variants[q].order, variants[q].tiles, variants[q].sums));
-      vb[q] = lastblocks;
-    }
     /* cusolverDnDsytrd */
     {
       pgx::cuda::DeviceArray<double> dA, dd, de, dtau, work;
@@ -267,44 +216,28 @@ int main(int argc, char **argv)
       if (q == 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (fused panel, %d blocks per SM at most: %d blocks)\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], err / dmax, (int)bpsm[q], (int)fb[q]));
       else PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  %d blocks\n", (int)n, what, tf[q], flops / tf[q] / 1e9, bound, bound / tf[q], (int)fb[q]));
     }
-    for (size_t q = 0; q < variants.size(); q++) {
-      char   what[64];
-      double errv = 0;
-      for (PetscInt i = 0; i < n; i++) errv = std::max(errv, std::fabs(vd[q][i] - dc[i]));
-      for (PetscInt i = 0; i < n - 1; i++) errv = std::max(errv, std::fabs(std::fabs(ve[q][i]) - std::fabs(ec[i])));
-      PetscCall(PetscSNPrintf(what, sizeof(what), "fused %s/%d/%s", PGXSytrdPanelOrders[variants[q].order], (int)variants[q].tiles, PGXSytrdPanelSumss[variants[q].sums]));
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  |T| diff %.1e (%d blocks); t/t_fused %.3f, sytrd/t %.2f, t/bound %.2f\n", (int)n, what, tv[q], flops / tv[q] / 1e9, bound, bound / tv[q], errv / dmax, (int)vb[q], tv[q] / tp, tcu / tv[q], tv[q] / bound));
-    }
     if (launches) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
     if (solve) {
-      /* cusolverDnXsyevd (the 64-bit API of dsyevd): time and eigenvalues */
+      /* cusolverDnDsyevd: time and eigenvalues */
       double              tsy = 0, tsyc = 0;
       std::vector<double> wsy(n);
       {
-        /* the 64-bit API (cusolverDnXsyevd): the 32-bit one's workspace overflows at n = 32768 (INVALID_VALUE) */
-        pgx::cuda::DeviceArray<double> dA, dw;
-        pgx::cuda::DeviceArray<char>   work;
+        pgx::cuda::DeviceArray<double> dA, dw, work;
         pgx::cuda::DeviceArray<int>    info;
-        cusolverDnParams_t             prm;
-        size_t                         ldev = 0, lhost = 0;
-        std::vector<char>              hwork;
-        int                            hinfo = 0;
+        int                            lwork;
         PetscCall(dA.resize((size_t)n * n));
         PetscCall(dw.resize(n));
         PetscCall(info.resize(1));
-        PGXCallCUSOLVER(cusolverDnCreateParams(&prm));
-        PGXCallCUSOLVER(cusolverDnXsyevd_bufferSize(cs, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, dA.data(), (int64_t)n, CUDA_R_64F, dw.data(), CUDA_R_64F, &ldev, &lhost));
-        PetscCall(work.resize(PetscMax(ldev, (size_t)1)));
-        hwork.resize(PetscMax(lhost, (size_t)1));
-        auto syevd = [&]() -> PetscErrorCode {
-          PGXCallCUSOLVER(cusolverDnXsyevd(cs, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, dA.data(), (int64_t)n, CUDA_R_64F, dw.data(), CUDA_R_64F, work.data(), ldev, hwork.data(), lhost, info.data()));
-          return PETSC_SUCCESS;
-        };
+        PGXCallCUSOLVER(cusolverDnDsyevd_bufferSize(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), &lwork));
+        PetscCall(work.resize((size_t)lwork));
         PetscCall(PGXBenchMedianPrep(
-          1, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); }, syevd, &tsy));
-        PGXCallCUDA(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
-        PetscCheck(hinfo == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cusolverDnXsyevd failed at n = %d: info %d", (int)n, hinfo);
+          1, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); },
+          [&]() -> PetscErrorCode {
+            PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
+            return PETSC_SUCCESS;
+          },
+          &tsy));
         tsy *= 1e-3;
         PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
         { /* the same from host memory to host memory, as PGX's row is timed (A up, eigenvalues and vectors down) */
@@ -313,16 +246,13 @@ int main(int argc, char **argv)
           PGXCallCUDA(cudaDeviceSynchronize());
           PetscCall(PetscTime(&c0));
           PetscCall(dA.upload(A.data(), A.size()));
-          PetscCall(syevd());
+          PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
           PGXCallCUDA(cudaDeviceSynchronize()); /* cuSOLVER runs on PGX's non-blocking stream: cudaMemcpy would not wait */
           PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
           PGXCallCUDA(cudaMemcpy(Zh.data(), dA.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToHost));
           PetscCall(PetscTime(&c1));
           tsyc = c1 - c0;
-          PGXCallCUDA(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
-          PetscCheck(hinfo == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cusolverDnXsyevd failed at n = %d: info %d", (int)n, hinfo);
         }
-        PGXCallCUSOLVER(cusolverDnDestroyParams(prm));
       }
       double wmax = 0;
       for (PetscInt i = 0; i < n; i++) wmax = std::max(wmax, std::fabs(wsy[i]));
@@ -361,7 +291,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(what, sizeof(what), "pgx eig+vec %s/%d", PGXTridiagEigenMethods[methods[mi]], (int)bback[bq]));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  set matrix (host mirror + upload) %.3f, reduce %.3f, tridiagonal %.3f (%.0f%%), back %.3f, rest (Z download, ...) %.3f s; |w - w_syevd| %.1e, residual %.1e; syevd %.2fx faster (%.2fx with its copies)\n", (int)n, what, t1 - t0, "", "", "", tset - t0, tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back, (t1 - t0) - (tset - t0) - tt.reduce - tt.tridiag - tt.back, errw / wmax, res / wmax, (t1 - t0) / tsy, (t1 - t0) / tsyc));
       }
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnXsyevd", tsy));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnDsyevd", tsy));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  A uploaded, eigenvalues and vectors downloaded (pageable host memory), as the pgx row\n", (int)n, "syevd with its copies", tsyc, "", "", ""));
       if (tonly) { /* T alone: the divide and conquer on the GPU against dstemr on the host */
         std::vector<double> d2(dp), e2(ep), Z((size_t)n * n), w0, Z0;

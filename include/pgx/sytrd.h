@@ -37,25 +37,6 @@ typedef enum {
 } PGXSytrdPanel;
 PETSC_EXTERN const char *const PGXSytrdPanels[];
 
-/* The order of the tiles of the fused panel's symmetric product (blocks take the tiles round-robin): NATURAL the
-   same in every column (default), SNAKE reversed on every other column, so that a column starts on the tiles that
-   the previous one read last (the trailing matrix is the same within a panel, shifted by one row and column: they
-   may still be in L2). The launches and the reference ignore it. */
-typedef enum {
-  PGX_SYTRD_PANEL_ORDER_NATURAL,
-  PGX_SYTRD_PANEL_ORDER_SNAKE
-} PGXSytrdPanelOrder;
-PETSC_EXTERN const char *const PGXSytrdPanelOrders[];
-
-/* How the fused panel's product sums a tile's columns within a warp (16 columns of 32 rows per warp): SHUFFLE is one
-   shuffle reduction per column (80 shuffles; default), BUTTERFLY one transposing butterfly over the 16 columns (16
-   shuffles; another summation order). The launches and the reference ignore it. */
-typedef enum {
-  PGX_SYTRD_PANEL_SUMS_SHUFFLE,
-  PGX_SYTRD_PANEL_SUMS_BUTTERFLY
-} PGXSytrdPanelSums;
-PETSC_EXTERN const char *const PGXSytrdPanelSumss[];
-
 /* The tridiagonal eigensolver of PGXSytrdSolve(): STEDC and STEMR are LAPACK on the host (dstedc with vectors is
    O(n^3) in the host's BLAS: 98% of the solve at n = 4096 with a reference BLAS on the GPU host; dstemr is MRRR,
    O(n^2) with vectors, no BLAS 3); DC is PGX's divide and conquer whose eigenvector gemms run in the backend
@@ -110,8 +91,6 @@ PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetPanel(PGXSytrd, PGXSytrdPanel, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetPanel(PGXSytrd, PGXSytrdPanel *, PetscInt *);
-PETSC_EXTERN PetscErrorCode PGXSytrdSetPanelSchedule(PGXSytrd, PGXSytrdPanelOrder, PetscInt, PGXSytrdPanelSums);
-PETSC_EXTERN PetscErrorCode PGXSytrdGetPanelSchedule(PGXSytrd, PGXSytrdPanelOrder *, PetscInt *, PGXSytrdPanelSums *);
 /* cuda ablations (bench/sytrd): merged panel gemvs, rank-2b update, several streams (all PETSC_TRUE by default) */
 PETSC_EXTERN PetscErrorCode PGXSytrdSetAblation(PGXSytrd, PetscBool, PetscBool, PetscBool);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd, PGXDeviceType *);

@@ -15,9 +15,6 @@
 
 static PetscInt              nfail = 0;
 static PGXTridiagEigenMethod tev   = PGX_TRIDIAG_EIGEN_AUTO; /* -tridiag */
-static PGXSytrdPanelOrder    porder = PGX_SYTRD_PANEL_ORDER_NATURAL; /* -panel_order: of every cuda variant */
-static PetscInt              ptiles = 1;                             /* -panel_tiles: of every cuda variant */
-static PGXSytrdPanelSums     psums  = PGX_SYTRD_PANEL_SUMS_SHUFFLE;  /* -panel_sums: of every cuda variant */
 
 /* LAPACK's own reduction: dsytrd for real scalars, zhetrd for complex ones */
 #if defined(PETSC_USE_COMPLEX)
@@ -284,14 +281,6 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscCall(PGXSytrdSetSymv(S, v == 1 || v == 5 ? PGX_SYTRD_SYMV_FULL : PGX_SYTRD_SYMV_LOWER));
     PetscCall(PGXSytrdSetAblation(S, (PetscBool)(v != 2 && v != 5), (PetscBool)(v != 3 && v != 5), (PetscBool)(v != 4 && v != 5)));
     PetscCall(PGXSytrdSetPanel(S, v == 6 ? PGX_SYTRD_PANEL_LAUNCHES : PGX_SYTRD_PANEL_FUSED, v == 7 ? 1 : PETSC_DECIDE));
-    PetscCall(PGXSytrdSetPanelSchedule(S, porder, ptiles, psums));
-    {
-      PGXSytrdPanelOrder o;
-      PetscInt           t;
-      PGXSytrdPanelSums  su;
-      PetscCall(PGXSytrdGetPanelSchedule(S, &o, &t, &su));
-      CHECK(o == porder && t == ptiles && su == psums, "cuda %s: the panel schedule is %s/%d/%s, set %s/%d/%s", names[v], PGXSytrdPanelOrders[o], (int)t, PGXSytrdPanelSumss[su], PGXSytrdPanelOrders[porder], (int)ptiles, PGXSytrdPanelSumss[psums]);
-    }
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
     PetscCall(PGXSytrdReduce(S));
     PetscCall(PGXSytrdGetPanel(S, &used, &blocks));
@@ -315,7 +304,7 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscCall(CheckEigen(names[v], n, A, w, Z));
     PetscCall(PGXSytrdDestroy(&S));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda n=%d b=%d, fused panel schedule %s/%d/%s: T, Q T Q^H and eigenpairs agree with the reference for 8 variants\n", (int)n, (int)b, PGXSytrdPanelOrders[porder], (int)ptiles, PGXSytrdPanelSumss[psums]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda n=%d b=%d: T, Q T Q^H and eigenpairs agree with the reference for 8 variants\n", (int)n, (int)b));
   PetscCall(PGXSytrdDestroy(&R));
   PetscCall(PetscFree6(A, Q, B, Z, w, wr));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -334,9 +323,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
-  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-panel_order", PGXSytrdPanelOrders, (PetscEnum *)&porder, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-panel_tiles", &ptiles, NULL));
-  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-panel_sums", PGXSytrdPanelSumss, (PetscEnum *)&psums, NULL));
   if (!strcmp(mode, "hand")) PetscCall(TestHand());
   else if (!strcmp(mode, "lapack")) PetscCall(TestLapack(n, b, seed));
   else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));

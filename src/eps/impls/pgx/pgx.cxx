@@ -14,9 +14,6 @@ typedef struct {
   PetscInt       b;        /* panel width (-eps_pgx_block) */
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
   PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
-  PGXSytrdPanelOrder porder; /* order of the fused panel's product tiles (-eps_pgx_panel_order) */
-  PetscInt       ptiles;   /* tiles in flight per block of the fused panel's product (-eps_pgx_panel_tiles) */
-  PGXSytrdPanelSums psums; /* a warp's column sums of a tile in the fused panel's product (-eps_pgx_panel_sums) */
   PetscInt       bback;    /* reflectors per block of the cuda back-transformation (-eps_pgx_back_block) */
   PetscInt       panelgrid; /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
@@ -122,7 +119,6 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
     PetscCall(PGXSytrdSetPanel(ctx->S, ctx->panel, PETSC_DECIDE));
-    PetscCall(PGXSytrdSetPanelSchedule(ctx->S, ctx->porder, ctx->ptiles, ctx->psums));
     PetscCall(PGXSytrdSetBackBlockSize(ctx->S, ctx->bback));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
@@ -223,13 +219,6 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
   if (flg) PetscCall(EPSPGXSetBlockSize(eps, b));
   PetscCall(PetscOptionsEnum("-eps_pgx_symv", "Symmetric product of the GPU panel: lower (each stored element read once) or full (one gemv on the full square)", "EPSPGXSetSymv", PGXSytrdSymvs, (PetscEnum)ctx->symv, (PetscEnum *)&ctx->symv, NULL));
   PetscCall(PetscOptionsEnum("-eps_pgx_panel", "Panel of the GPU reduction: fused (one cooperative kernel per panel) or launches (the paper's cuBLAS calls and small kernels per column)", "PGXSytrdSetPanel", PGXSytrdPanels, (PetscEnum)ctx->panel, (PetscEnum *)&ctx->panel, NULL));
-  PetscCall(PetscOptionsEnum("-eps_pgx_panel_order", "Order of the tiles of the fused GPU panel's symmetric product: natural (the same in every column) or snake (reversed on every other column, reusing L2)", "PGXSytrdSetPanelSchedule", PGXSytrdPanelOrders, (PetscEnum)ctx->porder, (PetscEnum *)&ctx->porder, NULL));
-  PetscCall(PetscOptionsInt("-eps_pgx_panel_tiles", "Tiles in flight per block in the fused GPU panel's symmetric product: 1, or 2 (the next tile copied into shared memory while the current one is reduced)", "PGXSytrdSetPanelSchedule", ctx->ptiles, &ctx->ptiles, &flg));
-  if (flg) {
-    if (ctx->ptiles == PETSC_DEFAULT || ctx->ptiles == PETSC_DECIDE) ctx->ptiles = 1;
-    PetscCheck(ctx->ptiles == 1 || ctx->ptiles == 2, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_panel_tiles must be 1 or 2, got %" PetscInt_FMT, ctx->ptiles);
-  }
-  PetscCall(PetscOptionsEnum("-eps_pgx_panel_sums", "A warp's column sums of a tile in the fused GPU panel's product: shuffle (one shuffle reduction per column) or butterfly (one transposing butterfly, a fifth of the shuffles)", "PGXSytrdSetPanelSchedule", PGXSytrdPanelSumss, (PetscEnum)ctx->psums, (PetscEnum *)&ctx->psums, NULL));
   PetscCall(PetscOptionsInt("-eps_pgx_back_block", "Reflectors per compact WY block of the GPU back-transformation (each block streams the eigenvectors once)", "PGXSytrdSetBackBlockSize", ctx->bback, &ctx->bback, &flg));
   if (flg) {
     if (ctx->bback == PETSC_DEFAULT || ctx->bback == PETSC_DECIDE) ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
@@ -262,7 +251,6 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks); back-transformation blocks of %" PetscInt_FMT " reflectors\n", ctx->panelgrid, ctx->bback));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s\n", ctx->panel == PGX_SYTRD_PANEL_FUSED ? " (fused asked for: it needs the lower product and resident blocks)" : ""));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: %s\n", PGXSytrdPanels[ctx->panel]));
-  if (ctx->panel == PGX_SYTRD_PANEL_FUSED) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused panel product: %s tile order, %" PetscInt_FMT " tile%s in flight per block, %s column sums\n", PGXSytrdPanelOrders[ctx->porder], ctx->ptiles, ctx->ptiles > 1 ? "s" : "", PGXSytrdPanelSumss[ctx->psums]));
   {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
@@ -485,9 +473,6 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
 . -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
-. -eps_pgx_panel_order <natural,snake> - order of the fused panel's product tiles: the same in every column (default) or reversed on every other column (L2 reuse)
-. -eps_pgx_panel_tiles <1,2> - tiles in flight per block in the fused panel's product: 1 (default) or 2 (the next tile copied into shared memory by cp.async while the current one is reduced)
-. -eps_pgx_panel_sums <shuffle,butterfly> - a warp's column sums of a tile in the fused panel's product: one shuffle reduction per column (default) or one transposing butterfly
 . -eps_pgx_back_block <bb> - reflectors per compact WY block of the GPU back-transformation (default 256)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
@@ -516,9 +501,6 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   ctx->b    = PGX_SYTRD_DEFAULT_BLOCK;
   ctx->symv = PGX_SYTRD_SYMV_LOWER;
   ctx->panel = PGX_SYTRD_PANEL_FUSED;
-  ctx->porder = PGX_SYTRD_PANEL_ORDER_NATURAL;
-  ctx->ptiles = 1;
-  ctx->psums  = PGX_SYTRD_PANEL_SUMS_SHUFFLE;
   ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));

@@ -22,8 +22,6 @@ BLAS_EXTERN void PGXLAPACKstedc_(const char *, const PetscBLASInt *, PetscReal *
 
 const char *const PGXSytrdSymvs[]  = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
 const char *const PGXSytrdPanels[] = {"fused", "launches", "PGXSytrdPanel", "PGX_SYTRD_PANEL_", NULL};
-const char *const PGXSytrdPanelOrders[] = {"natural", "snake", "PGXSytrdPanelOrder", "PGX_SYTRD_PANEL_ORDER_", NULL};
-const char *const PGXSytrdPanelSumss[]  = {"shuffle", "butterfly", "PGXSytrdPanelSums", "PGX_SYTRD_PANEL_SUMS_", NULL};
 
 PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack;
 
@@ -39,9 +37,6 @@ struct _n_PGXSytrd {
   PGXSytrdPanel panel = PGX_SYTRD_PANEL_FUSED; /* cuda panel asked for */
   PetscInt      panelbpsm = 3;                 /* fused panel: at most this many blocks per multiprocessor */
   PetscInt      panelgrid = 0;                 /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
-  PGXSytrdPanelOrder panelorder = PGX_SYTRD_PANEL_ORDER_NATURAL; /* fused panel: order of the product's tiles */
-  PetscInt           paneltiles = 1;                             /* fused panel: tiles in flight per block (1 or 2) */
-  PGXSytrdPanelSums  panelsums  = PGX_SYTRD_PANEL_SUMS_SHUFFLE;  /* fused panel: a warp's column sums of a tile */
   PetscInt      n     = -1;
   PetscBool     reduced = PETSC_FALSE; /* PGXSytrdReduce has run on the current matrix */
   PetscBool     hostA   = PETSC_FALSE; /* A (host) holds the reduced matrix (cuda: downloaded) */
@@ -310,69 +305,6 @@ PetscErrorCode PGXSytrdSetPanel(PGXSytrd S, PGXSytrdPanel panel, PetscInt bpsm)
 }
 
 /*@C
-  PGXSytrdSetPanelSchedule - Chooses how the fused cuda panel walks the tiles of its symmetric product.
-
-  Not Collective
-
-  Input Parameters:
-+ S     - the object
-. order - `PGX_SYTRD_PANEL_ORDER_NATURAL` (the same order in every column; default) or `PGX_SYTRD_PANEL_ORDER_SNAKE`
-          (reversed on every other column: a column starts on the tiles that the previous one read last, which may
-          still be in L2)
-. tiles - tiles in flight per thread block: 1 (default; each tile loaded, then reduced) or 2 (the next tile's
-          elements are copied into shared memory, cp.async, while the current one is reduced); `PETSC_DECIDE`: 1
-- sums  - a warp's column sums of a tile: `PGX_SYTRD_PANEL_SUMS_SHUFFLE` (one shuffle reduction per column; default)
-          or `PGX_SYTRD_PANEL_SUMS_BUTTERFLY` (one transposing butterfly, a fifth of the shuffles)
-
-  Level: developer
-
-  Note:
-  Each choice is an instance of the fused kernel; `PGXSytrdGetPanel()` says whether the fused panel ran (the
-  instance may fit fewer blocks per multiprocessor, which shrinks its grid). The launches and the reference
-  ignore the schedule: every schedule gives T and Q equal to round-off.
-
-.seealso: `PGXSytrdGetPanelSchedule()`, `PGXSytrdSetPanel()`
-@*/
-PetscErrorCode PGXSytrdSetPanelSchedule(PGXSytrd S, PGXSytrdPanelOrder order, PetscInt tiles, PGXSytrdPanelSums sums)
-{
-  PetscFunctionBegin;
-  if (tiles == PETSC_DECIDE || tiles == PETSC_DEFAULT) tiles = 1;
-  PetscCheck(order == PGX_SYTRD_PANEL_ORDER_NATURAL || order == PGX_SYTRD_PANEL_ORDER_SNAKE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown panel tile order %d", (int)order);
-  PetscCheck(tiles == 1 || tiles == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Tiles in flight of the fused panel must be 1 or 2, got %" PetscInt_FMT, tiles);
-  PetscCheck(sums == PGX_SYTRD_PANEL_SUMS_SHUFFLE || sums == PGX_SYTRD_PANEL_SUMS_BUTTERFLY, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown panel column sums %d", (int)sums);
-  S->panelorder = order;
-  S->paneltiles = tiles;
-  S->panelsums  = sums;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  PGXSytrdGetPanelSchedule - Gets the tile order, the tiles in flight and the column sums of the fused cuda panel.
-
-  Not Collective
-
-  Input Parameter:
-. S - the object
-
-  Output Parameters:
-+ order - `PGX_SYTRD_PANEL_ORDER_NATURAL` or `PGX_SYTRD_PANEL_ORDER_SNAKE`; may be NULL
-. tiles - 1 or 2; may be NULL
-- sums  - `PGX_SYTRD_PANEL_SUMS_SHUFFLE` or `PGX_SYTRD_PANEL_SUMS_BUTTERFLY`; may be NULL
-
-  Level: developer
-
-.seealso: `PGXSytrdSetPanelSchedule()`
-@*/
-PetscErrorCode PGXSytrdGetPanelSchedule(PGXSytrd S, PGXSytrdPanelOrder *order, PetscInt *tiles, PGXSytrdPanelSums *sums)
-{
-  PetscFunctionBegin;
-  if (order) *order = S->panelorder;
-  if (tiles) *tiles = S->paneltiles;
-  if (sums) *sums = S->panelsums;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
   PGXSytrdGetPanel - The panel that the last cuda reduction ran (before any: the one asked for).
 
   Not Collective
@@ -511,9 +443,6 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
     o.rank2b  = S->rank2b ? 1 : 0;
     o.streams = S->streams ? 1 : 0;
     o.fused   = S->panel == PGX_SYTRD_PANEL_FUSED ? (int)S->panelbpsm : 0;
-    o.forder  = S->panelorder == PGX_SYTRD_PANEL_ORDER_SNAKE ? 1 : 0;
-    o.ftiles  = (int)S->paneltiles;
-    o.fsums   = S->panelsums == PGX_SYTRD_PANEL_SUMS_BUTTERFLY ? 1 : 0;
     o.bback   = (int)S->bback;
     if (S->work) PetscCall(K::cuda::destroy(&S->work));
     PetscCall(K::cuda::create(S->n, o, &S->work));
@@ -521,9 +450,7 @@ PetscErrorCode PGXSytrdReduce(PGXSytrd S)
       int g;
       PetscCall(K::cuda::fused_grid(S->work, &g));
       S->panelgrid = g;
-      char sched[128] = "";
-      if (g > 0) PetscCall(PetscSNPrintf(sched, sizeof(sched), " (one cooperative launch per panel, %d blocks, schedule %s/%" PetscInt_FMT "/%s)", g, PGXSytrdPanelOrders[S->panelorder], S->paneltiles, PGXSytrdPanelSumss[S->panelsums]));
-      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES], sched));
+      PetscCall(PetscInfo(NULL, "Tridiagonal reduction, n = %" PetscInt_FMT ": %s panel%s\n", S->n, PGXSytrdPanels[g > 0 ? PGX_SYTRD_PANEL_FUSED : PGX_SYTRD_PANEL_LAUNCHES], g > 0 ? " (one cooperative launch per panel)" : ""));
     }
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(K::cuda::reduce(S->work, S->dA, S->d.data(), S->e.data(), S->tau.data()));

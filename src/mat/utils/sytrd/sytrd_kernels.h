@@ -93,12 +93,6 @@ struct Options {
   int  bback   = 256; /* reflectors per compact WY block of the back-transformation (0: b) */
   int  fused   = 3; /* > 0: the fused panel (one cooperative launch per panel, needs SYMV_LOWER and merged) with
                        at most this many blocks per multiprocessor; 0: the paper's sequence of launches */
-  int  forder  = 0; /* fused panel, order of the product's tiles: 0 natural (tile g, g + G, ... in every column), 1 snake
-                       (reversed on odd columns: a column starts where the previous one ended, on tiles still in L2) */
-  int  ftiles  = 1; /* fused panel, tiles in flight per block in the product: 1, or 2 (the next tile's elements copied
-                       into shared memory by cp.async while the current one is reduced) */
-  int  fsums   = 0; /* fused panel, a warp's column sums of a tile: 0 one shuffle reduction per column (80 shuffles),
-                       1 one transposing butterfly (16 shuffles) */
 };
 
 /* Device state of one reduction (allocated by reduce, freed by destroy). dA: the matrix (n x n, lda = n). */

@@ -184,29 +184,10 @@ __global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
    C  rows r >= i+1: t = M(i+1,:)^T + scale tx; y'(r) = y(r) - N(r,0:2i) t; v(r) into M, N and A (A(i+1,i) = beta);
       y' kept in y; the dot y'^T v accumulated (alpha = -tau^2/2 y'^T v for the next column's first step).
    After the last column the final w is stored. Cross-block data are read through L2 (__ldcg). The operations
-   are those of Panel() (merged gemvs, lower symv), in another summation order.
-   Phase B's schedule (instances k_panel<ORDER, TILES, SUMS>: Options::forder, ::ftiles, ::fsums): the tiles go to
-   the blocks round-robin, in the natural order in every column, or (snake) reversed on odd columns, so that a
-   column starts on the tiles that the previous one read last (A22 of column i + 1 is A22 of column i without its
-   first row and column: up to the L2's size of them may still be there); each block loads a tile and reduces it
-   (TILES 1), or (TILES 2) copies the next tile's elements into shared memory (cp.async, each thread its own
-   elements, two buffers of 32 KB) while it reduces the current one; a warp's 16 column sums of a tile are 16
-   shuffle reductions (shuffle: 80 shuffles) or one transposing butterfly (16 shuffles). Only (natural, 1, shuffle)
-   keeps the compiler's register choice (78 on sm_90, no spills, phase B inlined); the others are bounded to 3
-   blocks per multiprocessor (80 registers; unbounded, ptxas gives snake 64 registers, spilling, and TILES 2 128: 2
-   blocks per multiprocessor, a smaller grid) and call phase B as a function (PhaseBCall), so that its loop has the
-   80 registers to itself: ptxas -v on sm_90 reports 0 bytes of spill stores in it for (snake, 1, shuffle), 12-44
-   for the others, and the kernel's values saved around the call once per column. */
+   are those of Panel() (merged gemvs, lower symv), in another summation order. */
 namespace fused
 {
 constexpr int NT = 256, NW = NT / 32, TS = 64, TY = NT / TS, CPT = TS / TY; /* CPT: columns of a tile per thread */
-constexpr int ORDER_NATURAL = 0, ORDER_SNAKE = 1;                             /* Options::forder */
-constexpr int SUMS_SHUFFLE = 0, SUMS_BUTTERFLY = 1;                           /* Options::fsums */
-/* minimum resident blocks of an instance: the default one (natural, 1, shuffle) keeps the compiler's choice (0) */
-constexpr int MinBlocks(int order, int tiles, int sums)
-{
-  return order == ORDER_NATURAL && tiles == 1 && sums == SUMS_SHUFFLE ? 0 : 3;
-}
 
 struct Args {
   int      m, nb, c2max;
@@ -220,211 +201,16 @@ __device__ inline double WarpSum(double v)
   return v;
 }
 
-/* tile b of the T (T + 1) / 2 tiles of a lower triangle, by tile rows: (I, J), I >= J */
-__device__ inline void TileOf(PetscInt b, PetscInt *I, PetscInt *J)
-{
-  PetscInt r = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
-  while (r * (r + 1) / 2 > b) r--;
-  while ((r + 1) * (r + 2) / 2 <= b) r++;
-  *I = r;
-  *J = b - r * (r + 1) / 2;
-}
-
-/* *dst (shared) <- *src (global) asynchronously (sm_80 cp.async, through L1: the tiles are not written during a
-   panel), or 0 when !ok (zero fill: src is not read) */
-__device__ inline void CpAsync8(double *dst, const double *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(dst)), "l"(src), "r"(ok ? 8 : 0) : "memory");
-#else
-  *dst = ok ? *src : 0.0;
-#endif
-}
-__device__ inline void CpAsyncCommit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-/* waits for this thread's copies except those of the last committed group */
-__device__ inline void CpAsyncWait1()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-#endif
-}
-
-/* The warp sums of v[0..CPT-1] by a transposing butterfly: at each step a lane keeps half of its values and sends the
-   other half to its partner, 8 + 4 + 2 + 1 + 1 = 16 shuffles instead of 5 CPT. Returns the sum of v[(lane >> 1) % CPT]
-   over the warp (lanes 2k and 2k + 1 hold column k's); v is overwritten. */
-template <int H>
-__device__ inline void ButterflyStep(double (&v)[CPT], int lane)
-{
-  const bool up = lane & (2 * H); /* this lane keeps v[H..2H-1], its partner (lane ^ 2H) v[0..H-1] */
-#pragma unroll
-  for (int j = 0; j < H; j++) {
-    const double send = up ? v[j] : v[j + H], keep = up ? v[j + H] : v[j];
-    v[j]              = keep + __shfl_xor_sync(0xffffffffu, send, 2 * H);
-  }
-}
-__device__ inline double ButterflySums(double (&v)[CPT], int lane)
-{
-  static_assert(CPT == 16, "the butterfly halves 16 values over the lane bits 16, 8, 4, 2");
-  ButterflyStep<8>(v, lane);
-  ButterflyStep<4>(v, lane);
-  ButterflyStep<2>(v, lane);
-  ButterflyStep<1>(v, lane);
-  return v[0] + __shfl_xor_sync(0xffffffffu, v[0], 1);
-}
-
-/* Phase B's sums of one tile (rows r0.., columns c0.. of the L x L trailing matrix; diag: on the diagonal): a is the
-   thread's row r0 + ttx at the columns c0 + tty CPT + k (zero outside the matrix and above the diagonal), vi = v at
-   that row, vj(cc) = v at the tile's column cc. Row sums y(r) += sum_c a v_c, column sums y(c) += sum_r a v_r (a
-   diagonal tile's diagonal once), by atomics into y (row-relative). Synchronizes the block once, after which the
-   tile's v values are no longer read. SUMS: the column sums of a warp by 16 shuffle reductions (SUMS_SHUFFLE) or
-   one butterfly (SUMS_BUTTERFLY). */
-template <int SUMS, class VJ>
-__device__ inline void TileSums(const double (&a)[CPT], bool diag, PetscInt r0, PetscInt c0, PetscInt L, double vi, VJ vj, double *y, double (*cs)[CPT], double (*rs)[TS])
-{
-  const int      lane = threadIdx.x & 31, warp = threadIdx.x >> 5, ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
-  const PetscInt r    = r0 + ttx;
-  double         rowacc = 0;
-  if (SUMS == SUMS_BUTTERFLY) {
-    double cv[CPT];
-#pragma unroll
-    for (int k = 0; k < CPT; k++) {
-      const PetscInt c = c0 + tty * CPT + k;
-      rowacc += a[k] * vj(tty * CPT + k);
-      cv[k] = (!diag || r > c) ? a[k] * vi : 0.0;
-    }
-    const double t = ButterflySums(cv, lane);
-    if (!(lane & 1)) cs[warp][lane >> 1] = t;
-  } else {
-#pragma unroll
-    for (int k = 0; k < CPT; k++) {
-      const PetscInt c = c0 + tty * CPT + k;
-      rowacc += a[k] * vj(tty * CPT + k);
-      double cv = (!diag || r > c) ? a[k] * vi : 0.0;
-      cv        = WarpSum(cv);
-      if (lane == 0) cs[warp][k] = cv;
-    }
-  }
-  rs[tty][ttx] = rowacc;
-  __syncthreads();
-  if (threadIdx.x < TS) { /* row sums */
-    double v = 0;
-    for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
-    if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + r0 + threadIdx.x, v);
-  } else if (threadIdx.x < 2 * TS) { /* column sums (a diagonal tile's strict lower part only, masked above) */
-    const int cc = threadIdx.x - TS, q = cc / CPT, k = cc % CPT;
-    /* column cc is held by tile-thread row group q: warps 2q and 2q + 1 (rows 0..31, 32..63) */
-    const double v = cs[2 * q][k] + cs[2 * q + 1][k];
-    if (c0 + cc < L && v != 0) atomicAdd(y + c0 + cc, v);
-  }
-}
-
-/* Phase B of column i (s != 0): y(0:L-1) += A22 v, v = [1; scal x(1:L-1)], x = xc(0:L-1) (column i below the
-   diagonal), by the tiles of A22's lower triangle (lda; y relative to row i + 1, zeroed by phase A). Inlined into the
-   default instance; through PhaseBCall (not inlined) in the others, so that their loops get the registers of the
-   whole bound and the kernel's long-lived values are saved once per column around the call. */
-template <int ORDER, int TILES, int SUMS>
-__device__ __forceinline__ void PhaseB(const double *A22, const double *xc, PetscInt lda, int L, int i, double scal, double *y, int c2max)
-{
-  extern __shared__ double sm[];
-  __shared__ double        vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
-  const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
-  const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
-  /* the tile of round-robin step bb: reversed on odd columns in the snake order, so that a column starts on the
-     tiles that the previous one read last (A22 is the previous A22 without its first row and column: in L2) */
-  const bool     rev = ORDER == ORDER_SNAKE && (i & 1);
-  const int      off = rev ? (int)ntiles - 1 : 0, sgn = rev ? -1 : 1;
-  auto           tile = [off, sgn](PetscInt bb) { return (PetscInt)(off + sgn * (int)bb); };
-  if (TILES == 1) {
-    for (PetscInt bb = blockIdx.x; bb < ntiles; bb += gridDim.x) {
-      PetscInt I, J;
-      TileOf(tile(bb), &I, &J);
-      const PetscInt r0 = I * TS, c0 = J * TS;
-      __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
-      if (threadIdx.x < TS) {
-        const PetscInt k = r0 + threadIdx.x;
-        vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-      } else if (threadIdx.x < 2 * TS) {
-        const PetscInt k     = c0 + threadIdx.x - TS;
-        vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
-      }
-      __syncthreads();
-      const PetscInt r   = r0 + ttx;
-      const bool     rin = r < L;
-      double         a[CPT];
-#pragma unroll
-      for (int k = 0; k < CPT; k++) {
-        const PetscInt c = c0 + tty * CPT + k;
-        a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
-      }
-      TileSums<SUMS>(a, I == J, r0, c0, L, vI[ttx], [&](int cc) { return vJ[cc]; }, y, cs, rs);
-    }
-  } else { /* two tiles in flight: the next tile's elements are copied (cp.async, each thread its own) into one
-              of two shared buffers, and its x read into a register, while this one is reduced */
-    double *const sA    = sm + 3 * c2max; /* buffer q: element k of thread t at q NT CPT + k NT + t */
-    auto          issue = [&](PetscInt bt, int q) {
-      PetscInt I, J;
-      TileOf(bt, &I, &J);
-      const int     r = (int)I * TS + ttx, cb = (int)J * TS + tty * CPT, k = threadIdx.x < TS ? (int)I * TS + threadIdx.x : (int)J * TS + threadIdx.x - TS;
-      const double *src = A22 + r + (PetscInt)cb * lda;
-      double       *dst = sA + q * NT * CPT + threadIdx.x;
-#pragma unroll
-      for (int kk = 0; kk < CPT; kk++, src += lda) {
-        const int  c  = cb + kk;
-        const bool ok = r < L && c < L && (I != J || r >= c);
-        CpAsync8(dst + kk * NT, ok ? src : A22, ok);
-      }
-      CpAsyncCommit();
-      return threadIdx.x < 2 * TS && k < L ? __ldcg(xc + k) : 0.0; /* x of the tile's rows (threads < TS) or columns */
-    };
-    PetscInt bb = blockIdx.x;
-    if (bb < ntiles) {
-      const double x0 = issue(tile(bb), 0); /* vI, vJ are free: past the grid synchronization */
-      if (threadIdx.x < TS) vI[threadIdx.x] = x0;
-      else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = x0;
-    }
-    for (int st = 0; bb < ntiles; bb += gridDim.x, st++) {
-      const int q  = st & 1;
-      double    xn = 0;
-      if (bb + gridDim.x < ntiles) xn = issue(tile(bb + gridDim.x), q ^ 1);
-      else CpAsyncCommit(); /* an empty group: the wait below covers this tile in both cases */
-      CpAsyncWait1();
-      __syncthreads(); /* this tile's x (vI: rows, vJ: columns) stored; cs, rs of the previous tile consumed */
-      PetscInt I, J;
-      TileOf(tile(bb), &I, &J);
-      const PetscInt r0 = I * TS, c0 = J * TS;
-      double         a[CPT];
-#pragma unroll
-      for (int k = 0; k < CPT; k++) a[k] = sA[q * NT * CPT + k * NT + threadIdx.x];
-      const double vi = r0 + ttx == 0 ? 1.0 : scal * vI[ttx]; /* zero-filled beyond L */
-      TileSums<SUMS>(a, I == J, r0, c0, L, vi, [&](int cc) { return c0 + cc == 0 ? 1.0 : scal * vJ[cc]; }, y, cs, rs);
-      /* TileSums' synchronization is past every read of this tile's x: the next tile's x replaces it */
-      if (threadIdx.x < TS) vI[threadIdx.x] = xn;
-      else if (threadIdx.x < 2 * TS) vJ[threadIdx.x - TS] = xn;
-    }
-  }
-}
-template <int ORDER, int TILES, int SUMS>
-__device__ __noinline__ void PhaseBCall(const double *A22, const double *xc, PetscInt lda, int L, int i, double scal, double *y, int c2max)
-{
-  PhaseB<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y, c2max);
-}
-
 /* The tiles of the product go to the blocks round-robin (tile g, g + G, ...). A variant giving each block a
    contiguous range of tiles and keeping its row sums across a block row (half the atomics) was measured 1.6x slower
    on the H100 at n = 8192 and 16384 (bench/results/2026-11-24-gpu-s5/call4-sytrd-ab.txt) and removed. */
-template <int ORDER, int TILES, int SUMS>
-__global__ void __launch_bounds__(NT, MinBlocks(ORDER, TILES, SUMS)) k_panel(Args p)
+__global__ void __launch_bounds__(NT) k_panel(Args p)
 {
   namespace cg = cooperative_groups;
   cg::grid_group   grid = cg::this_grid();
   extern __shared__ double sm[];
   double          *sN = sm, *sT = sm + p.c2max, *sTx = sm + 2 * p.c2max;
-  __shared__ double red[NW][33], sx[32];
+  __shared__ double red[NW][33], sx[32], vI[TS], vJ[TS], cs[NW][CPT], rs[TY][TS];
   const int        lane = threadIdx.x & 31, warp = threadIdx.x >> 5, m = p.m;
   const PetscInt   lda = p.lda, ld = p.ld;
   double *const    A = p.A, *const M = p.M, *const N = p.N, *const y = p.y;
@@ -505,9 +291,53 @@ __global__ void __launch_bounds__(NT, MinBlocks(ORDER, TILES, SUMS)) k_panel(Arg
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = beta;
     if (s != 0) { /* uniform */
-      const double *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
-      if (MinBlocks(ORDER, TILES, SUMS) == 0) PhaseB<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y + i + 1, p.c2max);
-      else PhaseBCall<ORDER, TILES, SUMS>(A22, xc, lda, L, i, scal, y + i + 1, p.c2max);
+      const double  *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
+      const PetscInt T = (L + TS - 1) / TS, ntiles = T * (T + 1) / 2;
+      const int      ttx = threadIdx.x % TS, tty = threadIdx.x / TS;
+      for (PetscInt b = blockIdx.x; b < ntiles; b += gridDim.x) {
+        PetscInt I = (PetscInt)((sqrt(8.0 * (double)b + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > b) I--;
+        while ((I + 1) * (I + 2) / 2 <= b) I++;
+        const PetscInt J = b - I * (I + 1) / 2, r0 = I * TS, c0 = J * TS;
+        __syncthreads(); /* vI, vJ, cs, rs of the previous tile are consumed */
+        if (threadIdx.x < TS) {
+          const PetscInt k = r0 + threadIdx.x;
+          vI[threadIdx.x]  = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+        } else if (threadIdx.x < 2 * TS) {
+          const PetscInt k     = c0 + threadIdx.x - TS;
+          vJ[threadIdx.x - TS] = k < L ? (k == 0 ? 1.0 : scal * __ldcg(xc + k)) : 0.0;
+        }
+        __syncthreads();
+        const PetscInt r   = r0 + ttx;
+        const bool     rin = r < L;
+        double         a[CPT], rowacc = 0;
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          const PetscInt c = c0 + tty * CPT + k;
+          a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : 0.0;
+        }
+        const double vi = vI[ttx];
+#pragma unroll
+        for (int k = 0; k < CPT; k++) {
+          const PetscInt c = c0 + tty * CPT + k;
+          rowacc += a[k] * vJ[tty * CPT + k];
+          double cv = (I != J || r > c) ? a[k] * vi : 0.0;
+          cv        = WarpSum(cv);
+          if (lane == 0) cs[warp][k] = cv;
+        }
+        rs[tty][ttx] = rowacc;
+        __syncthreads();
+        if (threadIdx.x < TS) { /* row sums */
+          double v = 0;
+          for (int q = 0; q < TY; q++) v += rs[q][threadIdx.x];
+          if (r0 + threadIdx.x < L && v != 0) atomicAdd(y + i + 1 + r0 + threadIdx.x, v);
+        } else if (threadIdx.x < 2 * TS) { /* column sums (a diagonal tile's strict lower part only, masked above) */
+          const int cc = threadIdx.x - TS, q = cc / CPT, k = cc % CPT;
+          /* column cc is held by tile-thread row group q: warps 2q and 2q + 1 (rows 0..31, 32..63) */
+          const double v = cs[2 * q][k] + cs[2 * q + 1][k];
+          if (c0 + cc < L && v != 0) atomicAdd(y + i + 1 + c0 + cc, v);
+        }
+      }
     }
     grid.sync();
     /* ---- phase C */
@@ -552,20 +382,9 @@ __global__ void __launch_bounds__(NT, MinBlocks(ORDER, TILES, SUMS)) k_panel(Arg
   }
 }
 
-/* dynamic shared memory: sN, sT, sTx (2 (b + 1) each), and with two tiles in flight their two buffers */
-static size_t SharedBytes(int b, int tiles)
+static size_t SharedBytes(int b)
 {
-  return ((size_t)3 * 2 * (b + 1) + (tiles == 2 ? (size_t)2 * NT * CPT : 0)) * sizeof(double);
-}
-
-/* the instance of k_panel for Options::forder, ::ftiles and ::fsums (the one dispatch on them) */
-static const void *Kernel(int order, int tiles, int sums)
-{
-  static const void *const k[2][2][2] = {
-    {{(const void *)k_panel<ORDER_NATURAL, 1, SUMS_SHUFFLE>, (const void *)k_panel<ORDER_NATURAL, 1, SUMS_BUTTERFLY>}, {(const void *)k_panel<ORDER_NATURAL, 2, SUMS_SHUFFLE>, (const void *)k_panel<ORDER_NATURAL, 2, SUMS_BUTTERFLY>}},
-    {{(const void *)k_panel<ORDER_SNAKE, 1, SUMS_SHUFFLE>,   (const void *)k_panel<ORDER_SNAKE, 1, SUMS_BUTTERFLY>},   {(const void *)k_panel<ORDER_SNAKE, 2, SUMS_SHUFFLE>,   (const void *)k_panel<ORDER_SNAKE, 2, SUMS_BUTTERFLY>}  }
-  };
-  return k[order == ORDER_SNAKE][tiles == 2][sums == SUMS_BUTTERFLY];
+  return (size_t)3 * 2 * (b + 1) * sizeof(double);
 }
 } // namespace fused
 
@@ -588,7 +407,7 @@ static PetscErrorCode PanelFused(Work *W, PetscInt m, PetscInt nb, double *A, Pe
   a.acc   = W->acc;
   PGXCallCUDA(cudaMemsetAsync(W->acc, 0, (size_t)(4 + 2 * a.c2max) * sizeof(double), W->s0));
   void *args[] = {(void *)&a};
-  PGXCallCUDA(cudaLaunchCooperativeKernel(fused::Kernel(W->o.forder, W->o.ftiles, W->o.fsums), dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b, W->o.ftiles), W->s0));
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)fused::k_panel, dim3(W->fgrid), dim3(fused::NT), args, fused::SharedBytes(W->o.b), W->s0));
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::fused::k_panel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -613,9 +432,6 @@ PetscErrorCode create(PetscInt n, const Options &o, Work **w)
 {
   PetscFunctionBegin;
   PetscCheck(o.b >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Panel width %d", o.b);
-  PetscCheck(o.forder == 0 || o.forder == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fused panel tile order %d (0: natural, 1: snake)", o.forder);
-  PetscCheck(o.ftiles == 1 || o.ftiles == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fused panel tiles in flight %d (1 or 2)", o.ftiles);
-  PetscCheck(o.fsums == 0 || o.fsums == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fused panel column sums %d (0: shuffle, 1: butterfly)", o.fsums);
   *w      = new Work;
   Work *W = *w;
   W->n    = n;
@@ -638,13 +454,7 @@ PetscErrorCode create(PetscInt n, const Options &o, Work **w)
     PetscCall(PGXCUDAGetDeviceProperties(&prop));
     /* the compiler's registers (78 on sm_90: 3 resident blocks per multiprocessor); an instance bounded to 64
        registers for 4 blocks spilled and ran 4-9% slower (bench/results/2026-11-24-gpu-s5/call5-sytrd-bpsm.txt) */
-    const void  *k  = fused::Kernel(o.forder, o.ftiles, o.fsums);
-    const size_t sh = fused::SharedBytes(o.b, o.ftiles);
-    if (sh > 48 * 1024) { /* two tiles in flight: 64 KB of buffers per block (three blocks per multiprocessor fit in 228 KB) */
-      PGXCallCUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh));
-      PGXCallCUDA(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, (int)cudaSharedmemCarveoutMaxShared));
-    }
-    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, fused::NT, sh));
+    PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fused::k_panel, fused::NT, fused::SharedBytes(o.b)));
     if (prop->cooperativeLaunch && occ > 0) {
       W->fgrid = prop->multiProcessorCount * PetscMin(occ, o.fused);
       PGXCallCUDA(cudaMalloc((void **)&W->acc, (size_t)(4 + 4 * (o.b + 1)) * sizeof(double)));
