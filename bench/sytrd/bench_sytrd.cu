@@ -12,7 +12,8 @@
    - full eigensolve with all vectors, one row per method of T (-methods dc,stemr; any of auto, stedc, stemr, dc
      as -eps_pgx_tridiag): PGXSytrdSolve (reduction, the tridiagonal eigensolve (dc: divide and conquer with its
      gemms on the GPU, Z_T kept on the device; stemr/stedc: LAPACK on the host), back-transformation on the
-     device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnDsyevd,
+     device; host arrays at its interface, so the transfers of A and Z are included) against cusolverDnXsyevd
+     (dsyevd through the 64-bit API: the 32-bit cusolverDnDsyevd_bufferSize fails at n = 32768),
      wall-clock seconds (-solve 0 skips it); each row checked: max |w - w_syevd| / max |w| and the residual
      max_j ||A z_j - w_j z_j|| / max |w| of 8 columns;
    - T alone with vectors (-tonly 1): PGXTridiagonalEigenDC (cuda) with its merge statistics against dstemr, on
@@ -219,25 +220,33 @@ int main(int argc, char **argv)
     if (launches) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  the paper's launches per column; fused is %.2fx faster\n", (int)n, "pgx reduce launches", tl, flops / tl / 1e9, bound, bound / tl, tl / tp));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9.1f %10.4f %9.2f  speedup of pgx %.2fx\n", (int)n, "cusolverDnDsytrd", tcu, flops / tcu / 1e9, bound, bound / tcu, tcu / tp));
     if (solve) {
-      /* cusolverDnDsyevd: time and eigenvalues */
+      /* cusolverDnXsyevd (the 64-bit API of dsyevd): time and eigenvalues */
       double              tsy = 0, tsyc = 0;
       std::vector<double> wsy(n);
       {
-        pgx::cuda::DeviceArray<double> dA, dw, work;
+        /* the 64-bit API (cusolverDnXsyevd): the 32-bit one's workspace overflows at n = 32768 (INVALID_VALUE) */
+        pgx::cuda::DeviceArray<double> dA, dw;
+        pgx::cuda::DeviceArray<char>   work;
         pgx::cuda::DeviceArray<int>    info;
-        int                            lwork;
+        cusolverDnParams_t             prm;
+        size_t                         ldev = 0, lhost = 0;
+        std::vector<char>              hwork;
+        int                            hinfo = 0;
         PetscCall(dA.resize((size_t)n * n));
         PetscCall(dw.resize(n));
         PetscCall(info.resize(1));
-        PGXCallCUSOLVER(cusolverDnDsyevd_bufferSize(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), &lwork));
-        PetscCall(work.resize((size_t)lwork));
+        PGXCallCUSOLVER(cusolverDnCreateParams(&prm));
+        PGXCallCUSOLVER(cusolverDnXsyevd_bufferSize(cs, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, dA.data(), (int64_t)n, CUDA_R_64F, dw.data(), CUDA_R_64F, &ldev, &lhost));
+        PetscCall(work.resize(PetscMax(ldev, (size_t)1)));
+        hwork.resize(PetscMax(lhost, (size_t)1));
+        auto syevd = [&]() -> PetscErrorCode {
+          PGXCallCUSOLVER(cusolverDnXsyevd(cs, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, dA.data(), (int64_t)n, CUDA_R_64F, dw.data(), CUDA_R_64F, work.data(), ldev, hwork.data(), lhost, info.data()));
+          return PETSC_SUCCESS;
+        };
         PetscCall(PGXBenchMedianPrep(
-          1, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); },
-          [&]() -> PetscErrorCode {
-            PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
-            return PETSC_SUCCESS;
-          },
-          &tsy));
+          1, [&]() -> PetscErrorCode { return dA.upload(A.data(), A.size()); }, syevd, &tsy));
+        PGXCallCUDA(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
+        PetscCheck(hinfo == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cusolverDnXsyevd failed at n = %d: info %d", (int)n, hinfo);
         tsy *= 1e-3;
         PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
         { /* the same from host memory to host memory, as PGX's row is timed (A up, eigenvalues and vectors down) */
@@ -246,13 +255,16 @@ int main(int argc, char **argv)
           PGXCallCUDA(cudaDeviceSynchronize());
           PetscCall(PetscTime(&c0));
           PetscCall(dA.upload(A.data(), A.size()));
-          PGXCallCUSOLVER(cusolverDnDsyevd(cs, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
+          PetscCall(syevd());
           PGXCallCUDA(cudaDeviceSynchronize()); /* cuSOLVER runs on PGX's non-blocking stream: cudaMemcpy would not wait */
           PGXCallCUDA(cudaMemcpy(wsy.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
           PGXCallCUDA(cudaMemcpy(Zh.data(), dA.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToHost));
           PetscCall(PetscTime(&c1));
           tsyc = c1 - c0;
+          PGXCallCUDA(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
+          PetscCheck(hinfo == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cusolverDnXsyevd failed at n = %d: info %d", (int)n, hinfo);
         }
+        PGXCallCUSOLVER(cusolverDnDestroyParams(prm));
       }
       double wmax = 0;
       for (PetscInt i = 0; i < n; i++) wmax = std::max(wmax, std::fabs(wsy[i]));
@@ -291,7 +303,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(what, sizeof(what), "pgx eig+vec %s/%d", PGXTridiagEigenMethods[methods[mi]], (int)bback[bq]));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  set matrix (host mirror + upload) %.3f, reduce %.3f, tridiagonal %.3f (%.0f%%), back %.3f, rest (Z download, ...) %.3f s; |w - w_syevd| %.1e, residual %.1e; syevd %.2fx faster (%.2fx with its copies)\n", (int)n, what, t1 - t0, "", "", "", tset - t0, tt.reduce, tt.tridiag, 100.0 * tt.tridiag / (t1 - t0), tt.back, (t1 - t0) - (tset - t0) - tt.reduce - tt.tridiag - tt.back, errw / wmax, res / wmax, (t1 - t0) / tsy, (t1 - t0) / tsyc));
       }
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnDsyevd", tsy));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnXsyevd", tsy));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  A uploaded, eigenvalues and vectors downloaded (pageable host memory), as the pgx row\n", (int)n, "syevd with its copies", tsyc, "", "", ""));
       if (tonly) { /* T alone: the divide and conquer on the GPU against dstemr on the host */
         std::vector<double> d2(dp), e2(ep), Z((size_t)n * n), w0, Z0;
