@@ -24,7 +24,7 @@
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
    Every PGX result is checked: max | |T_pgx| - |T_cusolver| | over d and |e| relative to max |d|.
-   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 3 -bback 256 (rows
+   Options: -sizes a,b,... -reps 3 -b 64 -solve 1 -methods dc,stemr -tonly 1 -threads 0 -ablation_n 16384 -seed 1 -warmup 1 -launches 1 -bpsm 3 -bback 256 -back_chunks 8 (rows
    "pgx eig+vec METHOD/BBACK": one per method and back-transformation block)
    EPSSolve against EPSLAPACK and EPSSCALAPACK (whole-program timings with -log_view) are run separately:
    build/tests/eps/test_eps -n N -eps_type pgx|lapack|scalapack -log_view (mpiexec -n 16 for scalapack). */
@@ -37,6 +37,7 @@
 #include "../common/pgxbench.h"
 
 static PetscInt warmup = 1; /* -warmup: untimed runs of PGX's reduction before the timed ones */
+static PetscInt backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS; /* -back_chunks: PGXSytrdSetBackChunks of the eigensolve rows */
 static PetscBool launches = PETSC_TRUE; /* -launches 0: no row for the paper's launch sequence */
 static PetscInt lastblocks = 0; /* blocks of the fused panel's launch in the last TimePGX */
 
@@ -143,6 +144,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bback", bback, &nbback, &flg));
   if (!flg || !nbback) nbback = 1, bback[0] = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-back_chunks", &backchunks, NULL));
   PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
   if (!flg) nmethods = 2;
   {
@@ -281,6 +283,7 @@ int main(int argc, char **argv)
         PetscCall(PGXSytrdSetThreads(S, threads[0]));
         PetscCall(PGXSytrdSetBlockSize(S, b));
         PetscCall(PGXSytrdSetBackBlockSize(S, bback[bq]));
+        PetscCall(PGXSytrdSetBackChunks(S, backchunks));
         PGXCallCUDA(cudaDeviceSynchronize());
         PetscCall(PetscTime(&t0));
         PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));

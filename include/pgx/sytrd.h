@@ -77,6 +77,7 @@ typedef struct {
 
 #define PGX_SYTRD_DEFAULT_BLOCK 64
 #define PGX_SYTRD_DEFAULT_BACK_BLOCK 256
+#define PGX_SYTRD_DEFAULT_BACK_CHUNKS 8
 
 typedef struct {
   PetscLogDouble reduce, tridiag, back; /* seconds of the last reduction, tridiagonal solve, back-transformation */
@@ -87,6 +88,8 @@ PETSC_EXTERN PetscErrorCode PGXSytrdDestroy(PGXSytrd *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetBlockSize(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetBackBlockSize(PGXSytrd, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetBackChunks(PGXSytrd, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetBackChunks(PGXSytrd, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetPanel(PGXSytrd, PGXSytrdPanel, PetscInt);

@@ -15,6 +15,7 @@
 
 static PetscInt              nfail = 0;
 static PGXTridiagEigenMethod tev   = PGX_TRIDIAG_EIGEN_AUTO; /* -tridiag */
+static PetscInt              backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS; /* -back_chunks (cuda) */
 
 /* LAPACK's own reduction: dsytrd for real scalars, zhetrd for complex ones */
 #if defined(PETSC_USE_COMPLEX)
@@ -93,7 +94,7 @@ static PetscErrorCode TestHand(void)
     const PetscReal   *d, *e;
     const PetscScalar *R, *tau;
     PetscInt           ld;
-    PetscScalar        Q[9], B[9];
+    PetscScalar        Q[9] = {0}, B[9] = {0}; /* initialized: g++ -O3 cannot see that QTQ fills B */
     PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
     PetscCall(PGXSytrdSetBlockSize(S, bs[k]));
     PetscCall(PGXSytrdSetMatrix(S, 3, A, 3));
@@ -277,6 +278,7 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscInt      blocks;
     PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
     PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetBackChunks(S, backchunks));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
     PetscCall(PGXSytrdSetSymv(S, v == 1 || v == 5 ? PGX_SYTRD_SYMV_FULL : PGX_SYTRD_SYMV_LOWER));
     PetscCall(PGXSytrdSetAblation(S, (PetscBool)(v != 2 && v != 5), (PetscBool)(v != 3 && v != 5), (PetscBool)(v != 4 && v != 5)));
@@ -321,6 +323,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-back_chunks", &backchunks, NULL)); /* cuda: PGXSytrdSetBackChunks */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
   if (!strcmp(mode, "hand")) PetscCall(TestHand());

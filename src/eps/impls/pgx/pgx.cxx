@@ -15,6 +15,7 @@ typedef struct {
   PGXSytrdSymv   symv;     /* symmetric product of the cuda panel (-eps_pgx_symv) */
   PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
   PetscInt       bback;    /* reflectors per block of the cuda back-transformation (-eps_pgx_back_block) */
+  PetscInt       backchunks; /* column chunks of the cuda back-transformation's overlapped download (-eps_pgx_back_chunks) */
   PetscInt       panelgrid; /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
@@ -120,6 +121,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
     PetscCall(PGXSytrdSetPanel(ctx->S, ctx->panel, PETSC_DECIDE));
     PetscCall(PGXSytrdSetBackBlockSize(ctx->S, ctx->bback));
+    PetscCall(PGXSytrdSetBackChunks(ctx->S, ctx->backchunks));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
@@ -224,6 +226,11 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
     if (ctx->bback == PETSC_DEFAULT || ctx->bback == PETSC_DECIDE) ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
     PetscCheck(ctx->bback >= 1 && ctx->bback <= 1024, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_back_block must be in 1..1024, got %" PetscInt_FMT, ctx->bback);
   }
+  PetscCall(PetscOptionsInt("-eps_pgx_back_chunks", "Column chunks of the GPU back-transformation: each chunk of eigenvectors is downloaded while the next one is computed (1: no overlap)", "PGXSytrdSetBackChunks", ctx->backchunks, &ctx->backchunks, &flg));
+  if (flg) {
+    if (ctx->backchunks == PETSC_DEFAULT || ctx->backchunks == PETSC_DECIDE) ctx->backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS;
+    PetscCheck(ctx->backchunks >= 1, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_back_chunks must be at least 1, got %" PetscInt_FMT, ctx->backchunks);
+  }
   PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
   PetscCall(PetscOptionsInt("-eps_pgx_threads", "Host threads of the divide and conquer for T (1: serial; 0: the cores available, at most 16); the results are the same bitwise for any number", "PGXSytrdSetThreads", ctx->threads, &ctx->threads, &flg));
   if (flg) {
@@ -248,7 +255,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  block size (panel width): %" PetscInt_FMT "\n", ctx->b));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
   if (eps->state >= EPS_STATE_SOLVED && ctx->device == PGX_DEVICE_CUDA) {
-    if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks); back-transformation blocks of %" PetscInt_FMT " reflectors\n", ctx->panelgrid, ctx->bback));
+    if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks); back-transformation blocks of %" PetscInt_FMT " reflectors, %" PetscInt_FMT " column chunks\n", ctx->panelgrid, ctx->bback, ctx->backchunks));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s\n", ctx->panel == PGX_SYTRD_PANEL_FUSED ? " (fused asked for: it needs the lower product and resident blocks)" : ""));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: %s\n", PGXSytrdPanels[ctx->panel]));
   {
@@ -474,6 +481,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
 . -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
 . -eps_pgx_back_block <bb> - reflectors per compact WY block of the GPU back-transformation (default 256)
+. -eps_pgx_back_chunks <c> - column chunks of the GPU back-transformation, each downloaded while the next is computed (default 8; 1: no overlap)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
@@ -502,6 +510,7 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   ctx->symv = PGX_SYTRD_SYMV_LOWER;
   ctx->panel = PGX_SYTRD_PANEL_FUSED;
   ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
+  ctx->backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS;
   ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
   eps->categ                = EPS_CATEGORY_OTHER;

@@ -29,6 +29,7 @@ struct _n_PGXSytrd {
   PGXDeviceType type  = PGX_DEVICE_HOST;
   PetscInt      b     = PGX_SYTRD_DEFAULT_BLOCK; /* panel width */
   PetscInt      bback = PGX_SYTRD_DEFAULT_BACK_BLOCK; /* reflectors per block of the cuda back-transformation */
+  PetscInt      backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS; /* column chunks of the cuda back-transformation's overlapped download */
   PGXSytrdSymv  symv  = PGX_SYTRD_SYMV_LOWER;
   PGXTridiagEigenMethod tev = PGX_TRIDIAG_EIGEN_AUTO;
   PetscInt      threads = 0; /* host threads of the divide and conquer (0: the default) */
@@ -179,6 +180,52 @@ PetscErrorCode PGXSytrdSetBackBlockSize(PGXSytrd S, PetscInt bb)
   if (bb == PETSC_DECIDE || bb == PETSC_DEFAULT) bb = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCheck(bb >= 1 && bb <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Back-transformation block %" PetscInt_FMT " must be in 1..1024", bb);
   S->bback = bb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetBackChunks - Sets the number of column chunks of the cuda back-transformation of `PGXSytrdSolve()`: Z = Q Z_T
+  is computed chunk after chunk of Z's columns, each chunk downloaded while the next one is computed.
+
+  Not Collective
+
+  Input Parameters:
++ S       - the object
+- nchunks - the number of chunks, at least 1 (1: no overlap; `PETSC_DECIDE`: 8, the default)
+
+  Level: developer
+
+.seealso: `PGXSytrdGetBackChunks()`, `PGXSytrdSetBackBlockSize()`, `PGXSytrdSolve()`
+@*/
+PetscErrorCode PGXSytrdSetBackChunks(PGXSytrd S, PetscInt nchunks)
+{
+  PetscFunctionBegin;
+  if (nchunks == PETSC_DECIDE || nchunks == PETSC_DEFAULT) nchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS;
+  PetscCheck(nchunks >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Back-transformation chunks %" PetscInt_FMT " must be at least 1", nchunks);
+  S->backchunks = nchunks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdGetBackChunks - Gets the number of column chunks of the cuda back-transformation.
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. nchunks - the number of chunks
+
+  Level: developer
+
+.seealso: `PGXSytrdSetBackChunks()`
+@*/
+PetscErrorCode PGXSytrdGetBackChunks(PGXSytrd S, PetscInt *nchunks)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(nchunks, 2);
+  *nchunks = S->backchunks;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1046,8 +1093,7 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
   #else
     PetscErrorCode ierr;
-    PetscInt       nchunks = 8; /* chunks of Z's columns: each downloaded while the next is computed (1: no overlap) */
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-pgx_sytrd_back_chunks", &nchunks, NULL));
+    PetscInt       nchunks = S->backchunks; /* chunks of Z's columns: each downloaded while the next is computed (1: no overlap) */
     PetscCall(PetscLogGpuTimeBegin());
     ierr = K::cuda::apply_q_download(S->work, S->dA, n, S->dZT, Z, ldz, nchunks);
     PetscCall(PetscLogGpuTimeEnd());
