@@ -326,6 +326,20 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-back_chunks", &backchunks, NULL)); /* cuda: PGXSytrdSetBackChunks */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
+  { /* PGXSytrdSetBackChunks / PGXSytrdGetBackChunks: the value set, and PETSC_DECIDE as the default */
+    PGXSytrd S;
+    PetscInt c;
+    PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+    PetscCall(PGXSytrdGetBackChunks(S, &c));
+    CHECK(c == PGX_SYTRD_DEFAULT_BACK_CHUNKS, "back-transformation chunks %d by default, expected %d", (int)c, PGX_SYTRD_DEFAULT_BACK_CHUNKS);
+    PetscCall(PGXSytrdSetBackChunks(S, backchunks == 5 ? 6 : 5));
+    PetscCall(PGXSytrdGetBackChunks(S, &c));
+    CHECK(c == (backchunks == 5 ? 6 : 5), "back-transformation chunks %d after setting %d", (int)c, backchunks == 5 ? 6 : 5);
+    PetscCall(PGXSytrdSetBackChunks(S, PETSC_DECIDE));
+    PetscCall(PGXSytrdGetBackChunks(S, &c));
+    CHECK(c == PGX_SYTRD_DEFAULT_BACK_CHUNKS, "back-transformation chunks %d after PETSC_DECIDE", (int)c);
+    PetscCall(PGXSytrdDestroy(&S));
+  }
   if (!strcmp(mode, "hand")) PetscCall(TestHand());
   else if (!strcmp(mode, "lapack")) PetscCall(TestLapack(n, b, seed));
   else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));
