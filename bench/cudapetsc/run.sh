@@ -16,7 +16,9 @@
 # Chebyshev/Jacobi below), on the two finest levels, and with three Richardson steps on the finest; and PGX dilu
 # under GAMG's default Chebyshev smoother on the finest level only (-cheby); -next-cheby: r1 and PGX dilu under GAMG's
 # Chebyshev on the level below the finest; -coarse3: three Chebyshev steps (GAMG's default two) on the levels below the
-# finest; -wcycle: the W cycle (-pc_mg_cycle_type w; the rows without dilu are the references for both); -w2: with the color wave 2 (red-black on 7-point stencils); -fused: the Richardson rows with PCDILU's
+# finest; -wcycle: the W cycle (-pc_mg_cycle_type w; the rows without dilu are the references for both); aips-smoother
+# and aips-finest-r1: PGX aips under GAMG's Chebyshev on every level, and one aips Richardson step on the finest;
+# -w2: with the color wave 2 (red-black on 7-point stencils); -fused: the Richardson rows with PCDILU's
 # fused PCApplyRichardson turned on (-pc_dilu_richardson 1; default off: PETSc's own Richardson loop around PCApply).
 # PGX_BENCH_REPS=R (default 1): each row runs R times; setup and solve are the medians (the min and max of the
 # solve are printed beside them when R > 1).
@@ -73,6 +75,10 @@ solvers=(
   "cg+gamg+dilu-finest-r1-coarse3|-ksp_type cg -pc_type gamg -mg_levels_ksp_max_it 3 -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "cg+gamg-wcycle|-ksp_type cg -pc_type gamg -pc_mg_cycle_type w"
   "cg+gamg+dilu-finest-r1-wcycle|-ksp_type cg -pc_type gamg -pc_mg_cycle_type w -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
+  "gamg+aips-smoother|-ksp_type gmres -pc_type gamg -mg_levels_pc_type aips"
+  "cg+gamg+aips-smoother|-ksp_type cg -pc_type gamg -mg_levels_pc_type aips"
+  "gamg+aips-finest-r1|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type aips"
+  "cg+gamg+aips-finest-r1|-ksp_type cg -pc_type gamg -mg_levels_FINEST_ksp_type richardson -mg_levels_FINEST_ksp_max_it 1 -mg_levels_FINEST_pc_type aips"
   "gamg+dilu-finest-cheby|-ksp_type gmres -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "cg+gamg+dilu-finest-cheby|-ksp_type cg -pc_type gamg -mg_levels_FINEST_pc_type dilu -mg_levels_FINEST_pc_dilu_ordering multicolor"
   "gamg+dilu-cheby1|-ksp_type gmres -pc_type gamg -mg_levels_ksp_max_it 1 -mg_levels_pc_type dilu -mg_levels_pc_dilu_ordering multicolor"
