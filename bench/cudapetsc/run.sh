@@ -24,7 +24,8 @@
 # solve are printed beside them when R > 1).
 # PGX_BENCH_SETUP=1: PETSc 3.25 prints no PCSetUp time for GPU events without -log_view_gpu_time, so each
 # repetition runs once more with it, and the setup column is that run's PCSetUp (its solve is not used: the
-# synchronization per event slows it); "total" is setup + solve (time to solution, the same medians).
+# synchronization per event slows it); "total" is setup + solve (time to solution, the same medians); rows with PGX PCs
+# also print [pgx setup S]: the median of PGXDILUSetUp + PGXAIPSSetUp in those runs (PGX's part of PCSetUp, all levels).
 # Every row is checked: a row whose solve did not converge says so.
 set -u
 B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
@@ -118,7 +119,7 @@ for p in "${problems[@]}"; do
       fi
       sopt=${sopt//FINEST1/$((finest - 1))} sopt=${sopt//FINEST/$finest}
     fi
-    setups="" solves="" its="" reason="" rc=0 gsetups="" 
+    setups="" solves="" its="" reason="" rc=0 gsetups="" psetups=""
     for ((rep = 1; rep <= REPS; rep++)); do
       # shellcheck disable=SC2086
       out=$(timeout 240 $pcmd $PGX $DEV $sopt 2>&1); rc1=$?
@@ -132,12 +133,15 @@ for p in "${problems[@]}"; do
         # shellcheck disable=SC2086
         gout=$(timeout 240 $pcmd $PGX $DEV -log_view_gpu_time $sopt 2>&1)
         gsetups="$gsetups $(ev PCSetUp "$gout")"
+        # PGX's own part of the setup (PCDILU's and PCAIPS's setup events, summed over levels by -log_view)
+        psetups="$psetups $(awk '$1 == "PGXDILUSetUp" || $1 == "PGXAIPSSetUp" {t += $4; f = 1} END {if (f) print t}' <<<"$gout")"
       fi
     done
     setup=$(med <<<"$setups") solve=$(med <<<"$solves")
     [ -n "$gsetups" ] && setup=$(med <<<"$gsetups")
     range=""
     if [ "$REPS" -gt 1 ] && [ -n "$solve" ]; then range=" [solve $(tr ' ' '\n' <<<"$solves" | grep -v '^$' | sort -g | sed -n '1p;$p' | paste -sd- )]"; fi
+    psetup=$(med <<<"$psetups"); [ -n "$psetup" ] && range="$range [pgx setup $psetup]"
     per=$(awk -v t="${solve:-0}" -v n="${its:-0}" 'BEGIN { if (n > 0) printf "%.3f", 1000 * t / n; else print "-" }')
     total=$(awk -v a="${setup:-x}" -v b="${solve:-x}" 'BEGIN { if (a + 0 == a && b + 0 == b && a != "" && b != "") printf "%.4e", a + b; else print "-" }')
     [ $rc -eq 0 ] || reason="exit $rc ${reason:-}"
