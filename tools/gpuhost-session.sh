@@ -15,7 +15,7 @@ start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - start) - 10)); }
 summary=()
 while IFS='|' read -r name cap cmd; do
-  name=$(echo "$name" | xargs); cap=$(echo "${cap:-}" | xargs)
+  name=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"$name"); cap=$(sed 's/^[[:space:]]*//; s/[[:space:]]*$//' <<<"${cap:-}")
   case "$name" in ''|\#*) continue ;; esac
   if [ "$name" = wait ]; then wait; continue; fi
   l=$(left); [ "$l" -gt 5 ] || { summary+=("$name: skipped (no time left)"); continue; }
