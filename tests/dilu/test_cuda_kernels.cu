@@ -281,16 +281,17 @@ static PetscErrorCode TestWaves(const char *name, const Csr &A, PetscInt stencil
     PetscInt              nc = -1, rnc = -1, nl, nu, bad;
     Ref                   r;
     PetscCall(ref::Color(n, A.ptr.data(), A.col.data(), w, rc.data(), &rnc));
-    /* the coloring by rounds of launches and from the pattern in device memory (AnalyzeDevice) give the same colors
-       as the default (sync-free, host pattern), which is checked last and used below */
-    for (int mode : {1, 2, 0}) {
+    /* the coloring by a launch per round (mode 1), from the pattern in device memory (2) and in one sync-free launch (0)
+       give the same colors as the default (3: rounds in one cooperative launch, host pattern), checked last and used below */
+    for (int mode : {1, 2, 0, 3}) {
       PetscInt                       nnz = -1, cnt = -5;
       pgx::cuda::DeviceArray<PetscInt> dptr, dcol;
       if (d) PetscCall(K::cuda::Destroy(&d));
       std::fill(color.begin(), color.end(), -7);
       PetscCall(K::cuda::Create(&d));
       PetscCall(K::cuda::SetColorWave(d, w));
-      PetscCall(K::cuda::SetColorRounds(d, mode == 1 ? PETSC_TRUE : PETSC_FALSE));
+      PetscCall(K::cuda::SetColorRounds(d, mode == 0 ? PETSC_FALSE : PETSC_TRUE));
+      PetscCall(K::cuda::SetColorCoop(d, mode == 1 ? PETSC_FALSE : PETSC_TRUE));
       if (mode == 2) {
         PetscCall(dptr.upload(A.ptr.data(), n + 1));
         PetscCall(dcol.upload(A.col.data(), A.ptr[n]));
@@ -300,7 +301,13 @@ static PetscErrorCode TestWaves(const char *name, const Csr &A, PetscInt stencil
       PetscCall(K::cuda::GetColors(d, NULL, &cnt));
       PetscCall(K::cuda::GetColors(d, color.data(), &nc));
       CHECK(cnt == nc, "%s color wave %d: GetColors without an array counted %d colors, with one %d", name, (int)w, (int)cnt, (int)nc);
-      CHECK(nc == rnc && color == rc && nl == nc && nu == nc, "%s color wave %d (%s): GPU coloring (%d colors, %d/%d levels) differs from the reference coloring (%d colors)", name, (int)w, mode == 1 ? "rounds" : (mode == 2 ? "device pattern" : "sync-free"), (int)nc, (int)nl, (int)nu, (int)rnc);
+      CHECK(nc == rnc && color == rc && nl == nc && nu == nc, "%s color wave %d (%s): GPU coloring (%d colors, %d/%d levels) differs from the reference coloring (%d colors)", name, (int)w, mode == 1 ? "a launch per round" : (mode == 2 ? "device pattern" : (mode == 3 ? "cooperative rounds" : "sync-free")), (int)nc, (int)nl, (int)nu, (int)rnc);
+      {
+        PetscInt path = -5, rounds = -5;
+        PetscCall(K::cuda::GetColorPath(d, &path, &rounds));
+        CHECK(path == (mode == 0 ? 0 : (mode == 1 ? 1 : 2)), "%s color wave %d: mode %d colored by path %d", name, (int)w, mode, (int)path);
+        if (stencil_m && path == 2) CHECK(rounds == 3 * (stencil_m - 1) + 1, "%s color wave %d: %d cooperative rounds, expected %d (the longest chain of earlier neighbors)", name, (int)w, (int)rounds, (int)(3 * (stencil_m - 1) + 1));
+      }
     }
     if (stencil_m) {
       PetscInt expect = std::min<PetscInt>(w == 1 ? 2 : w, 3 * (stencil_m - 1) + 1);

@@ -48,7 +48,8 @@ typedef struct {
   PetscInt      *pair;       /* position of a_ji for each lower a_ij, or -1 (host) */
   PetscInt      *color;      /* multicolor: color of each row (cuda: downloaded when first needed, see colorsonhost) */
   PetscBool      colorsonhost; /* cuda, multicolor: color[] holds the GPU's colors */
-  PetscBool      colorrounds;  /* cuda, multicolor: color by rounds of launches (default) or in one sync-free launch (-pc_dilu_color_rounds) */
+  PetscBool      colorrounds;  /* cuda, multicolor: color by rounds (default) or in one sync-free launch (-pc_dilu_color_rounds) */
+  PetscBool      colorcoop;    /* cuda, multicolor, rounds: all rounds in one cooperative launch (default) or a launch per round (-pc_dilu_color_coop) */
   PetscInt      *rank;       /* multicolor: elimination position of each row (NULL for natural) */
   PetscInt       ncolors;    /* multicolor: number of colors */
   PetscScalar   *E;          /* the DILU diagonal (host backend) */
@@ -289,6 +290,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(K::cuda::SetPDL(d, dilu->pdl));
     PetscCall(K::cuda::SetColorWave(d, dilu->wave));
     PetscCall(K::cuda::SetColorRounds(d, dilu->colorrounds));
+    PetscCall(K::cuda::SetColorCoop(d, dilu->colorcoop));
     PetscCall(GetDevicePattern(dilu->local, &dia, &dja));
     PetscBool ondevice = dia ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscTime(&tc[0]));
@@ -665,7 +667,8 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   if (flg) PetscCall(PCDILUSetColorWave(pc, wave));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
-  PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds of launches (default), else by one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
+  PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds (default), else by one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
+  PetscCall(PetscOptionsBool("-pc_dilu_color_coop", "cuda, multicolor, rounds: all rounds in one cooperative launch where the device allows (default), else a launch per round (the same colors)", "PCDILU", dilu->colorcoop, &dilu->colorcoop, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_pdl", "cuda, multicolor: launch each color's sweep kernel as a programmatic dependent launch of the previous one (sm_90)", "PCDILU", dilu->pdl, &dilu->pdl, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_richardson", "Under KSPRICHARDSON (scale 1, no monitors, Amat = Pmat, one rank): fused PCApplyRichardson, the forward sweep forms the residual, the backward sweep adds into x", "PCDILU", dilu->richardson, &dilu->richardson, &flg));
   if (flg && pc->setupcalled) PetscCall(PCDILUSetRichardsonOp(pc));
@@ -699,6 +702,10 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
 #if PGX_HAVE_CUDA_REAL
     if (dilu->device == PGX_DEVICE_CUDA && dilu->cu) {
       PetscBool single;
+      PetscInt  path, rounds;
+      PetscCall(K::cuda::GetColorPath((K::cuda::Data *)dilu->cu, &path, &rounds));
+      if (path == 2) PetscCall(PetscViewerASCIIPrintf(viewer, "  coloring: on the GPU, %" PetscInt_FMT " rounds in one cooperative launch%s\n", rounds, size > 1 ? " (rank 0)" : ""));
+      else if (path >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  coloring: on the GPU, %s%s\n", path == 1 ? "a launch per round" : "one sync-free launch", size > 1 ? " (rank 0)" : ""));
       PetscCall(K::cuda::GetSingleBlock((K::cuda::Data *)dilu->cu, &single));
       if (single) PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: both sweeps in one single-block kernel (%" PetscInt_FMT " rows <= -pc_dilu_single_block_rows %" PetscInt_FMT ")%s\n", dilu->A.n, dilu->smallrows, size > 1 ? " (rank 0)" : ""));
       else PetscCall(PetscViewerASCIIPrintf(viewer, "  apply: one launch per color (CUDA graph)%s%s\n", dilu->permapply ? "; other arrays: gathered into the color order" : "; other arrays: staging copies", size > 1 ? " (rank 0)" : ""));
@@ -1015,8 +1022,11 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
     Off by default: on an H100 (GAMG on ex45 100^3 and aniso3d 100^3, dilu on the finest level) it was slower than
     PETSc's loop around `PCApply()`: the residual's rows are read in the color order, and under GMRES the finest
     level's vectors change with every application (one CUDA graph capture per call)
-. -pc_dilu_color_rounds <true> - cuda backend, multicolor: color by rounds of launches (one per step of the longest
-    chain of earlier neighbors); false: one sync-free launch (slower on 3D stencils, measured); the same colors
+. -pc_dilu_color_rounds <true> - cuda backend, multicolor: color by rounds (one per step of the longest chain of
+    earlier neighbors); false: one sync-free launch (slower on 3D stencils, measured); the same colors
+. -pc_dilu_color_coop <true> - cuda backend, multicolor, rounds: all rounds in one cooperative launch, a grid
+    synchronization between rounds (where the device supports cooperative launches); false: one launch per round;
+    the same colors
 . -pc_dilu_pdl <false> - cuda backend, multicolor, compute capability 9.0 and later: each color's sweep kernel is a
     programmatic dependent launch of the previous one (its launch overlaps the previous color's last blocks); the
     same result bit for bit
@@ -1066,6 +1076,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_DILU(PC pc)
   dilu->permapply = PETSC_TRUE;
   dilu->pdl       = PETSC_FALSE;
   dilu->colorrounds = PETSC_TRUE;
+  dilu->colorcoop   = PETSC_TRUE;
   dilu->richardson = PETSC_FALSE; /* measured slower than PETSc's loop around PCApply (bench/results, tenth session) */
   PetscCall(PGXGetDefaultDeviceType(&dilu->devreq));
 

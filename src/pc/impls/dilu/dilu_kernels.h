@@ -140,6 +140,12 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *rowptr, const PetscI
 PetscErrorCode AnalyzeDevice(Data *d, PetscInt n, const PetscInt *drowptr, const PetscInt *dcolidx, PetscBool multicolor, PetscInt *nnz, PetscInt *nlower, PetscInt *nupper);
 /* Multicolor coloring of the next Analyze(): by rounds of launches (flg, the default), or in one sync-free launch */
 PetscErrorCode SetColorRounds(Data *d, PetscBool flg);
+/* Rounds (SetColorRounds): all in one cooperative launch with a grid synchronization between rounds where the device
+   allows (flg, the default), else one launch per round; the same colors */
+PetscErrorCode SetColorCoop(Data *d, PetscBool flg);
+/* How the last coloring ran: path 0 sync-free, 1 a launch per round, 2 one cooperative launch (rounds: its rounds),
+   -1 none (colors uploaded, or natural) */
+PetscErrorCode GetColorPath(Data *d, PetscInt *path, PetscInt *rounds);
 /* The colors found by Analyze (host array of n, or NULL for the count only; multicolor only) */
 PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 /* Upload the values (host array, nnz of the analyzed pattern) and compute E unless skipE (then E
