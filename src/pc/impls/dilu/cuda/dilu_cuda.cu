@@ -40,7 +40,6 @@ namespace dilu
 {
 namespace cuda
 {
-using pgx::cuda::DeviceArray;
 
 static constexpr unsigned BLOCK = 256;
 static_assert(sizeof(PetscScalar) == sizeof(double), "PCDILU cuda: real double scalars only (CUDA_R_64F)");
@@ -60,10 +59,11 @@ struct Graph {
   ~Graph() { reset(); }
 };
 
-/* Scratch arrays of the analysis (local to one function, used on PGX's stream only): stream-ordered allocations from
-   PGX's own memory pool, which keeps what they free until the analysis ends (TrimScratch()), instead of a cudaMalloc
-   and a synchronizing cudaFree each (on an H100 those cost more than the analysis' kernels). Without memory pools on
-   the device: cudaMalloc and cudaFree. */
+/* Device arrays of PCDILU (its data and the analysis' scratch, all used on PGX's stream): stream-ordered allocations
+   from a memory pool of PCDILU's own, which keeps what is freed until an analysis or a Destroy() ends (TrimScratch()),
+   so the analysis' scratch and the arrays that stay are carved from memory the pool already holds, instead of a
+   cudaMalloc and a synchronizing cudaFree each (on an H100 those cost more than the analysis' kernels). Without memory
+   pools on the device: cudaMalloc and cudaFree. */
 static int          scratch_pools = -1; /* unknown, 0 no pools, 1 pools */
 static cudaMemPool_t scratch_pool = nullptr;
 static PetscErrorCode ScratchInit(void)
@@ -97,12 +97,12 @@ static PetscErrorCode TrimScratch(cudaStream_t s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 template <class T>
-class Scratch {
+class PoolArray {
 public:
-  Scratch() = default;
-  Scratch(const Scratch &)            = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  ~Scratch() { release(); }
+  PoolArray() = default;
+  PoolArray(const PoolArray &)            = delete;
+  PoolArray &operator=(const PoolArray &) = delete;
+  ~PoolArray() { release(); }
   /* (re)allocate for n elements on PGX's stream; contents are not kept */
   PetscErrorCode resize(size_t n)
   {
@@ -144,11 +144,11 @@ private:
 struct Sweep {
   PetscInt                 nlevels = 0;
   std::vector<PetscInt>    lptr;  /* host: positions of the levels (colors) */
-  DeviceArray<PetscInt>    order; /* [n] row at position p */
-  DeviceArray<PetscInt>    ptr;   /* [n+1] CSR of this half, in positions */
-  DeviceArray<PetscInt>    col;   /* column (row index in A's ordering) */
-  DeviceArray<PetscInt>    src;   /* position of the entry in A's values */
-  DeviceArray<PetscScalar> val;
+  PoolArray<PetscInt>    order; /* [n] row at position p */
+  PoolArray<PetscInt>    ptr;   /* [n+1] CSR of this half, in positions */
+  PoolArray<PetscInt>    col;   /* column (row index in A's ordering) */
+  PoolArray<PetscInt>    src;   /* position of the entry in A's values */
+  PoolArray<PetscScalar> val;
   PetscInt                 nnz = 0;
 };
 
@@ -161,16 +161,16 @@ struct Data {
   PetscInt                 colorrnds   = 0;              /* multicolor: its rounds (cooperative) */
   bool                     multicolor = false;
   PetscInt                 sweeps     = NATURAL_SPSV; /* natural: how the apply runs (SetNaturalSweeps()) */
-  DeviceArray<PetscInt>    rowptr, colidx; /* A's pattern */
-  DeviceArray<PetscInt>    rank;           /* elimination position of each row */
-  DeviceArray<PetscInt>    color;          /* multicolor: color of each row */
-  DeviceArray<PetscInt>    diagsrc;        /* position of a_ii in A's values, or -1 */
-  DeviceArray<PetscInt>    lpair;          /* for each L entry (i,j): position of a_ji in A's values, or -1 */
-  DeviceArray<PetscScalar> aval;           /* A's values */
-  DeviceArray<PetscScalar> E;              /* the DILU diagonal, by row (natural) or by rank (multicolor) */
-  DeviceArray<unsigned>    flags;          /* natural: ready flags, by row */
-  DeviceArray<unsigned>    ticket;         /* natural: [0] block ticket, [1] set when a wait gave up */
-  DeviceArray<int>         bad;            /* smallest failing row */
+  PoolArray<PetscInt>    rowptr, colidx; /* A's pattern */
+  PoolArray<PetscInt>    rank;           /* elimination position of each row */
+  PoolArray<PetscInt>    color;          /* multicolor: color of each row */
+  PoolArray<PetscInt>    diagsrc;        /* position of a_ii in A's values, or -1 */
+  PoolArray<PetscInt>    lpair;          /* for each L entry (i,j): position of a_ji in A's values, or -1 */
+  PoolArray<PetscScalar> aval;           /* A's values */
+  PoolArray<PetscScalar> E;              /* the DILU diagonal, by row (natural) or by rank (multicolor) */
+  PoolArray<unsigned>    flags;          /* natural: ready flags, by row */
+  PoolArray<unsigned>    ticket;         /* natural: [0] block ticket, [1] set when a wait gave up */
+  PoolArray<int>         bad;            /* smallest failing row */
   unsigned                 epoch = 0;
   Sweep                    L, U;
   /* per-level (per-color) launches captured in CUDA graphs: the apply (keys r, y; replayed while the input
@@ -181,7 +181,7 @@ struct Data {
   /* a second apply graph on fixed arrays (rs -> ys) for calls whose r, y differ from gapply's: device Vecs give a
      new pair per call (GMRES's basis, Chebyshev's work vectors); two device copies cost far less than a capture */
   Graph                    gstaged;
-  DeviceArray<PetscScalar> rs, ys;
+  PoolArray<PetscScalar> rs, ys;
   /* multicolor, calls whose r, y differ from gapply's (SetPermutedApply, default): instead of gstaged's two copies,
      r is gathered into the color order once (rs), the sweeps read and write only rank-space arrays from a graph on
      fixed arrays (gperm), and one scatter writes y. (On gapply's own arrays the row-by-row gathers inside the sweeps
@@ -193,16 +193,16 @@ struct Data {
      keeps its graph); natural: rr the work vector of the fused per-level steps, or rr and rc the residual and the correction
      of the unfused steps (SpSV) */
   Graph                    grich, grich0;
-  DeviceArray<PetscScalar> rr, rc;
+  PoolArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
-  DeviceArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
+  PoolArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
   /* natural: cuSPARSE SpSV on EA = A's values with E in the diagonal slots */
   bool                     spsv = false; /* set up (every row stores its diagonal) */
-  DeviceArray<PetscScalar> EA, work;
-  DeviceArray<char>        bufL, bufU;
+  PoolArray<PetscScalar> EA, work;
+  PoolArray<char>        bufL, bufU;
   cusparseSpMatDescr_t     mL = nullptr, mU = nullptr; /* SpSV's own descriptors (fill mode, diag type) */
   cusparseDnVecDescr_t     vr = nullptr, vw = nullptr, vy = nullptr;
   cusparseSpSVDescr_t      sL = nullptr, sU = nullptr;
@@ -362,7 +362,10 @@ __global__ void KColorLowerCount(PetscInt n, const PetscInt *rowptr, const Petsc
    neighbors (w in row v of A is an earlier-neighbor entry of row w of A^T, and w in row v of A^T one of row w of A, so
    w is released once per entry KColorLowerCount counted); the last release puts w in frontier (r + 1) % 3. Thread 0
    empties frontier (r + 2) % 3, which every thread read before the last synchronization. Colors and frontiers
-   written in this launch are read past L1 (__ldcg). out: [0] rows colored, [1] largest color, [2] rounds. */
+   written in this launch are read past L1 (__ldcg). out: [0] rows colored, [1] largest color, [2] rounds.
+   (Measured slower and removed: a group going on at once with a row its releases made ready, in the same round;
+   225-285 rounds instead of 298-382, but 60-100 ms instead of 3-4 ms at ex45 100^3-128^3: one group then walks a
+   long chain row after row.) */
 #define COLOR_LANES 16
 __global__ void __launch_bounds__(BLOCK) KColorCoop(const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt wave, PetscInt n, PetscInt *cnt, PetscInt *fronts, PetscInt *nf, PetscInt *color, PetscInt *out)
 {
@@ -739,8 +742,9 @@ PetscErrorCode Destroy(Data **d)
     cudaStream_t s;
     PetscCall(PGXCUDAGetStream(&s));
     PGXCallCUDA(cudaStreamSynchronize(s));
-    delete *d;
+    delete *d; /* its arrays back to the pool, then the pool's free memory back to the device */
     *d = nullptr;
+    PetscCall(TrimScratch(s));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -756,8 +760,8 @@ static inline unsigned Grid(PetscInt n)
 static PetscErrorCode ExclusiveScan(PetscInt m, const PetscInt *cnt, PetscInt *out, PetscInt *total, cudaStream_t s)
 {
   size_t                bytes = 0;
-  Scratch<char>     tmp;
-  Scratch<PetscInt> in;
+  PoolArray<char>     tmp;
+  PoolArray<PetscInt> in;
 
   PetscFunctionBegin;
   PetscCall(in.resize(m + 1));
@@ -774,7 +778,7 @@ static PetscErrorCode ExclusiveScan(PetscInt m, const PetscInt *cnt, PetscInt *o
 /* L or U of d in the order S.order (already set) */
 static PetscErrorCode BuildHalf(Data *d, Sweep &S, bool upper, cudaStream_t s)
 {
-  Scratch<PetscInt> cnt;
+  PoolArray<PetscInt> cnt;
   PetscInt              n = d->n;
 
   PetscFunctionBegin;
@@ -804,7 +808,7 @@ static PetscErrorCode CheckHang(Data *, cudaStream_t, const char *);
 static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
 {
   PetscInt              n = d->n, nnz = d->nnz, total = 0, h[2];
-  Scratch<PetscInt> tcnt, tptr, tnext, tcol, round, counters;
+  PoolArray<PetscInt> tcnt, tptr, tnext, tcol, round, counters;
 
   PetscFunctionBegin;
   /* A^T's pattern (column order within a row does not matter for the coloring) */
@@ -844,7 +848,7 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
       maxblocks = prop->cooperativeLaunch ? PetscMax(1, PetscMin(b, bpsm)) * prop->multiProcessorCount : 0;
     }
     if (maxblocks > 0) {
-      Scratch<PetscInt> work;
+      PoolArray<PetscInt> work;
       PetscInt              G = PetscMin((PetscInt)maxblocks, (n + (PetscInt)BLOCK - 1) / (PetscInt)BLOCK), h3[3] = {0, -1, 0};
       PetscCall(work.resize(4 * n)); /* cnt, then the ring of three frontiers */
       PetscCall(counters.resize(6)); /* out[3], nf[3] */
@@ -897,8 +901,8 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
 static PetscErrorCode ColorOrders(Data *d, cudaStream_t s)
 {
   PetscInt              n = d->n, nc = d->ncolors;
-  Scratch<PetscInt> keys_out, vals_in, cnt, dl, du;
-  Scratch<char>     tmp;
+  PoolArray<PetscInt> keys_out, vals_in, cnt, dl, du;
+  PoolArray<char>     tmp;
   size_t                bytes = 0;
   int                   bits  = 1;
   std::vector<PetscInt> hc(nc);
@@ -968,8 +972,8 @@ static PetscErrorCode CheckHang(Data *d, cudaStream_t s, const char *what)
 static PetscErrorCode LevelSetsGPU(Data *d, bool upper, Sweep &S, cudaStream_t s)
 {
   PetscInt              n = d->n, hmax = 0, nl, total;
-  Scratch<PetscInt> level, maxl, keys_out, vals_in, cnt, dlptr;
-  Scratch<char>     tmp;
+  PoolArray<PetscInt> level, maxl, keys_out, vals_in, cnt, dlptr;
+  PoolArray<char>     tmp;
   size_t                bytes = 0;
   int                   bits  = 1;
   unsigned              epoch;
@@ -1027,7 +1031,7 @@ __global__ void KScaleE(PetscInt n, const PetscScalar *E, PetscScalar *w)
 static PetscErrorCode SetUpSpSV(Data *d, cudaStream_t s)
 {
   PetscInt              n = d->n, nnz = d->nnz, missing = 0;
-  DeviceArray<PetscInt> cnt;
+  PoolArray<PetscInt> cnt;
   cusparseHandle_t      h;
   cusparseIndexType_t   it  = sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
   const double          one = 1.0;
@@ -1705,7 +1709,7 @@ PetscErrorCode GetE(const Data *d, PetscScalar *E)
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
   if (d->multicolor) { /* by rank -> by row */
-    DeviceArray<PetscScalar> e;
+    PoolArray<PetscScalar> e;
     PetscCall(e.resize(d->n));
     KUnpermute<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->L.order.data(), d->E.data(), e.data());
     PGXCheckLaunch("KUnpermute");
