@@ -157,7 +157,7 @@ struct Data {
   PetscInt                 wave       = DILU_COLOR_WAVE; /* multicolor: wave length of the coloring (SetColorWave()) */
   bool                     colorrounds = true;           /* multicolor: color by rounds (default; faster than the sync-free launch on 3D stencils), else sync-free (SetColorRounds()) */
   bool                     colorcoop   = true;           /* multicolor, rounds: all rounds in one cooperative launch where the device allows (default), else one launch per round (SetColorCoop()) */
-  PetscInt                 colorpath   = -1;             /* multicolor: how the last coloring ran (0 sync-free, 1 launches per round, 2 cooperative), for GetColorInfo() */
+  PetscInt                 colorpath   = -1;             /* multicolor: how the last coloring ran (0 sync-free, 1 launches per round, 2 cooperative), for GetColorPath() */
   PetscInt                 colorrnds   = 0;              /* multicolor: its rounds (cooperative) */
   bool                     multicolor = false;
   PetscInt                 sweeps     = NATURAL_SPSV; /* natural: how the apply runs (SetNaturalSweeps()) */
@@ -843,7 +843,7 @@ static PetscErrorCode ColorGPU(Data *d, cudaStream_t s)
       int b = 0;
       PetscCall(PGXCUDAGetDeviceProperties(&prop));
       PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, KColorCoop, BLOCK, 0));
-      int bpsm = 8; /* blocks per SM (at most): 2, 4 and 8 measured within 10% of each other on ex45 100^3 and 128^3 (H100), 8 the fastest */
+      int bpsm = 8; /* blocks per SM (at most): 2, 4 and 8 measured within 10% of each other on ex45 100^3 and 128^3 (H100, calls 2-3 of the fourteenth session) */
       if (const char *e = getenv("PGX_DILU_COLOR_BLOCKS_PER_SM")) bpsm = atoi(e); /* measurement knob */
       maxblocks = prop->cooperativeLaunch ? PetscMax(1, PetscMin(b, bpsm)) * prop->multiProcessorCount : 0;
     }
