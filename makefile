@@ -59,8 +59,10 @@ PETSC325_DIR ?= /opt/petsc-3.25-cuda
 PETSC325_SETUP ?= $(ROOT)/../shared/petsc-3.25-cuda/setup.sh
 
 # ----------------------------------------------------------------------------------------------- SLEPc
-# Default: the SLEPc matching the PETSc in use (Debian: petscdir/petsc[64-]3.18/ARCH -> slepcdir/slepc[64-]3.18/ARCH).
-SLEPC_DIR ?= $(firstword $(wildcard $(subst /petscdir/petsc,/slepcdir/slepc,$(realpath $(PETSC_ROOT)))) /usr/lib/slepc /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real)
+# Default: the SLEPc matching the PETSc in use (Debian: petscdir/petsc[64-]3.18/ARCH -> slepcdir/slepc[64-]3.18/ARCH, and
+# no other: /usr/lib/slepc may point to a SLEPc of another scalar type or index size, which would link but not work).
+PETSC_REALROOT := $(realpath $(PETSC_ROOT))
+SLEPC_DIR ?= $(if $(findstring /petscdir/,$(PETSC_REALROOT)),$(firstword $(wildcard $(subst /petscdir/petsc,/slepcdir/slepc,$(PETSC_REALROOT)))),$(firstword $(wildcard $(PETSC_REALROOT) /usr/lib/slepc /usr/lib/slepcdir/slepc3.*/x86_64-linux-gnu-real)))
 HAVE_SLEPC := $(if $(wildcard $(SLEPC_DIR)/include/slepceps.h),1,0)
 ifeq ($(HAVE_SLEPC),1)
   SLEPC_INCLUDES := -I$(SLEPC_DIR)/include
@@ -310,7 +312,7 @@ config:
 	@echo "PETSc:  $(if $(filter 1,$(HAVE_PETSC)),$$(sed -n 's/^#define PETSC_VERSION_\(MAJOR\|MINOR\|SUBMINOR\) *\([0-9]*\)/\2/p' $(firstword $(wildcard $(PETSC_ROOT)/include/petscversion.h $(PETSC_DIR)/include/petscversion.h)) | paste -sd.) at $(PETSC_ROOT),none found)"
 	@echo "        why: $(if $(PETSC_DIR),PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH),PETSC_DIR unset: Debian's /usr/lib/petsc); $(if $(PETSC_CONF),$(PETSC_CONF),no petscvariables)"
 	@c=$(PETSC_ROOT)/include/petscconf.h; [ -f "$$c" ] && echo "        with: $$(grep -q '^#define PETSC_HAVE_CUDA 1' $$c && echo CUDA || echo 'no CUDA'), $$(grep -q '^#define PETSC_USE_64BIT_INDICES 1' $$c && echo 64-bit || echo 32-bit) PetscInt, $$(grep -q '^#define PETSC_USE_COMPLEX 1' $$c && echo complex || echo real) scalars" || true
-	@echo "SLEPc:  $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR),none) ($(if $(filter 1,$(HAVE_SLEPC)),found $(SLEPC_DIR)/include/slepceps.h,no slepceps.h under SLEPC_DIR=$(SLEPC_DIR): EPS pgx not built))"
+	@echo "SLEPc:  $(if $(filter 1,$(HAVE_SLEPC)),$(SLEPC_DIR),none) ($(if $(filter 1,$(HAVE_SLEPC)),found $(SLEPC_DIR)/include/slepceps.h,$(if $(SLEPC_DIR),no slepceps.h under SLEPC_DIR=$(SLEPC_DIR),no SLEPc matching this PETSc: Debian: apt-get install libslepc-real3.18-dev or make deps; else set SLEPC_DIR): EPS pgx not built))"
 	@echo "        libs: $(SLEPC_LIBS); tutorials from $(SLEPC_EXAMPLES)"
 	@echo "CUDA:   $(if $(filter 1,$(CUDA)),$(NVCC) ($$($(NVCC) --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')), arch $(CUDA_ARCH),off (CUDA=0 or no nvcc in $(CUDA_DIR)/bin or PATH): host backends only)"
 	@echo "METIS:  $$(for d in /usr/include $(PETSC_ROOT)/include; do [ -f $$d/metis.h ] && { echo $$d/metis.h; break; }; done || echo 'metis.h not found') (linked with -lmetis)"

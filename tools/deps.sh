@@ -3,7 +3,9 @@
 # PETSc/SLEPc 3.18 (real, 32-bit indices, OpenMPI), METIS, PETSc's example sources (unmodified
 # tutorials used by the tests), and the build tools. CUDA is optional: /usr/local/cuda (CUDA_DIR).
 set -eu
-pkgs=(build-essential make petsc-dev slepc-dev libmetis-dev libsuitesparse-dev libpetsc3.18-dev-examples libslepc3.18-dev-examples zlib1g-dev pkg-config openmpi-bin xz-utils)
+# petsc-dev and slepc-dev accept any scalar type: with the complex packages asked for in the same apt-get, apt picks the
+# complex SLEPc for slepc-dev and /usr/lib/slepc points to it. Ask for the real ones by name.
+pkgs=(build-essential make petsc-dev slepc-dev libpetsc-real3.18-dev libslepc-real3.18-dev libmetis-dev libsuitesparse-dev libpetsc3.18-dev-examples libslepc3.18-dev-examples zlib1g-dev pkg-config openmpi-bin xz-utils)
 # PGX_DEPS_64=1: also the 64-bit-index PETSc, for 'make check64' (CI runs it)
 [ "${PGX_DEPS_64:-0}" = 1 ] && pkgs+=(libpetsc64-real3.18-dev libslepc64-real3.18-dev)
 # PGX_DEPS_COMPLEX=1: also the complex-scalar PETSc/SLEPc, for 'make check-complex' (CI runs it)
