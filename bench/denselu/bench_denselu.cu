@@ -11,6 +11,8 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "-leafrows x -leafswaps) are swept for every precision, each configuration one row (notes: prio, rows, lsw).\n"
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
                            "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
+                           "  -petsc_precisions double (rows 'pgx <p> via PETSc': MatLUFactorNumeric and MatSolve through PETSc from a host\n"
+                           "  MATSEQDENSE, wall-clock: what a user's call costs; none: no such rows)\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
                            "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
                            "  as two '#' lines under each PGX row)  -priority 0,1 (panel on a greatest-priority stream)  -leafrows 0,1,2,4,8\n"
@@ -25,6 +27,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
    its work array), so neither time includes a host-to-device copy. Medians of -reps runs after two warm-ups
    (cudaEvents on PGX's stream, host synchronizations inside the calls included). Backward errors are computed on
    the device (dgemv with the original A). */
+#include <pgx.h>
 #include <pgx/private/pgxcuda.h>
 #include <petscblaslapack.h>
 #include <petsctime.h>
@@ -277,6 +280,87 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Median wall-clock ms of run() over reps calls after two untimed warm-ups; prep() (may be empty) untimed before each.
+   For the rows through PETSc, whose host work (checks, copies) a device event would time only in part. */
+static PetscErrorCode WallMedianPrep(PetscInt reps, const std::function<PetscErrorCode()> &prep, const std::function<PetscErrorCode()> &run, double *ms)
+{
+  std::vector<double> t;
+  PetscLogDouble      t0, t1;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < reps + 2; i++) {
+    if (prep) PetscCall(prep());
+    PGXCallCUDA(cudaDeviceSynchronize());
+    PetscCall(PetscTime(&t0));
+    PetscCall(run());
+    PGXCallCUDA(cudaDeviceSynchronize());
+    PetscCall(PetscTime(&t1));
+    if (i >= 2) t.push_back((t1 - t0) * 1e3);
+  }
+  std::sort(t.begin(), t.end());
+  *ms = t[t.size() / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PGX as a PETSc user calls it (-petsc_precisions): MATSOLVERPGX on a host MATSEQDENSE with -pgx_device cuda and
+   the library's default options; factor ms = MatLUFactorNumeric() (the NaN/Inf check, the upload of A, the
+   factorization), solve ms = MatSolve() of one right-hand side (its copies; mixed: the refinement, after a fresh
+   factorization each time as in the rows above). The gap to the 'pgx <precision>' row, which starts from a device
+   copy of A, is what the host side adds. */
+static PetscErrorCode BenchPETSc(Problem &P, PetscInt reps, const std::string &pr)
+{
+  const PetscInt      n = P.n;
+  Mat                 A, F;
+  Vec                 b, x;
+  MatFactorInfo       info;
+  PetscScalar        *aa;
+  const PetscScalar  *xa;
+  double              fms, sms, be;
+  std::vector<double> xh(n);
+
+  PetscFunctionBegin;
+  PetscCall(PGXInitializePackage());
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));
+  PetscCall(MatDenseGetArrayWrite(A, &aa));
+  PetscCall(PetscArraycpy(aa, P.a.data(), (size_t)n * n));
+  PetscCall(MatDenseRestoreArrayWrite(A, &aa));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecGetArrayWrite(b, &aa));
+  PetscCall(PetscArraycpy(aa, P.b.data(), n));
+  PetscCall(VecRestoreArrayWrite(b, &aa));
+  PetscCall(PetscOptionsSetValue(NULL, "-pgx_device", "cuda"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_pgx_lu_precision", pr.c_str()));
+  PetscCall(PGXMatGetFactor(A, MATSOLVERPGX, MAT_FACTOR_LU, &F));
+  PetscCall(MatFactorInfoInitialize(&info));
+  PetscCall(MatLUFactorSymbolic(F, A, NULL, NULL, &info));
+  PetscCall(PetscOptionsClearValue(NULL, "-pgx_device"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_pgx_lu_precision"));
+  PetscCall(WallMedianPrep(reps, nullptr, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(MatLUFactorNumeric(F, A, &info));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, &fms));
+  PetscCall(WallMedianPrep(reps, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    if (pr != "double") PetscCall(MatLUFactorNumeric(F, A, &info));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, [&]() -> PetscErrorCode {
+    PetscFunctionBegin;
+    PetscCall(MatSolve(F, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }, &sms));
+  PetscCall(VecGetArrayRead(x, &xa));
+  for (PetscInt i = 0; i < n; i++) xh[i] = PetscRealPart(xa[i]);
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(BackwardError(P, xh, &be));
+  PetscCall(Row(P, ("pgx " + pr + " via PETSc").c_str(), fms, sms, be, 0, "MatLUFactorNumeric of a host MATSEQDENSE (check, upload, factor); MatSolve (copies, solve)"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode BenchLapack(Problem &P)
 {
   const PetscInt            n = P.n;
@@ -335,6 +419,7 @@ int main(int argc, char **argv)
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
+  char      pprecs[128] = "double";
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
 
@@ -356,6 +441,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
+  PetscCall(PetscOptionsString("-petsc_precisions", "PGX through PETSc (MatLUFactorNumeric/MatSolve of a host MATSEQDENSE): precisions of these rows (none: no rows)", NULL, pprecs, pprecs, sizeof(pprecs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
   PetscCall(PetscOptionsBool("-irs", "cuSOLVER's DXgesv, DHgesv, DBgesv rows", NULL, irs, &irs, NULL));
   PetscCall(PetscOptionsInt("-lapack_nmax", "largest n for PETSc's LAPACK LU on the host (0: none)", NULL, lapack_nmax, &lapack_nmax, NULL));
@@ -446,6 +532,10 @@ int main(int argc, char **argv)
               }
             }
         }
+      }
+      for (const std::string &pr : Split(pprecs)) {
+        PetscCheck(pr == "none" || pr == "double" || pr == "tf32" || pr == "half" || pr == "bf16", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-petsc_precisions: unknown %s (double, tf32, half, bf16, none)", pr.c_str());
+        if (pr != "none") PetscCall(BenchPETSc(P, reps, pr));
       }
       if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));
       PGXCallCUDA(cudaFree(P.dA0));

@@ -1,11 +1,13 @@
 static char help[] = "MATSOLVERPGX dense LU through PETSc: MatGetFactor, MatLUFactorSymbolic/Numeric, MatSolve, MatSolveTranspose, MatMatSolve.\n"
-                     "  -matrix <random,illcond,cluster,zerolead,wilkinson,singular,nan,nonsquare,diagdom>  -n <n>  -cond <c>  -nrhs <k>  -view\n";
+                     "  -matrix <random,illcond,cluster,zerolead,wilkinson,singular,nan,nanrefactor,nonsquare,diagdom>  -n <n>  -cond <c>  -nrhs <k>  -view\n";
 /* Checks (prints "all checks passed"):
    - MatSolve and MatSolveTranspose: backward error ||Ax-b||_inf / (||A||_inf ||x||_inf n eps) < 10 (-be_tol) (2 right-hand sides each)
    - MatMatSolve equals column-by-column MatSolve (to -mms_tol, default 1e-13, relative)
    - the user's matrix is bitwise unchanged after symbolic, numeric and solves
    - MatLUFactorNumeric again after new values (A <- 2A + I) gives backward error < 10 for the new A
    - singular: MatFactorGetError = MAT_FACTOR_NUMERIC_ZEROPIVOT in the zero column; MatSolve returns Inf
+   - nanrefactor: a NaN in a second factorization's values gives PETSC_ERR_FP, MatFactorGetError = MAT_FACTOR_OTHER,
+     MatSolve returns Inf, the user's matrix is bitwise unchanged; good values again make the factor usable
    nan and nonsquare end in the PETSc error that the tests assert. */
 #include <pgx.h>
 #include "../common/pgxtest.h"
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
   PetscInt      n = 100, nrhs = 5;
   PetscReal     cond = 1e8;
   PetscBool     view = PETSC_FALSE;
-  Mat           A, F, A0;
+  Mat           A, F, A0, A1;
   MatFactorInfo info;
   PetscScalar  *aa;
   PetscBool     eq;
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_denselu options", NULL);
-  PetscCall(PetscOptionsString("-matrix", "random, illcond, cluster, zerolead, wilkinson, singular, nan, nonsquare, diagdom", NULL, kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsString("-matrix", "random, illcond, cluster, zerolead, wilkinson, singular, nan, nanrefactor, nonsquare, diagdom", NULL, kind, kind, sizeof(kind), NULL));
   PetscCall(PetscOptionsInt("-n", "order", NULL, n, &n, NULL));
   PetscCall(PetscOptionsReal("-cond", "condition number of illcond and cluster", NULL, cond, &cond, NULL));
   PetscCall(PetscOptionsInt("-nrhs", "right-hand sides of MatMatSolve", NULL, nrhs, &nrhs, NULL));
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));
   PetscCall(MatDenseGetArrayWrite(A, &aa));
-  PetscCall(DenseLUMatrix(strcmp(kind, "nan") ? kind : "random", n, cond, aa));
+  PetscCall(DenseLUMatrix(strcmp(kind, "nan") && strcmp(kind, "nanrefactor") ? kind : "random", n, cond, aa));
   if (!strcmp(kind, "nan")) aa[n / 3 + (n / 2) * n] = NAN;
   PetscCall(MatDenseRestoreArrayWrite(A, &aa));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
@@ -158,6 +160,48 @@ int main(int argc, char **argv)
     }
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
+  } else if (!strcmp(kind, "nanrefactor")) {
+    /* a NaN in the values of a second factorization: PETSC_ERR_FP (caught here), the factor marked failed
+       (MAT_FACTOR_OTHER: MatSolve gives Inf), the user's matrix untouched; a third factorization of good values
+       makes the factor usable again. The cuda backend finds the NaN on the device and names it from the host. */
+    PetscErrorCode ierr;
+    MatFactorError err;
+    Vec            x, b;
+    PetscReal      nrm;
+    PetscCall(CheckSolves(A, F, nrhs, "before the NaN"));
+    PetscCall(MatDenseGetArray(A, &aa));
+    aa[n / 3 + (n / 2) * n] = NAN;
+    PetscCall(MatDenseRestoreArray(A, &aa));
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A1));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatLUFactorNumeric(F, A, &info);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(ierr == PETSC_ERR_FP, "nanrefactor: MatLUFactorNumeric returned %d, not PETSC_ERR_FP (%d)", (int)ierr, (int)PETSC_ERR_FP);
+    PetscCall(MatFactorGetError(F, &err));
+    CHECK(err == MAT_FACTOR_OTHER, "nanrefactor: factor error %d, not MAT_FACTOR_OTHER (%d)", (int)err, (int)MAT_FACTOR_OTHER);
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(MatSolve(F, b, x));
+    PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
+    CHECK(PetscIsInfReal(nrm), "nanrefactor: MatSolve on the failed factor gives |x| = %g, not Inf", (double)nrm);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    {
+      const PetscScalar *a1, *a2;
+      PetscCall(MatDenseGetArrayRead(A, &a1));
+      PetscCall(MatDenseGetArrayRead(A1, &a2));
+      eq = memcmp(a1, a2, sizeof(PetscScalar) * n * n) ? PETSC_FALSE : PETSC_TRUE; /* bitwise: NaN != NaN for MatEqual */
+      PetscCall(MatDenseRestoreArrayRead(A1, &a2));
+      PetscCall(MatDenseRestoreArrayRead(A, &a1));
+    }
+    CHECK(eq, "nanrefactor: the user's matrix was modified");
+    PetscCall(MatDestroy(&A1));
+    PetscCall(MatCopy(A0, A, SAME_NONZERO_PATTERN));
+    PetscCall(MatLUFactorNumeric(F, A, &info));
+    PetscCall(MatFactorGetError(F, &err));
+    CHECK(err == MAT_FACTOR_NOERROR, "nanrefactor: factor error %d after good values again", (int)err);
+    PetscCall(CheckSolves(A, F, nrhs, "after the NaN"));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "NaN in a refactorization: PETSC_ERR_FP, factor marked failed, MatSolve gives Inf, then refactored\n"));
   } else {
     PetscCall(CheckSolves(A, F, nrhs, kind));
     PetscCall(MatEqual(A, A0, &eq));

@@ -30,6 +30,7 @@ typedef struct {
   PetscBool       leafswaps; /* -mat_pgx_lu_leaf_swaps: the leaves swap the rest of their panel (no LaswpKernel in the recursion) */
   kern::Path      pathreq;   /* -mat_pgx_lu_path: auto, fused, blocked, cluster (cuda backend) */
   PetscInt        clustermax; /* -mat_pgx_lu_cluster_max: auto takes the cluster path for nsmall < n <= this (0: never) */
+  PetscInt        automin;    /* -mat_pgx_lu_auto_min: precision auto takes tf32 from this n on for row-dominant A (cuda) */
   PetscInt        lasms;     /* -mat_pgx_lu_lookahead_sms: SM count target of the look-ahead stream's cuBLAS calls (0: all) */
   PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
@@ -111,6 +112,7 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "backend: %s, n %" PetscInt_FMT ", %s path, block size %" PetscInt_FMT "\n", PGXDeviceName(lu->nfactor ? lu->device : lu->devreq), lu->n, lu->path, lu->nb));
   if (lu->precreq == kern::PRECISION_DOUBLE || lu->precreq == lu->precused) PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s\n", PGXDenseLUPrecisions[lu->precused]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->nfallback ? "; fell back to FP64" : (lu->device == PGX_DEVICE_HOST && !PGXDenseLUHostMixed(lu) && lu->precreq != kern::PRECISION_AUTO ? "; the host backend factors complex matrices in double" : "")));
+  if (lu->precreq == kern::PRECISION_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "precision auto: %s\n", lu->device == PGX_DEVICE_HOST ? "double on the host backend" : (std::string("tf32 (refined in FP64) from n = ") + std::to_string((long long)lu->automin) + " on when A is diagonally dominant by rows, else double").c_str()));
   if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
@@ -314,6 +316,19 @@ static PetscErrorCode MatMatSolveTranspose_PGXDenseLU(Mat F, Mat B, Mat X)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The error of a matrix with a NaN or Inf entry at (brow, bcol): A's array is restored first, and F is marked failed
+   (MAT_FACTOR_OTHER: a later MatSolve() gives Inf, PETSc's convention; on the cuda backend the upload of A has
+   already replaced the device copy that an earlier factorization refined against) */
+static PetscErrorCode MatPGXDenseLUNonFinite(Mat F, Mat A, const PetscScalar **aa, PetscInt lda, PetscInt brow, PetscInt bcol)
+{
+  const PetscScalar v = (*aa)[brow + bcol * lda];
+
+  PetscFunctionBegin;
+  PetscCall(MatDenseRestoreArrayRead(A, aa));
+  F->factorerrortype = MAT_FACTOR_OTHER;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
+}
+
 static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFactorInfo *info)
 {
   Mat_PGXDenseLU    *lu = (Mat_PGXDenseLU *)F->data;
@@ -328,12 +343,13 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
   PetscCall(PetscTime(&t0));
   PetscCall(MatDenseGetLDA(A, &lda));
   PetscCall(MatDenseGetArrayRead(A, &aa));
-  /* NaN/Inf: detected before factoring (a pivot search would otherwise propagate them silently) */
-  PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
-  if (!finite) {
-    const PetscScalar v = aa[brow + bcol * lda];
-    PetscCall(MatDenseRestoreArrayRead(A, &aa));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
+  /* NaN/Inf: detected before factoring (a pivot search would otherwise propagate them silently). The host backend
+     scans A here; the cuda backend checks it on the device after the upload (a host pass over A would cost more
+     than the GPU factorization at large n: 0.65 s for n = 16384 on one core of the development VM) and the host
+     scans only to name the entry of a matrix the device found non-finite (MatPGXDenseLUNonFinite below) */
+  if (lu->device == PGX_DEVICE_HOST) {
+    PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
+    if (!finite) PetscCall(MatPGXDenseLUNonFinite(F, A, &aa, lda, brow, bcol));
   }
   PetscCall(PetscLogEventBegin(PGX_DenseLUFactor, F, A, 0, 0));
   if (lu->profile) kern::ProfileReset(&lu->prof, kern::PROFILE_FACTOR);
@@ -374,6 +390,16 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(kern::cuda::Factor(lu->d, n, aa, lda, &lu->zerocol, &finite));
     PetscCall(PetscLogGpuTimeEnd());
+    if (!finite) { /* nothing was factored: name the entry (a host scan, only now) and fail */
+      PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
+      PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
+      if (finite) {
+        PetscCall(MatDenseRestoreArrayRead(A, &aa));
+        F->factorerrortype = MAT_FACTOR_OTHER;
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSOLVERPGX dense LU: the device found a non-finite entry that the host scan did not");
+      }
+      PetscCall(MatPGXDenseLUNonFinite(F, A, &aa, lda, brow, bcol));
+    }
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
     PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
     PetscCall(kern::cuda::GetInfo(lu->d, &lu->path, &lu->nb, &lu->precused));
@@ -429,6 +455,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf_rows", "Rows per thread of the cuda cooperative leaf kernel: 1, 2, 4 or 8 (fewer blocks per grid synchronization; 0: default rule)", "MatGetFactor", lu->leafrows, &lu->leafrows, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_leaf_swaps", "Each cuda panel leaf applies its interchanges to the rest of its panel (no swap launch per recursion level)", "MatGetFactor", lu->leafswaps, &lu->leafswaps, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_path", "Path of the cuda factorization: auto (fused up to -mat_pgx_lu_small, cluster up to -mat_pgx_lu_cluster_max, else blocked), fused, blocked, cluster (leaves by one thread-block cluster, sm_90)", "MatGetFactor", PGXDenseLUPaths, (PetscEnum)lu->pathreq, (PetscEnum *)&lu->pathreq, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_auto_min", "Smallest n at which -mat_pgx_lu_precision auto factors in tf32 (refined in FP64), when A is diagonally dominant by rows (cuda backend; else double)", "MatGetFactor", lu->automin, &lu->automin, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_cluster_max", "Largest n at which -mat_pgx_lu_path auto takes the cluster path of the cuda backend (0: never)", "MatGetFactor", lu->clustermax, &lu->clustermax, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_graph", "Capture the cuda factorization in a CUDA graph at its second call and replay it in later factorizations of the same size", "MatGetFactor", lu->graph, &lu->graph, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
@@ -440,6 +467,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
   PetscCheck(lu->leafrows == 0 || lu->leafrows == 1 || lu->leafrows == 2 || lu->leafrows == 4 || lu->leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf_rows must be 1, 2, 4 or 8 (0: default rule), not %" PetscInt_FMT, lu->leafrows);
   PetscCheck(lu->lasms >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_lookahead_sms must be >= 0 (0: all), not %" PetscInt_FMT, lu->lasms);
+  PetscCheck(lu->automin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_auto_min must be >= 0, not %" PetscInt_FMT, lu->automin);
   PetscCheck(lu->clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_cluster_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->clustermax);
   PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
@@ -460,6 +488,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetBlockSize(lu->d, lu->nbreq));
     PetscCall(kern::cuda::SetSmallSize(lu->d, lu->nsmall));
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
+    PetscCall(kern::cuda::SetAutoMin(lu->d, lu->automin));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
     PetscCall(kern::cuda::SetLookAheadSMs(lu->d, lu->lasms));
     PetscCall(kern::cuda::SetPath(lu->d, lu->pathreq, lu->clustermax));
@@ -518,8 +547,11 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   the host backend emulates it with the same leaves)
 - -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
-  the low precision, as the specification of the cuda one; auto: tf32 from n = 4096 on the cuda backend, double
-  on the host)
+  the low precision, as the specification of the cuda one; auto: on the cuda backend tf32 when n >= -mat_pgx_lu_auto_min
+  and A is diagonally dominant by rows, where the mixed solve is both faster and safe, else double; double on the host)
+. -mat_pgx_lu_auto_min <n> - smallest n at which auto factors in tf32 (default 16384: on an H100 the mixed solve is
+  0.95x of FP64 getrf+getrs at n = 8192 and 1.34x at 16384 on a diagonally dominant matrix; on a plain random matrix
+  it can fall back and cost twice the FP64 solve, which the dominance test avoids)
 
   Notes:
   The pivots are LAPACK dgetrf's (partial pivoting, first largest entry). An exactly singular matrix gives
@@ -566,6 +598,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->priority               = PETSC_TRUE;
   lu->leafswaps              = PETSC_TRUE;
   lu->pathreq                = kern::PATH_AUTO;
+  lu->automin                = 16384; /* measured on the H100 (bench/results): the mixed solve is 0.95x of FP64 getrf+getrs at 8192, 1.34x at 16384 */
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->pivoting               = kern::PIVOTING_PARTIAL; /* tournament once measured faster on the GPU host (bench_denselu -pivotings) */

@@ -153,6 +153,9 @@ PetscErrorCode Destroy(Data **);
 PetscErrorCode SetBlockSize(Data *, PetscInt nb);
 PetscErrorCode SetSmallSize(Data *, PetscInt nsmall);
 PetscErrorCode SetPrecision(Data *, Precision);
+/* PRECISION_AUTO factors in tf32 (refined in FP64) when n >= automin (default 16384) and A is diagonally dominant by
+   rows (one pass over A on the device), else in double */
+PetscErrorCode SetAutoMin(Data *, PetscInt automin);
 /* Pivoting of the low-precision factorizations (default PIVOTING_PARTIAL): tournament factors the leaves of the
    blocked and cluster paths by TournamentKernel (candidates per chunk of 256 rows, the reduction tree finished by the
    last block to arrive: one launch) and TournamentL21Kernel (the swaps and L21 = A21 U11^-1: one launch); the fused
