@@ -1,6 +1,7 @@
 /* bench/common/pgxbench.h: timing shared by the benchmarks (included by bench .cu programs). */
 #pragma once
 #include <pgx/private/pgxcuda.h>
+#include <petsctime.h>
 #include <algorithm>
 #include <functional>
 #include <vector>
@@ -38,4 +39,27 @@ static inline PetscErrorCode PGXBenchMedianPrep(PetscInt reps, const std::functi
 static inline PetscErrorCode PGXBenchMedian(PetscInt reps, const std::function<PetscErrorCode()> &run, double *ms)
 {
   return PGXBenchMedianPrep(reps, nullptr, run, ms);
+}
+
+/* Median wall-clock ms of run() over reps calls after two untimed warm-ups; prep() (may be empty) untimed before each.
+   The device is synchronized before and after each call: for work with a host part (checks, copies through
+   PETSc) that a device event would time only in part. */
+static inline PetscErrorCode PGXBenchWallMedianPrep(PetscInt reps, const std::function<PetscErrorCode()> &prep, const std::function<PetscErrorCode()> &run, double *ms)
+{
+  std::vector<double> t;
+  PetscLogDouble      t0, t1;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < reps + 2; i++) {
+    if (prep) PetscCall(prep());
+    PGXCallCUDA(cudaDeviceSynchronize());
+    PetscCall(PetscTime(&t0));
+    PetscCall(run());
+    PGXCallCUDA(cudaDeviceSynchronize());
+    PetscCall(PetscTime(&t1));
+    if (i >= 2) t.push_back((t1 - t0) * 1e3);
+  }
+  std::sort(t.begin(), t.end());
+  *ms = t[t.size() / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
 }

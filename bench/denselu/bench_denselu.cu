@@ -280,28 +280,6 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Median wall-clock ms of run() over reps calls after two untimed warm-ups; prep() (may be empty) untimed before each.
-   For the rows through PETSc, whose host work (checks, copies) a device event would time only in part. */
-static PetscErrorCode WallMedianPrep(PetscInt reps, const std::function<PetscErrorCode()> &prep, const std::function<PetscErrorCode()> &run, double *ms)
-{
-  std::vector<double> t;
-  PetscLogDouble      t0, t1;
-
-  PetscFunctionBegin;
-  for (PetscInt i = 0; i < reps + 2; i++) {
-    if (prep) PetscCall(prep());
-    PGXCallCUDA(cudaDeviceSynchronize());
-    PetscCall(PetscTime(&t0));
-    PetscCall(run());
-    PGXCallCUDA(cudaDeviceSynchronize());
-    PetscCall(PetscTime(&t1));
-    if (i >= 2) t.push_back((t1 - t0) * 1e3);
-  }
-  std::sort(t.begin(), t.end());
-  *ms = t[t.size() / 2];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* PGX as a PETSc user calls it (-petsc_precisions): MATSOLVERPGX on a host MATSEQDENSE with -pgx_device cuda and
    the library's default options; factor ms = MatLUFactorNumeric() (the NaN/Inf check, the upload of A, the
    factorization), solve ms = MatSolve() of one right-hand side (its copies; mixed: the refinement, after a fresh
@@ -335,12 +313,12 @@ static PetscErrorCode BenchPETSc(Problem &P, PetscInt reps, const std::string &p
   PetscCall(MatLUFactorSymbolic(F, A, NULL, NULL, &info));
   PetscCall(PetscOptionsClearValue(NULL, "-pgx_device"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_pgx_lu_precision"));
-  PetscCall(WallMedianPrep(reps, nullptr, [&]() -> PetscErrorCode {
+  PetscCall(PGXBenchWallMedianPrep(reps, nullptr, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(MatLUFactorNumeric(F, A, &info));
     PetscFunctionReturn(PETSC_SUCCESS);
   }, &fms));
-  PetscCall(WallMedianPrep(reps, [&]() -> PetscErrorCode {
+  PetscCall(PGXBenchWallMedianPrep(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     if (pr != "double") PetscCall(MatLUFactorNumeric(F, A, &info));
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -98,6 +98,7 @@ PETSC_EXTERN PetscErrorCode PGXSytrdGetPanel(PGXSytrd, PGXSytrdPanel *, PetscInt
 PETSC_EXTERN PetscErrorCode PGXSytrdSetAblation(PGXSytrd, PetscBool, PetscBool, PetscBool);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd, PGXDeviceType *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrix(PGXSytrd, PetscInt, const PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[]);
 PETSC_EXTERN PetscErrorCode PGXSytrdReduce(PGXSytrd);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonal(PGXSytrd, const PetscReal *[], const PetscReal *[]);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetReflectors(PGXSytrd, const PetscScalar *[], PetscInt *, const PetscScalar *[]);

@@ -3,12 +3,12 @@
 # Runs an unmodified SLEPc tutorial with -eps_type lapack and with -dll_append libpgx.so -eps_type pgx and
 # passes when both print the same number of converged eigenpairs and the same eigenvalue table (the printed
 # eigenvalues, compared as printed), and every printed relative residual of pgx is below 1e-10.
-# Set MPIEXEC_N to run both under mpiexec -n N.
+# Set MPIEXEC_N to run both under mpiexec -n N; PGX_EPS_DEVICE (default host) is the -pgx_device of the pgx run.
 lib=$1
 shift
 run() { if [ -n "${MPIEXEC_N:-}" ]; then ${PGX_MPIEXEC:-mpiexec} -n "$MPIEXEC_N" "$@"; else "$@"; fi; }
 ref=$(run "$@" -eps_type lapack 2>&1) || { echo "$ref"; echo "same_eigenvalues.sh: lapack run failed"; exit 1; }
-out=$(run "$@" -dll_append "$lib" -eps_type pgx -pgx_device host 2>&1) || { echo "$out"; echo "same_eigenvalues.sh: pgx run failed"; exit 1; }
+out=$(run "$@" -dll_append "$lib" -eps_type pgx -pgx_device "${PGX_EPS_DEVICE:-host}" 2>&1) || { echo "$out"; echo "same_eigenvalues.sh: pgx run failed"; exit 1; }
 echo "$out"
 # the table rows: "eigenvalue residual", both numbers (EPSErrorView and the tutorials' own tables)
 table() { awk 'NF==2 && $1 ~ /^-?[0-9]+\.[0-9]+$/ {print $1}' <<<"$1"; }

@@ -47,6 +47,11 @@ int main(int argc, char **argv)
     for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(A, i, j, (PetscScalar)(n - PetscMax(i, j)), INSERT_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  {
+    PetscBool aij = PETSC_FALSE; /* -aij: the same matrix as MATAIJ (EPSPGX hands sparse operators over as CSR) */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-aij", &aij, NULL));
+    if (aij) PetscCall(MatConvert(A, MATAIJ, MAT_INPLACE_MATRIX, &A));
+  }
 
   PetscCall(EPSCreate(PETSC_COMM_WORLD, &eps));
   {

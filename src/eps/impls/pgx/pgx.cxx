@@ -1,5 +1,6 @@
 /* EPSPGX: dense Hermitian eigensolver for SLEPc through PGX's tridiagonal reduction (PGXSytrd).
-   The operator's matrix is gathered into a sequential dense matrix on rank 0, which alone reduces it (reference
+   The operator's matrix is gathered on rank 0 (a sparse AIJ operator as CSR, densified by PGXSytrd where the
+   reduction runs; any other type converted to a sequential dense matrix), which alone reduces it (reference
    or cuda backend) and solves T (PGX's divide and conquer with its gemms on the GPU, or LAPACK dstemr/dstedc on
    the host); the eigenvalues are broadcast. EPSSolve solves T once, with its eigenvectors (kept by PGXSytrd, on
    the device for the divide and conquer) unless -eps_pgx_tridiag_vectors 0; the back-transformation Z = Q Z_T
@@ -23,12 +24,29 @@ typedef struct {
   PGXStedcSecular secular; /* where the divide and conquer solves its secular equations (-eps_pgx_stedc_secular) */
   PGXDeviceType  devreq;   /* -pgx_device as requested */
   PGXDeviceType  device;   /* resolved at setup */
-  Mat            Ad;       /* the gathered operator (sequential dense, n x n) */
+  Mat            Ad;       /* the gathered operator (sequential dense, n x n), or NULL when As holds it */
+  Mat            As;       /* the gathered operator when sparse (MATSEQAIJ): handed over as CSR, densified by PGXSytrd */
+  PetscBool      gatherdense; /* -eps_pgx_gather_dense: gather sparse operators densely too (the way before As) */
   PGXSytrd       S;        /* the reduction of Ad */
   PetscInt       offset;   /* index in the ascending spectrum of the first returned eigenvalue */
   PetscLogDouble tgather;  /* seconds spent gathering the matrix */
   PGXSytrdTimes  times;    /* reduction, tridiagonal solve, back-transformation of the last solve */
 } EPS_PGX;
+
+/* The sequential operator B (the whole matrix) kept for the solve: a copy of a MATSEQAIJ (handed to PGXSytrd as CSR,
+   so that it is densified where the reduction runs: n^2 values never exist on the host with the cuda backend), or a
+   dense conversion of any other type */
+static PetscErrorCode EPSPGXGatherLocal(EPS eps, Mat B)
+{
+  EPS_PGX  *ctx = (EPS_PGX *)eps->data;
+  PetscBool isaij;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &isaij));
+  if (isaij && !ctx->gatherdense) PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &ctx->As));
+  else PetscCall(MatConvert(B, MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode EPSSetUp_PGX(EPS eps)
 {
@@ -55,9 +73,10 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
   PetscCall(PetscTime(&t0));
   PetscCall(MatDestroy(&ctx->Ad));
+  PetscCall(MatDestroy(&ctx->As));
   PetscCall(STGetMatrix(eps->st, 0, &A));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
-  if (size == 1) PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+  if (size == 1) PetscCall(EPSPGXGatherLocal(eps, A));
   else { /* rank 0 alone gathers (and solves): the other ranks ask for an empty submatrix */
     IS          is;
     Mat        *sub;
@@ -66,7 +85,7 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
     PetscCall(ISCreateStride(PETSC_COMM_SELF, rank ? 0 : eps->n, 0, 1, &is));
     PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
     PetscCall(ISDestroy(&is));
-    if (!rank) PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+    if (!rank) PetscCall(EPSPGXGatherLocal(eps, sub[0]));
     PetscCall(MatDestroySubMatrices(1, &sub));
   }
   PetscCall(PetscTime(&t1));
@@ -115,7 +134,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
 
   PetscFunctionBegin;
   PetscCall(PGXSytrdDestroy(&ctx->S));
-  if (ctx->Ad) { /* rank 0 (or the only rank) solves; the eigenvalues are broadcast */
+  if (ctx->Ad || ctx->As) { /* rank 0 (or the only rank) solves; the eigenvalues are broadcast */
     PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
@@ -125,10 +144,22 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
-    PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
-    PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
-    PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
-    PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
+    if (ctx->Ad) {
+      PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
+      PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
+      PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
+      PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
+    } else {
+      const PetscInt *ia, *ja;
+      PetscInt        nr;
+      PetscBool       done;
+      PetscCall(MatGetRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+      PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "EPSPGX: MatGetRowIJ of the gathered operator failed");
+      PetscCall(MatSeqAIJGetArrayRead(ctx->As, &a));
+      PetscCall(PGXSytrdSetMatrixCSR(ctx->S, n, ia, ja, a));
+      PetscCall(MatSeqAIJRestoreArrayRead(ctx->As, &a));
+      PetscCall(MatRestoreRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+    }
     /* T is solved once: with its eigenvectors when they may be asked for (EPSComputeVectors reuses them) */
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
@@ -238,6 +269,7 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOpti
     PetscCheck(ctx->threads >= 0 && ctx->threads <= PGX_STEDC_MAX_THREADS, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_threads must be in 1..%d (0: the default), got %" PetscInt_FMT, PGX_STEDC_MAX_THREADS, ctx->threads);
   }
   PetscCall(PetscOptionsEnum("-eps_pgx_stedc_secular", "Secular equations of the divide and conquer: auto (device on cuda), host (LAPACK dlaed4, S uploaded), device (PGX's root finder, z-hat and S in the backend)", "PGXSytrdSetStedcSecular", PGXStedcSeculars, (PetscEnum)ctx->secular, (PetscEnum *)&ctx->secular, NULL));
+  PetscCall(PetscOptionsBool("-eps_pgx_gather_dense", "Gather a sparse (AIJ) operator into a dense matrix on the host too (default: its CSR arrays are handed over and densified where the reduction runs, on the GPU with cuda)", "EPSPGX", ctx->gatherdense, &ctx->gatherdense, NULL));
   PetscCall(PetscOptionsBool("-eps_pgx_tridiag_vectors", "EPSSolve solves T with its eigenvectors (0: eigenvalues only; asking for eigenvectors then solves T again)", "PGXSytrdSolveTridiagonal", ctx->tvectors, &ctx->tvectors, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)ctx->devreq, (PetscEnum *)&ctx->devreq, NULL));
   PetscOptionsHeadEnd();
@@ -275,6 +307,8 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: the cores available, at most %d%s\n", PGX_STEDC_MAX_THREADS, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
     if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscViewerASCIIPrintf(viewer, "  secular equations of the divide and conquer: %s\n", (ctx->secular == PGX_STEDC_SECULAR_DEVICE || (ctx->secular == PGX_STEDC_SECULAR_AUTO && dev == PGX_DEVICE_CUDA)) ? "PGX's root finder in the backend" : "LAPACK dlaed4 on the host"));
   }
+  if (ctx->As) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as CSR (MATSEQAIJ), densified by the backend (%s)\n", ctx->device == PGX_DEVICE_CUDA ? "cuda: on the GPU" : "host"));
+  else if (ctx->Ad) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as a dense matrix on the host%s\n", ctx->gatherdense ? " (-eps_pgx_gather_dense)" : ""));
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -285,6 +319,7 @@ static PetscErrorCode EPSReset_PGX(EPS eps)
 
   PetscFunctionBegin;
   PetscCall(MatDestroy(&ctx->Ad));
+  PetscCall(MatDestroy(&ctx->As));
   PetscCall(PGXSytrdDestroy(&ctx->S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -485,6 +520,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
+. -eps_pgx_gather_dense <bool> - gather a sparse (AIJ) operator densely on the host as other types are (default 0: its CSR arrays go to the backend, which forms the dense matrix itself, on the GPU with cuda)
 . -eps_pgx_stedc_secular <auto,host,device> - where the divide and conquer solves its secular equations: host (LAPACK dlaed4, S uploaded) or device (PGX's root finder, z-hat and S in the backend); auto: device on cuda
 - -pgx_device <auto,host,cuda> - where the reduction runs (also read with the EPS prefix)
 
@@ -492,8 +528,10 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 
   Notes:
   Like `EPSLAPACK`, all eigenpairs are computed and the ones selected by `EPSSetWhichEigenpairs()` returned
-  (all of them, sorted; with `EPS_ALL` and `EPSSetInterval()` those in the interval). Every rank gathers the
-  whole matrix and solves redundantly, so n is limited by one rank's memory (n^2 scalars, twice).
+  (all of them, sorted; with `EPS_ALL` and `EPSSetInterval()` those in the interval). Rank 0 gathers the whole
+  matrix and solves, so n is limited by one process's memory: n^2 scalars twice for a dense operator (the gathered
+  copy and the reduction's), once for a sparse (AIJ) one, whose CSR arrays the reduction densifies itself (on the
+  GPU with the cuda backend, where the host then holds no n^2 array until eigenvectors are asked for).
   Generalized problems, non-Hermitian problem types and spectral transformations other than `STSHIFT` are
   errors; the shift of `STSHIFT` is not applied.
 

@@ -412,11 +412,11 @@ PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd S, PGXDeviceType *type)
 
 .seealso: `PGXSytrdReduce()`
 @*/
-PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], PetscInt lda)
+/* A new matrix of order n: the results of the last one dropped */
+static PetscErrorCode PGXSytrdNewMatrix(PGXSytrd S, PetscInt n)
 {
   PetscFunctionBegin;
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative order %" PetscInt_FMT, n);
-  PetscCheck(lda >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, lda, n);
   if (S->n != n) PetscCall(PGXSytrdFreeDevice(S));
   S->n = n;
   S->tau.assign(n > 0 ? n - 1 : 0, 0);
@@ -427,7 +427,29 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
   S->haveZT  = PETSC_FALSE;
   S->ZT.clear();
   S->times = {0, 0, 0};
-  S->hostA   = PETSC_TRUE;
+  S->hostA = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* S->A (n x n, ld n): the upper triangle from the lower one, A(i, j) = conj(A(j, i)) for i < j. By 64 x 64 tiles so
+   that the strided reads stay in cache (a plain column loop misses on every read: 0.2-0.4 s at n = 8192) */
+static void PGXSytrdMirrorLowerHost(PetscInt n, PetscScalar *A)
+{
+  const PetscInt T = 64;
+  for (PetscInt j0 = 0; j0 < n; j0 += T)
+    for (PetscInt i0 = 0; i0 <= j0; i0 += T) {
+      const PetscInt j1 = PetscMin(n, j0 + T), i1 = PetscMin(j1, i0 + T);
+      for (PetscInt i = i0; i < i1; i++)
+        for (PetscInt j = PetscMax(j0, i + 1); j < j1; j++) A[i + (size_t)j * n] = PetscConj(A[j + (size_t)i * n]);
+    }
+}
+
+PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], PetscInt lda)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative order %" PetscInt_FMT, n);
+  PetscCheck(lda >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, lda, n);
+  PetscCall(PGXSytrdNewMatrix(S, n));
 #if PGX_SYTRD_CUDA
   if (S->type == PGX_DEVICE_CUDA && n > 0) {
     /* A goes up as given (lda) and its lower triangle is mirrored on the device: no n^2 host pass; the host copy
@@ -439,20 +461,56 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
   }
 #endif
   S->A.resize((size_t)n * n);
-  /* the lower triangle, mirrored into the upper one (the full product of the cuda backend reads it); the mirror
-     goes by 64 x 64 tiles so that its strided reads stay in cache (a plain column loop misses on every read: 0.2-0.4 s
-     at n = 8192) */
+  /* the lower triangle, mirrored into the upper one (the full product of the cuda backend reads it) */
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = j; i < n; i++) S->A[i + (size_t)j * n] = A[i + (size_t)j * lda];
-  {
-    const PetscInt T = 64;
-    for (PetscInt j0 = 0; j0 < n; j0 += T)
-      for (PetscInt i0 = 0; i0 <= j0; i0 += T) {
-        const PetscInt j1 = PetscMin(n, j0 + T), i1 = PetscMin(j1, i0 + T);
-        for (PetscInt i = i0; i < i1; i++)
-          for (PetscInt j = PetscMax(j0, i + 1); j < j1; j++) S->A[i + (size_t)j * n] = PetscConj(A[j + (size_t)i * lda]);
-      }
+  PGXSytrdMirrorLowerHost(n, S->A.data());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetMatrixCSR - Gives the Hermitian matrix to reduce in compressed sparse rows (copied; only the entries of
+  its lower triangle, column <= row, are used). The dense matrix is formed where the reduction runs: on the device
+  for the cuda backend (the CSR arrays go up, not n^2 values), so a sparse operator never exists densely on the host.
+
+  Not Collective
+
+  Input Parameters:
++ S      - the object
+. n      - the order
+. rowptr - row starts, n + 1 of them (rowptr[0] = 0)
+. colidx - column indices, rowptr[n] of them, each in [0, n)
+- vals   - the values, rowptr[n] of them
+
+  Note:
+  A column that occurs twice in a row adds nothing: the last one wins. `EPSPGX` passes MATSEQAIJ operators this way
+  (MatGetRowIJ() and MatSeqAIJGetArrayRead()).
+
+  Level: developer
+
+.seealso: `PGXSytrdSetMatrix()`, `PGXSytrdReduce()`
+@*/
+PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd S, PetscInt n, const PetscInt rowptr[], const PetscInt colidx[], const PetscScalar vals[])
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative order %" PetscInt_FMT, n);
+  PetscCheck(n == 0 || (rowptr && rowptr[0] == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixCSR: rowptr[0] must be 0");
+  for (PetscInt i = 0; i < n; i++) PetscCheck(rowptr[i + 1] >= rowptr[i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixCSR: rowptr decreases at row %" PetscInt_FMT, i);
+  for (PetscInt k = 0; n && k < rowptr[n]; k++) PetscCheck(colidx[k] >= 0 && colidx[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXSytrdSetMatrixCSR: column index %" PetscInt_FMT " at position %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", colidx[k], k, n);
+  PetscCall(PGXSytrdNewMatrix(S, n));
+#if PGX_SYTRD_CUDA
+  if (S->type == PGX_DEVICE_CUDA && n > 0) {
+    if (!S->dA) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dA));
+    PetscCall(K::cuda::upload_symmetric_csr(n, rowptr, colidx, vals, S->dA));
+    S->hostA = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+#endif
+  S->A.assign((size_t)n * n, 0);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+      if (colidx[k] <= i) S->A[i + (size_t)colidx[k] * n] = vals[k];
+  PGXSytrdMirrorLowerHost(n, S->A.data());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

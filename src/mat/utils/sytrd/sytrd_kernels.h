@@ -106,6 +106,9 @@ PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, Petsc
 /* dA (n x n, ld n, device) <- the host matrix A (ld lda) with its strict upper triangle replaced by the mirror of
    its lower one (what the reduction reads); synchronous */
 PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA);
+/* dA (n x n, ld n, device) <- the matrix of the CSR arrays (host): zeroed, the entries with column <= row scattered
+   into the lower triangle, the upper one mirrored from it; only the CSR arrays cross to the device */
+PetscErrorCode upload_symmetric_csr(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, PetscScalar *dA);
 /* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and the tau that reduce() left on the device */
 PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ);
 /* Z (host, n x k, ldz) <- Q dZ: dZ <- Q dZ by nchunks chunks of columns (Z = Q Z_T is independent per column), each

@@ -168,6 +168,18 @@ __global__ void MirrorLowerKernel(PetscInt n, PetscScalar *dA)
     if (r < n && c < n && r < c) dA[r + c * n] = tile[threadIdx.x][k];
   }
 }
+
+/* dA(i, j) = a_ij for the CSR entries with j <= i: one warp a row (rows of a sparse operator are short) */
+__global__ void ScatterLowerCSRKernel(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, PetscScalar *dA)
+{
+  const PetscInt i = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int      l = threadIdx.x % 32;
+  if (i >= n) return;
+  for (PetscInt k = rowptr[i] + l; k < rowptr[i + 1]; k += 32) {
+    const PetscInt j = colidx[k];
+    if (j <= i) dA[i + j * n] = vals[k];
+  }
+}
 } // namespace
 
 /* ---- The fused panel (Options::fused): one cooperative launch per panel, every block resident, three grid
@@ -425,6 +437,34 @@ PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, 
   MirrorLowerKernel<<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel");
   PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode upload_symmetric_csr(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, PetscScalar *dA)
+{
+  cudaStream_t                        s;
+  pgx::cuda::DeviceArray<PetscInt>    drp, dci;
+  pgx::cuda::DeviceArray<PetscScalar> dv;
+  const PetscInt                      nnz = n > 0 ? rowptr[n] : 0;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMemsetAsync(dA, 0, (size_t)n * n * sizeof(PetscScalar), s));
+  PetscCall(drp.resize((size_t)n + 1));
+  PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, drp.data(), (void *)rowptr, ((size_t)n + 1) * sizeof(PetscInt), 1, ((size_t)n + 1) * sizeof(PetscInt), s, PETSC_FALSE));
+  if (nnz) {
+    PetscCall(dci.resize((size_t)nnz));
+    PetscCall(dv.resize((size_t)nnz));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dci.data(), (void *)colidx, (size_t)nnz * sizeof(PetscInt), 1, (size_t)nnz * sizeof(PetscInt), s, PETSC_FALSE));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dv.data(), (void *)vals, (size_t)nnz * sizeof(PetscScalar), 1, (size_t)nnz * sizeof(PetscScalar), s, PETSC_FALSE));
+    ScatterLowerCSRKernel<<<PGXCUDAGridSize(n * 32, 256), 256, 0, s>>>(n, drp.data(), dci.data(), dv.data(), dA);
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::ScatterLowerCSRKernel");
+  }
+  const unsigned nt = (unsigned)((n + 31) / 32);
+  MirrorLowerKernel<<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel (CSR)");
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* before the device copies of the CSR arrays are freed */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
