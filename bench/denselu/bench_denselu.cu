@@ -11,7 +11,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "-leafrows x -leafswaps) are swept for every precision, each configuration one row (notes: prio, rows, lsw).\n"
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
                            "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
-                           "  -petsc_precisions double (rows 'pgx <p> via PETSc': MatLUFactorNumeric and MatSolve through PETSc from a host\n"
+                           "  -petsc_precisions double (rows 'pgx <p> via PETSc', p in double,tf32,half,bf16,auto: MatLUFactorNumeric and MatSolve through PETSc from a host\n"
                            "  MATSEQDENSE, wall-clock: what a user's call costs; none: no such rows)\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
                            "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
@@ -512,7 +512,7 @@ int main(int argc, char **argv)
         }
       }
       for (const std::string &pr : Split(pprecs)) {
-        PetscCheck(pr == "none" || pr == "double" || pr == "tf32" || pr == "half" || pr == "bf16", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-petsc_precisions: unknown %s (double, tf32, half, bf16, none)", pr.c_str());
+        PetscCheck(pr == "none" || pr == "double" || pr == "tf32" || pr == "half" || pr == "bf16" || pr == "auto", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-petsc_precisions: unknown %s (double, tf32, half, bf16, auto, none)", pr.c_str());
         if (pr != "none") PetscCall(BenchPETSc(P, reps, pr));
       }
       if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));
