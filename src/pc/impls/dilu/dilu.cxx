@@ -170,6 +170,7 @@ static PetscErrorCode RestoreCSR(Mat B, PetscInt *n, const PetscInt **ia, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if PGX_HAVE_CUDA_REAL /* the cuda analysis alone calls these two (unused, and warned about, in the other builds) */
 /* A's pattern in device memory: PETSc's AIJCUSPARSE arrays (full rows), when PETSc has CUDA and PetscInt is int;
    else NULL (the caller uses the host CSR). PGX's stream is ordered after PETSc's work on them. */
 static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
@@ -210,6 +211,7 @@ static PetscErrorCode RestoreDevicePattern(Mat B, const PetscInt **i, const Pets
   *i = *j = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif
 
 /* cuda: the host copy of A's pattern and of the GPU's colors, which the analysis does not make (for A^T) */
 static PetscErrorCode EnsureHostPattern(PC_DILU *dilu)
