@@ -316,16 +316,18 @@ static PetscErrorCode MatMatSolveTranspose_PGXDenseLU(Mat F, Mat B, Mat X)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The error of a matrix with a NaN or Inf entry at (brow, bcol): A's array is restored first, and F is marked failed
+/* The error of a matrix with a NaN or Inf entry at (brow, bcol), as kern::reference::CheckFinite() names it (brow < 0:
+   the host scan found none although the device did): A's array is restored first, and F is marked failed
    (MAT_FACTOR_OTHER: a later MatSolve() gives Inf, PETSc's convention; on the cuda backend the upload of A has
    already replaced the device copy that an earlier factorization refined against) */
 static PetscErrorCode MatPGXDenseLUNonFinite(Mat F, Mat A, const PetscScalar **aa, PetscInt lda, PetscInt brow, PetscInt bcol)
 {
-  const PetscScalar v = (*aa)[brow + bcol * lda];
+  const PetscScalar v = brow >= 0 ? (*aa)[brow + bcol * lda] : 0;
 
   PetscFunctionBegin;
   PetscCall(MatDenseRestoreArrayRead(A, aa));
   F->factorerrortype = MAT_FACTOR_OTHER;
+  PetscCheck(brow >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSOLVERPGX dense LU: the device found a non-finite entry that the host scan did not");
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FP, "MATSOLVERPGX dense LU: the matrix has a non-finite entry (%s) at row %" PetscInt_FMT ", column %" PetscInt_FMT, PetscIsNanReal(PetscRealPart(v)) ? "NaN" : "Inf", brow, bcol);
 }
 
@@ -393,11 +395,6 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     if (!finite) { /* nothing was factored: name the entry (a host scan, only now) and fail */
       PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
       PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
-      if (finite) {
-        PetscCall(MatDenseRestoreArrayRead(A, &aa));
-        F->factorerrortype = MAT_FACTOR_OTHER;
-        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "MATSOLVERPGX dense LU: the device found a non-finite entry that the host scan did not");
-      }
       PetscCall(MatPGXDenseLUNonFinite(F, A, &aa, lda, brow, bcol));
     }
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
