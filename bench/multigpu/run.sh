@@ -13,7 +13,8 @@
 #
 # Environment: PGX_MG_PARTS (default "pgx cp host"): pgx = Debian PETSc + PGX (resident KSPs and PGX PCs),
 #   cp = PETSc 3.25 with CUDA, device Vecs (PGX PCs in PETSc's GMRES, PETSc's GAMG), host = PETSc on the host's cores;
-#   PGX_MG_CONFIGS=regex (only matching configurations); PGX_MG_HOSTRANKS (default: nproc);
+#   PGX_MG_CONFIGS=regex (only matching configurations); PGX_MG_HOSTRANKS (default: nproc); PGX_MG_OPTS: options
+#   added to every PGX run (e.g. -pgx_ghost_peer 0: the exchange through host buffers);
 #   OUT=dir: each run's whole output (with -log_view: PGXGhostBegin/End, the exchange) in dir/logs/;
 #   PGX_BENCH_CHECK=1: a smoke run without a GPU (tiny grids, -pgx_device host, 2 host ranks; no cp part).
 set -u
@@ -58,7 +59,7 @@ row() {
       opts="$opts -dm_vec_type cuda -dm_mat_type aijcusparse -use_gpu_aware_mpi 0 -log_view_gpu_time" ;;
   esac
   cmd="$B/petsc-tutorials/ksp_ksp_ex45 -da_grid_x $m -da_grid_y $m -da_grid_z $m $RTOL $opts"
-  [ "$part" != host ] && cmd="$cmd -dll_append $ROOT/$L/libpgx.so -pgx_device $DEVICE"
+  [ "$part" != host ] && cmd="$cmd -dll_append $ROOT/$L/libpgx.so -pgx_device $DEVICE${PGX_MG_OPTS:+ $PGX_MG_OPTS}"
   # shellcheck disable=SC2086
   out=$(timeout "${PGX_MG_TIMEOUT:-120}" "${env[@]}" $MPIEXEC -n "$np" $cmd 2>&1); rc=$?
   # every run's whole output (its -log_view) under $OUT/logs when OUT is set (the GPU host's step runner sets it)
@@ -77,6 +78,7 @@ if [[ " $PARTS " == *" cp "* ]] && [ ! -f /opt/petsc-3.25-cuda/lib/libpetsc.so.3
 fi
 echo "bench/multigpu: $(date -u +%FT%TZ), $(nproc) cores, GPUs: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | paste -sd, -)"
 echo "PGX: $(build/tests/sys/pgx_info 2>&1 | head -1)"
+[ -n "${PGX_MG_OPTS:-}" ] && echo "PGX_MG_OPTS (added to every PGX run): $PGX_MG_OPTS"
 printf '%-24s %7s %5s %9s %9s %9s %6s %9s  %s\n' configuration grid ranks "KSPSetUp" "PCSetUp" "KSPSolve" its "ms/it" result
 for c in "${configs[@]}"; do
   IFS='|' read -r name part opts <<<"$c"

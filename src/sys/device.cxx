@@ -234,6 +234,22 @@ PetscErrorCode PGXHostFreePinned(void *p)
 PetscErrorCode PGXDeviceCopyToDevice(void *, const void *, size_t) { PGX_NO_CUDA; }
 PetscErrorCode PGXDeviceCopyToHost(void *, const void *, size_t) { PGX_NO_CUDA; }
 PetscErrorCode PGXDeviceMemset(void *, int, size_t) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPeerCreate(MPI_Comm, PetscBool, PetscMPIInt, const PetscMPIInt *, const PetscInt *, PetscMPIInt, const PetscMPIInt *, const PetscInt *, void *, void *, PGXGhostPeer *p, const char **why)
+{
+  PetscFunctionBegin;
+  *p   = NULL;
+  *why = "PGX was built without CUDA";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXGhostPeerPrepare(PGXGhostPeer) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPeerStart(PGXGhostPeer) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPeerFinish(PGXGhostPeer) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *p)
+{
+  PetscFunctionBegin;
+  if (p) *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXDeviceSynchronize(void) { return PETSC_SUCCESS; }
 PetscErrorCode PGXDeviceGetName(char name[], size_t len)
 {

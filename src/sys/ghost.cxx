@@ -6,7 +6,10 @@
    those of PETSc's own scatter of the off-diagonal block's columns (its PetscSF: leaf ranks for what leaves this
    rank, root ranks for what arrives), so no VecScatter packing or per-exchange host loop runs. The caller runs its
    diagonal block between Begin and End, so the exchange overlaps it. -log_view: PGXGhostBegin (receives posted,
-   gather, copy to the host, sends posted) and PGXGhostEnd (wait, copy of the ghosts to the device). */
+   gather, copy to the host, sends posted) and PGXGhostEnd (wait, copy of the ghosts to the device).
+   cuda, with every rank's neighbours on its node (-pgx_ghost_peer, default true): GPU to GPU instead
+   (src/sys/cuda/ghostpeer.cu): each rank copies its ghosts straight from its neighbours' device send buffers (CUDA
+   IPC), ordered by interprocess events; no host buffer, and no host waits for its GPU in the exchange. */
 #include <pgx/private/pgximpl.h>
 #include <petscsf.h>
 
@@ -24,6 +27,8 @@ struct _n_PGXGhost {
   PetscScalar  *ghost_h;                  /* the ghost values in the off-diagonal block's column order (only with recvpos) */
   PetscScalar  *d_ghost;                  /* cuda: device copy of the ghost values */
   MPI_Request  *req;                      /* nfrom receives, then nto sends */
+  PGXGhostPeer  peer;                     /* cuda: the GPU-to-GPU path, or NULL (host buffers) */
+  const char   *path;                     /* which, for views */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 };
 
@@ -63,6 +68,10 @@ static PetscErrorCode RootRanks(PetscErrorCode (*f)(PetscSF, N *, const PetscMPI
 
   Output Parameter:
 . g - the exchange
+
+  Options Database Key:
+. -pgx_ghost_peer <bool> - cuda: GPU to GPU through CUDA IPC where every rank's neighbours run on its node (default
+                           true; all ranks fall back to host buffers together where any cannot map its neighbours)
 
   Level: developer
 
@@ -146,6 +155,19 @@ PetscErrorCode PGXGhostCreate(Mat A, PGXDeviceType dev, PetscErrorCode (*gather)
     PetscCall(PGXDeviceMallocArray(PetscMax(x->nsend, 1), &x->d_sendbuf));
     if (x->nsend) PetscCall(PGXDeviceCopyArrayToDevice(x->d_sendidx, x->sendidx_h, x->nsend));
   } else PetscCall(PetscMalloc2(PetscMax(x->nsend, 1), &x->sendbuf_h, PetscMax(ng, 1), &x->recvbuf_h));
+  x->path = "through host buffers";
+  if (dev == PGX_DEVICE_CUDA) {
+    PetscBool   peer = PETSC_TRUE;
+    const char *why  = NULL;
+    PetscOptionsBegin(x->comm, NULL, "PGX ghost exchange of MPIAIJ products on the GPU", "PGX");
+    PetscCall(PetscOptionsBool("-pgx_ghost_peer", "Ghost values GPU to GPU (CUDA IPC) where every rank's neighbours share its node, else through host buffers", "PGXGhostCreate", peer, &peer, NULL));
+    PetscOptionsEnd();
+    if (peer) {
+      PetscCall(PGXGhostPeerCreate(x->comm, x->recvpos ? PETSC_FALSE : PETSC_TRUE, x->nto, x->to, x->tooff, x->nfrom, x->from, x->fromoff, x->d_sendbuf, x->d_ghost, &x->peer, &why));
+      if (x->peer) x->path = "GPU to GPU (CUDA IPC)";
+      else PetscCall(PetscInfo(A, "Ghost exchange through host buffers: %s\n", why ? why : "GPU-to-GPU path unavailable"));
+    } else x->path = "through host buffers (-pgx_ghost_peer 0)";
+  }
   *g = x;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -167,6 +189,13 @@ PetscErrorCode PGXGhostBegin(PGXGhost g, const PetscScalar *x)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_GhostBegin, 0, 0, 0, 0));
+  if (g->peer) {
+    PetscCall(PGXGhostPeerPrepare(g->peer));
+    if (g->nsend) PetscCall(g->gather(g->nsend, g->d_sendidx, x, g->d_sendbuf));
+    PetscCall(PGXGhostPeerStart(g->peer));
+    PetscCall(PetscLogEventEnd(PGX_GhostBegin, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscMPIInt i = 0; i < g->nfrom; i++) PetscCallMPI(MPI_Irecv(g->recvbuf_h + g->fromoff[i], (PetscMPIInt)(g->fromoff[i + 1] - g->fromoff[i]), MPIU_SCALAR, g->from[i], 0, g->comm, &g->req[i]));
   if (g->dev == PGX_DEVICE_CUDA) { /* only the entries other ranks need come to the host */
     if (g->nsend) {
@@ -201,6 +230,12 @@ PetscErrorCode PGXGhostEnd(PGXGhost g, const PetscScalar **ghost)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_GhostEnd, 0, 0, 0, 0));
+  if (g->peer) {
+    PetscCall(PGXGhostPeerFinish(g->peer));
+    *ghost = g->d_ghost;
+    PetscCall(PetscLogEventEnd(PGX_GhostEnd, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCallMPI(MPI_Waitall(g->nfrom + g->nto, g->req, MPI_STATUSES_IGNORE));
   if (g->recvpos) {
     for (PetscInt k = 0; k < g->nghost; k++) g->ghost_h[g->recvpos[k]] = g->recvbuf_h[k];
@@ -239,6 +274,28 @@ PetscErrorCode PGXGhostGetSizes(PGXGhost g, PetscInt *nsend, PetscInt *nghost)
 }
 
 /*@C
+  PGXGhostGetPath - How the exchange moves the values, for views: "through host buffers" or "GPU to GPU (CUDA IPC)".
+
+  Not Collective
+
+  Input Parameter:
+. g - the exchange
+
+  Output Parameter:
+. path - a static string
+
+  Level: developer
+
+.seealso: `PGXGhostCreate()`
+@*/
+PetscErrorCode PGXGhostGetPath(PGXGhost g, const char **path)
+{
+  PetscFunctionBegin;
+  *path = g ? g->path : "none";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXGhostDestroy - Frees an exchange (nothing when *g is NULL).
 
   Collective
@@ -256,6 +313,7 @@ PetscErrorCode PGXGhostDestroy(PGXGhost *g)
 
   PetscFunctionBegin;
   if (!x) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXGhostPeerDestroy(&x->peer));
   PetscCallMPI(MPI_Comm_free(&x->comm));
   PetscCall(PetscFree4(x->to, x->tooff, x->from, x->fromoff));
   PetscCall(PetscFree(x->sendidx_h));

@@ -60,6 +60,15 @@ PETSC_EXTERN PetscErrorCode PGXGhostBegin(PGXGhost, const PetscScalar *);
 PETSC_EXTERN PetscErrorCode PGXGhostEnd(PGXGhost, const PetscScalar **);
 PETSC_EXTERN PetscErrorCode PGXGhostGetSizes(PGXGhost, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXGhostDestroy(PGXGhost *);
+PETSC_EXTERN PetscErrorCode PGXGhostGetPath(PGXGhost, const char **);
+/* Its GPU-to-GPU path for ranks of one node (src/sys/cuda/ghostpeer.cu; CUDA IPC): create (collective; NULL where any
+   rank cannot take it, with the reason), then per exchange Prepare (before the gather), Start (after it), Finish */
+typedef struct _n_PGXGhostPeer *PGXGhostPeer;
+PETSC_INTERN PetscErrorCode PGXGhostPeerCreate(MPI_Comm, PetscBool, PetscMPIInt, const PetscMPIInt *, const PetscInt *, PetscMPIInt, const PetscMPIInt *, const PetscInt *, void *, void *, PGXGhostPeer *, const char **);
+PETSC_INTERN PetscErrorCode PGXGhostPeerPrepare(PGXGhostPeer);
+PETSC_INTERN PetscErrorCode PGXGhostPeerStart(PGXGhostPeer);
+PETSC_INTERN PetscErrorCode PGXGhostPeerFinish(PGXGhostPeer);
+PETSC_INTERN PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *);
 
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);

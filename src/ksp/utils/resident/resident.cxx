@@ -409,9 +409,11 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  PGX resident solve, backend: %s\n", r->device == PGX_DEVICE_CUDA ? "cuda" : "host (reference)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  resident operator: %" PetscInt_FMT " local rows, %" PetscInt_FMT " diagonal-block + %" PetscInt_FMT " off-diagonal-block entries, %" PetscInt_FMT " ghosts\n", r->n, r->nnzd, r->nnzo, r->nghost));
   if (r->gx) {
-    PetscInt nsend, nghost;
+    PetscInt    nsend, nghost;
+    const char *path;
     PetscCall(PGXGhostGetSizes(r->gx, &nsend, &nghost));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, through host buffers\n", nsend, nghost));
+    PetscCall(PGXGhostGetPath(r->gx, &path));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, %s\n", nsend, nghost, path));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));

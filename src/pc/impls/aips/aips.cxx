@@ -279,7 +279,7 @@ static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
 
 #if PGX_HAVE_CUDA_REAL
 /* t = R y on device arrays: R's diagonal block (CSR or DIA), plus (several ranks) its off-diagonal block on the ghost values of y,
-   exchanged through host buffers while the diagonal block runs */
+   exchanged (PGXGhost: GPU to GPU, or through host buffers) while the diagonal block runs */
 static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscScalar *t)
 {
   PC_AIPS *aips = (PC_AIPS *)pc->data;
@@ -709,9 +709,11 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
       else PetscCall(PetscViewerASCIIPrintf(viewer, "  remainder R: CSR%s\n", where));
     }
     if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) {
-      PetscInt nsend, nghost;
+      PetscInt    nsend, nghost;
+      const char *path;
       PetscCall(PGXGhostGetSizes(aips->ghost, &nsend, &nghost));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R on the device; ghost exchange per product through host buffers (rank 0: %" PetscInt_FMT " values out, %" PetscInt_FMT " in)\n", nsend, nghost));
+      PetscCall(PGXGhostGetPath(aips->ghost, &path));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R on the device; ghost exchange per product %s (rank 0: %" PetscInt_FMT " values out, %" PetscInt_FMT " in)\n", path, nsend, nghost));
     }
     PetscCall(PGXViewDevice(viewer, aips->dev));
     if (aips->radius >= 0) {
