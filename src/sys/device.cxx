@@ -13,8 +13,10 @@ PETSC_INTERN int            PGXCUDALocalRank(void);
 static PetscBool    PGXCUDAProbed = PETSC_FALSE, PGXCUDAAvailable = PETSC_FALSE;
 static char         PGXCUDAReason[256];
 static PetscInt     PGXCUDACount = 0;
+#if PGX_HAVE_CUDA
 static std::thread *PGXCUDAProbeThread = nullptr; /* PGXCUDAProbeBegin()'s thread until PGXCUDAIsAvailable() joins it */
 static int          PGXCUDAProbeAvail = 0, PGXCUDAProbeCount = 0;
+#endif
 
 /*@C
   PGXCUDAProbeBegin - Starts the probe of `PGXCUDAIsAvailable()` (the process's first CUDA calls: driver
