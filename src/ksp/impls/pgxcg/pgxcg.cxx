@@ -12,6 +12,8 @@ typedef struct {
   KSP_PGXResident base;      /* resident operator, PC binding, vectors; -pgx_device */
   PetscBool       lookahead; /* -ksp_pgx_cg_lookahead: queue iteration i+1 before reading iteration i's scalars */
   PetscBool       usedla;    /* the last solve ran the look-ahead loop */
+  PetscBool       single;    /* -ksp_pgx_cg_single_reduction: Chronopoulos-Gear CG, one global reduction per iteration */
+  PetscBool       usedsingle; /* the last solve ran it */
 } KSP_PGXCG;
 
 static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
@@ -274,6 +276,72 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Chronopoulos-Gear CG (-ksp_pgx_cg_single_reduction; preconditioned or natural norm): u = B r and w = A u first, then
+   r'u, w'u and u'u in one reduction (one MPI_Allreduce per iteration instead of KSPCG's two, which is what several
+   ranks wait for), p'Ap from the recurrence p'Ap = w'u - beta r'u / alpha_old, and s = A p updated as w + beta s.
+   Arrays: R, W, U consecutive (one multi-dot), P and S. The same iterate as KSPCG in exact arithmetic for a symmetric
+   (Hermitian) operator; in floating point the iterations may differ by a few. The recurrence for p'Ap uses the
+   symmetry that KSPCG's explicit product does not: ksp ex45's matrix (Dirichlet rows reduced to their diagonal, the
+   couplings to them kept in the other rows) is not symmetric, and there it stops with DIVERGED_INDEFINITE_MAT where
+   KSPCG converges. The last residual's check costs one product beyond KSPCG's. */
+static PetscErrorCode PGXCGIterateSingle(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *W, PetscScalar *U, PetscScalar *P, PetscScalar *S)
+{
+  PetscScalar g[3], gamma, delta, gammaold = 1.0, alpha = 1.0, alphaold = 1.0, beta = 0.0, dpi = 0.0, dpiold = 0.0;
+  PetscReal   dp = 0.0;
+  PetscBool   stop;
+
+  PetscFunctionBegin;
+  PetscCheck(W == R + r->n && U == W + r->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGXCGIterateSingle needs r, w, u consecutive");
+  ksp->its = 0;
+  if (!ksp->guess_zero) {
+    PetscCall(PGXResidentMult(r, X, R)); /* r <- b - A x */
+    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
+  } else PetscCall(PGXResidentCopy(r, B, R));
+  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  for (PetscInt i = 0;; i++) {
+    PetscCall(PGXResidentPCApply(ksp, r, R, U)); /* u <- B r */
+    PetscCall(PGXResidentMult(r, U, W));         /* w <- A u */
+    PetscCall(PGXResidentMDot(r, 3, R, r->n, U, g)); /* r'u, w'u, u'u: the iteration's one reduction */
+    gamma = g[0];
+    delta = g[1];
+    KSPCheckDot(ksp, gamma);
+    dp = ksp->normtype == KSP_NORM_PRECONDITIONED ? PetscSqrtReal(PetscAbsScalar(g[2])) : ksp->normtype == KSP_NORM_NATURAL ? PetscSqrtReal(PetscAbsScalar(gamma)) : 0.0;
+    KSPCheckNorm(ksp, dp);
+    ksp->its   = i;
+    ksp->rnorm = dp;
+    PetscCall(KSPLogResidualHistory(ksp, dp));
+    PetscCall(KSPMonitor(ksp, i, dp));
+    PetscCall((*ksp->converged)(ksp, i, dp, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    if (i >= ksp->max_it) {
+      ksp->reason = KSP_DIVERGED_ITS;
+      break;
+    }
+    ksp->its = i + 1;
+    PetscCall(PGXCGBetaStop(ksp, i, gamma, gammaold, &stop)); /* KSPCG's tests on z'r */
+    if (stop) break;
+    beta = i ? gamma / gammaold : 0.0;
+    dpi  = i ? delta - beta * gamma / alphaold : delta; /* p'Ap */
+    KSPCheckDot(ksp, dpi);
+    PetscCall(PGXCGIndefinite(ksp, i, dpi, dpiold, &stop));
+    if (stop) break;
+    alpha = gamma / dpi;
+    if (!i) {
+      PetscCall(PGXResidentCopy(r, U, P));
+      PetscCall(PGXResidentCopy(r, W, S));
+    } else {
+      PetscCall(PGXResidentAYPX(r, beta, U, P)); /* p <- u + beta p */
+      PetscCall(PGXResidentAYPX(r, beta, W, S)); /* s <- w + beta s = A p */
+    }
+    PetscCall(PGXResidentAXPY(r, alpha, P, X));  /* x <- x + alpha p */
+    PetscCall(PGXResidentAXPY(r, -alpha, S, R)); /* r <- r - alpha s */
+    gammaold = gamma;
+    alphaold = alpha;
+    dpiold   = dpi;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
 {
   KSP_PGXCG   *cg = (KSP_PGXCG *)ksp->data;
@@ -284,8 +352,10 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PGXKSPResidentSetUp(ksp, &cg->base));
   r = cg->base.res;
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
-  cg->usedla = (PetscBool)(cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
-  PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : 5, &w));
+  cg->usedsingle = (PetscBool)(cg->single && (ksp->normtype == KSP_NORM_PRECONDITIONED || ksp->normtype == KSP_NORM_NATURAL));
+  if (cg->single && !cg->usedsingle) PetscCall(PetscInfo(ksp, "-ksp_pgx_cg_single_reduction needs the preconditioned or natural norm (not %s): KSPCG's iteration runs\n", KSPNormTypes[ksp->normtype]));
+  cg->usedla = (PetscBool)(!cg->usedsingle && cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
+  PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : cg->usedsingle ? 7 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
   if (ksp->guess_zero) PetscCall(PGXResidentSet(r, 0.0, X));
@@ -294,7 +364,8 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   if (cg->usedla) {
     PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n}, *const PP[2] = {P, w + 7 * r->n};
     PetscCall(PGXCGIterateLookahead(ksp, &cg->base, XX, B, R, Z, PP, w + 8 * r->n));
-  } else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
+  } else if (cg->usedsingle) PetscCall(PGXCGIterateSingle(ksp, r, X, B, R, w + 3 * r->n, w + 4 * r->n, w + 5 * r->n, w + 6 * r->n));
+  else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
   X          = cg->base.X;
   cg->base.X = NULL;
   if (ksp->reason != KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol)); /* else KSPCheck* set x to Inf */
@@ -329,6 +400,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_single_reduction", "Chronopoulos-Gear CG: one global reduction per iteration instead of two (several ranks; preconditioned or natural norm; symmetric operators only; iterations may differ from KSPCG's by round-off)", "KSPPGXCG", cg->single, &cg->single, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "One rank, preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -343,6 +415,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (iascii) {
     PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  one global reduction per iteration (Chronopoulos-Gear, -ksp_pgx_cg_single_reduction): %s%s\n", cg->single ? "on" : "off", cg->single && !cg->usedsingle && ksp->totalits ? " (not used by the last solve: a norm type other than preconditioned or natural)" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ? " (not used by the last solve: several ranks, another norm type, a norm check iteration or max_it 0)" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -360,6 +433,11 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 . -ksp_pgx_cg_lookahead <true,false> - one rank with the preconditioned norm: iteration i+1 is queued before the host
     reads iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG`
     stops at); default true
+. -ksp_pgx_cg_single_reduction <false,true> - Chronopoulos-Gear CG: r'u, w'u and u'u (u = B r, w = A u) in one global
+    reduction per iteration instead of two (for several ranks, where each reduction is a device-to-host copy and an
+    MPI_Allreduce); preconditioned or natural norm; symmetric (Hermitian) operators only, since p'Ap comes from a
+    recurrence that assumes it (a nonsymmetric one such as ksp ex45's ends in DIVERGED_INDEFINITE_MAT); the iterations
+    may differ from `KSPCG`'s by round-off
 - -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as for `KSPCG`
 
   Level: intermediate
