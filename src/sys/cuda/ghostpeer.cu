@@ -72,6 +72,9 @@ PetscErrorCode PGXGhostPeerCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
   Handles     *out = NULL, *in = NULL;
   cudaIpcEventHandle_t *dout = NULL, *din = NULL;
   MPI_Request *rq = NULL;
+  cudaEvent_t  ready = NULL, done = NULL;
+  cudaIpcMemHandle_t   mh = {};
+  cudaIpcEventHandle_t rh = {}, dh = {};
 
   PetscFunctionBegin;
   *p   = NULL;
@@ -101,9 +104,20 @@ PetscErrorCode PGXGhostPeerCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
       *why = "the device supports no interprocess events";
     }
   }
+  /* this rank's interprocess events and handles: a failure here (IPC not allowed where the rank runs, say) is not an
+     error either */
+  if (ok) {
+    if (cudaEventCreateWithFlags(&ready, cudaEventDisableTiming | cudaEventInterprocess) != cudaSuccess || cudaEventCreateWithFlags(&done, cudaEventDisableTiming | cudaEventInterprocess) != cudaSuccess || (nto && cudaIpcGetMemHandle(&mh, d_sendbuf) != cudaSuccess) || cudaIpcGetEventHandle(&rh, ready) != cudaSuccess || cudaIpcGetEventHandle(&dh, done) != cudaSuccess) {
+      (void)cudaGetLastError();
+      ok   = 0;
+      *why = "no CUDA IPC handle for this rank's buffer or events";
+    }
+  }
   PetscCallMPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm));
   if (!all) {
     if (!*why) *why = "another rank cannot take it";
+    if (ready) PGXCallCUDA(cudaEventDestroy(ready));
+    if (done) PGXCallCUDA(cudaEventDestroy(done));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -124,19 +138,14 @@ PetscErrorCode PGXGhostPeerCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
     x->from[i]     = from[i];
     x->recv_off[i] = (size_t)fromoff[i] * sz;
   }
-  PGXCallCUDA(cudaEventCreateWithFlags(&x->ready, cudaEventDisableTiming | cudaEventInterprocess));
-  PGXCallCUDA(cudaEventCreateWithFlags(&x->done, cudaEventDisableTiming | cudaEventInterprocess));
+  x->ready = ready;
+  x->done  = done;
 
   /* handles: to each receiver, this rank's buffer, segment and ready event; to each sender, this rank's done event */
   PetscCall(PetscCalloc4(nto, &out, nfrom, &in, nfrom, &dout, nto, &din));
   PetscCall(PetscMalloc1(2 * (nto + nfrom), &rq));
   {
-    cudaIpcMemHandle_t   mh;
-    cudaIpcEventHandle_t rh, dh;
-    PetscMPIInt          nr = 0;
-    if (nto) PGXCallCUDA(cudaIpcGetMemHandle(&mh, d_sendbuf));
-    PGXCallCUDA(cudaIpcGetEventHandle(&rh, x->ready));
-    PGXCallCUDA(cudaIpcGetEventHandle(&dh, x->done));
+    PetscMPIInt nr = 0;
     for (PetscMPIInt i = 0; i < nfrom; i++) PetscCallMPI(MPI_Irecv(&in[i], (PetscMPIInt)sizeof(Handles), MPI_BYTE, from[i], TAG_HANDLES, comm, &rq[nr++]));
     for (PetscMPIInt i = 0; i < nto; i++) PetscCallMPI(MPI_Irecv(&din[i], (PetscMPIInt)sizeof(cudaIpcEventHandle_t), MPI_BYTE, to[i], TAG_HANDLES, comm, &rq[nr++]));
     for (PetscMPIInt i = 0; i < nto; i++) {
