@@ -56,6 +56,18 @@ static PetscErrorCode PGXCGBetaStop(KSP ksp, PetscInt i, PetscScalar beta, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* r <- b - A x (b with a zero guess); Inf where the PC failed in KSPSetUp, as KSPCG does (every CG loop starts here) */
+static PetscErrorCode PGXCGResidual0(KSP ksp, PGXResident r, const PetscScalar *X, const PetscScalar *B, PetscScalar *R)
+{
+  PetscFunctionBegin;
+  if (!ksp->guess_zero) {
+    PetscCall(PGXResidentMult(r, X, R));
+    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
+  } else PetscCall(PGXResidentCopy(r, B, R));
+  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The iteration on resident arrays X (in: x0, out: x), B; R, Z, P work (W = A p shares Z, as in KSPCG) */
 static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *P)
 {
@@ -70,11 +82,7 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
   PetscFunctionBegin;
   if (onesync) PetscCall(PGXResidentScalars(r, &ds));
   ksp->its = 0;
-  if (!ksp->guess_zero) {
-    PetscCall(PGXResidentMult(r, X, R)); /* r <- b - A x */
-    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
-  } else PetscCall(PGXResidentCopy(r, B, R));
-  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  PetscCall(PGXCGResidual0(ksp, r, X, B, R));
 
   switch (ksp->normtype) {
   case KSP_NORM_PRECONDITIONED:
@@ -229,11 +237,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(PGXResidentScalars(r, &ds));
   base->X  = XX[0];
   ksp->its = 0;
-  if (!ksp->guess_zero) {
-    PetscCall(PGXResidentMult(r, XX[0], R)); /* r <- b - A x */
-    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
-  } else PetscCall(PGXResidentCopy(r, B, R));
-  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  PetscCall(PGXCGResidual0(ksp, r, XX[0], B, R));
   PetscCall(PGXResidentPCApply(ksp, r, R, Z)); /* z <- B r */
   PetscCall(PGXResidentNorm(r, Z, &dp));
   KSPCheckNorm(ksp, dp);
@@ -293,11 +297,7 @@ static PetscErrorCode PGXCGIterateSingle(KSP ksp, PGXResident r, PetscScalar *X,
   PetscFunctionBegin;
   PetscCheck(W == R + r->n && U == W + r->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGXCGIterateSingle needs r, w, u consecutive");
   ksp->its = 0;
-  if (!ksp->guess_zero) {
-    PetscCall(PGXResidentMult(r, X, R)); /* r <- b - A x */
-    PetscCall(PGXResidentAYPX(r, -1.0, B, R));
-  } else PetscCall(PGXResidentCopy(r, B, R));
-  if (ksp->reason == KSP_DIVERGED_PC_FAILED) PetscCall(PGXResidentSet(r, PETSC_INFINITY, R));
+  PetscCall(PGXCGResidual0(ksp, r, X, B, R));
   for (PetscInt i = 0;; i++) {
     PetscCall(PGXResidentPCApply(ksp, r, R, U)); /* u <- B r */
     PetscCall(PGXResidentMult(r, U, W));         /* w <- A u */
