@@ -182,20 +182,18 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
      which costs n^2/2 comparisons when it must reverse the whole ascending spectrum (-eps_largest_magnitude, the
      default: 3.8 s of EPSSolve at n = 16384 on the GPU host, more than the reduction), and n when nothing moves */
   {
-    std::vector<PetscInt> ord(count);
-    PetscErrorCode        cerr = PETSC_SUCCESS;
-    for (PetscInt i = 0; i < count; i++) ord[i] = first + i;
-    std::stable_sort(ord.begin(), ord.end(), [&](PetscInt a, PetscInt b) {
+    PetscErrorCode cerr = PETSC_SUCCESS;
+    PetscCall(PetscFree(ctx->order));
+    PetscCall(PetscMalloc1(count, &ctx->order));
+    for (PetscInt i = 0; i < count; i++) ctx->order[i] = first + i;
+    std::stable_sort(ctx->order, ctx->order + count, [&](PetscInt a, PetscInt b) {
       PetscInt r = 0;
       if (cerr == PETSC_SUCCESS) cerr = SlepcSCCompare(eps->sc, w[a], 0.0, w[b], 0.0, &r);
       return r < 0;
     });
     PetscCall(cerr);
-    PetscCall(PetscFree(ctx->order));
-    PetscCall(PetscMalloc1(count, &ctx->order));
     for (PetscInt i = 0; i < count; i++) {
-      ctx->order[i]  = ord[i];
-      eps->eigr[i]   = w[ord[i]];
+      eps->eigr[i]   = w[ctx->order[i]];
       eps->eigi[i]   = 0;
       eps->errest[i] = 0;
     }
