@@ -252,6 +252,21 @@ PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *p)
   if (p) *p = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode PGXDevReduceCreate(MPI_Comm, PGXDevReduce *p, const char **why)
+{
+  PetscFunctionBegin;
+  *p   = NULL;
+  *why = "built without CUDA";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXDevReduceSum(PGXDevReduce, PetscInt, PetscScalar *) { PGX_NO_CUDA; }
+PetscErrorCode PGXDevReduceGetCount(PGXDevReduce, PetscInt *) { PGX_NO_CUDA; }
+PetscErrorCode PGXDevReduceDestroy(PGXDevReduce *p)
+{
+  PetscFunctionBegin;
+  if (p) *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXDeviceSynchronize(void) { return PETSC_SUCCESS; }
 PetscErrorCode PGXDeviceGetName(char name[], size_t len)
 {

@@ -69,6 +69,15 @@ PETSC_INTERN PetscErrorCode PGXGhostPeerPrepare(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerStart(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerFinish(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *);
+/* Sums over the ranks of scalars in device memory without the host (src/sys/cuda/devreduce.cu; CUDA IPC mailboxes, for
+   ranks of one node on GPUs of their own): create (collective; NULL where any rank cannot take it, with the reason),
+   Sum (queued on PGX's stream, k scalars in place, any k: PGX_DEVREDUCE_MAXK per kernel), Destroy (collective) */
+#define PGX_DEVREDUCE_MAXK 32
+typedef struct _n_PGXDevReduce *PGXDevReduce;
+PETSC_INTERN PetscErrorCode PGXDevReduceCreate(MPI_Comm, PGXDevReduce *, const char **);
+PETSC_INTERN PetscErrorCode PGXDevReduceSum(PGXDevReduce, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXDevReduceGetCount(PGXDevReduce, PetscInt *);
+PETSC_INTERN PetscErrorCode PGXDevReduceDestroy(PGXDevReduce *);
 
 /* Rank-to-device mapping (src/sys/device.cxx): -pgx_device_id, else PETSc's device, else local rank % count */
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);

@@ -132,8 +132,10 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   const PetscScalar *a;
   PetscInt           n = eps->n, lda, first = 0, count = n;
   std::vector<PetscReal> w(n);
+  PetscLogDouble     tp[6] = {0, 0, 0, 0, 0, 0}; /* -info: where EPSSolve's time goes */
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&tp[0]));
   PetscCall(PGXSytrdDestroy(&ctx->S));
   if (ctx->Ad || ctx->As) { /* rank 0 (or the only rank) solves; the eigenvalues are broadcast */
     PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
@@ -145,6 +147,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
+    PetscCall(PetscTime(&tp[1]));
     if (ctx->Ad) {
       PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
       PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
@@ -161,9 +164,12 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
       PetscCall(MatSeqAIJRestoreArrayRead(ctx->As, &a));
       PetscCall(MatRestoreRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
     }
+    PetscCall(PetscTime(&tp[2]));
     /* T is solved once: with its eigenvectors when they may be asked for (EPSComputeVectors reuses them) */
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
+    PetscCall(PetscTime(&tp[3]));
     PetscCall(PGXSytrdSolve(ctx->S, w.data(), NULL, 0));
+    PetscCall(PetscTime(&tp[4]));
     PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
     PetscCall(PGXSytrdGetPanel(ctx->S, NULL, &ctx->panelgrid));
   }
@@ -201,6 +207,8 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   eps->nconv  = count;
   eps->its    = 1;
   eps->reason = EPS_CONVERGED_TOL;
+  PetscCall(PetscTime(&tp[5]));
+  if (ctx->S) PetscCall(PetscInfo(eps, "EPSPGX solve of order %" PetscInt_FMT ": %g s; create %g, set matrix %g, reduction and T %g (reduction %g, T %g), eigenvalues %g, broadcast and order %g\n", n, tp[5] - tp[0], tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], ctx->times.reduce, ctx->times.tridiag, tp[4] - tp[3], tp[5] - tp[4]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -2,10 +2,11 @@
    the vectors and the preconditioner resident in one backend (src/ksp/utils/resident/). The order of the
    operations, the norms, the breakdown tests and the converged reasons are KSPCG's, so that iterations and
    residual histories agree with it to round-off. With the preconditioned norm, ||z|| and the next z'r share one
-   reduction: two global reductions per iteration (p'Ap, then both). On one rank with the preconditioned norm,
-   p'Ap stays in the backend's memory and the step x += a p, r -= a w is taken there, so that an iteration
-   synchronizes with the host once (p'Ap, z'r and ||z|| together), with the same arithmetic; with the look-ahead
-   (default) the next iteration is queued before the host waits for those scalars. */
+   reduction: two global reductions per iteration (p'Ap, then both). With the preconditioned norm, where the
+   reductions can stay in the backend's memory (one rank; the host backend; cuda on several ranks with GPUs of their
+   own, whose sums go GPU to GPU: PGXResidentDevReductions()), p'Ap stays there and the step x += a p, r -= a w is
+   taken there, so that an iteration synchronizes with the host once (p'Ap, z'r and ||z|| together), with the same
+   arithmetic; with the look-ahead (default) the next iteration is queued before the host waits for those scalars. */
 #include "../../utils/resident/resident.h"
 
 typedef struct {
@@ -197,7 +198,8 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The one-synchronization iteration with a look-ahead of one (one rank, preconditioned norm): every scalar of
+/* The one-synchronization iteration with a look-ahead of one (preconditioned norm; reductions in backend memory on
+   every rank, PGXResidentDevReductions(): each is summed over the ranks where it is made): every scalar of
    iteration i+1 (beta/betaold, p'Ap, the guard of the step) is read in backend memory, so iteration i+1 is
    queued before the host waits for iteration i's p'Ap, z'r and ||z||, and the device never waits for the host.
    The arithmetic is that of PGXCGIterate's one-sync branch; the host takes the same decisions from the same
@@ -354,7 +356,7 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
   cg->usedsingle = (PetscBool)(cg->single && (ksp->normtype == KSP_NORM_PRECONDITIONED || ksp->normtype == KSP_NORM_NATURAL));
   if (cg->single && !cg->usedsingle) PetscCall(PetscInfo(ksp, "-ksp_pgx_cg_single_reduction needs the preconditioned or natural norm (not %s): KSPCG's iteration runs\n", KSPNormTypes[ksp->normtype]));
-  cg->usedla = (PetscBool)(!cg->usedsingle && cg->lookahead && r->size == 1 && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
+  cg->usedla = (PetscBool)(!cg->usedsingle && cg->lookahead && PGXResidentDevReductions(r) && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
   PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : cg->usedsingle ? 7 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
@@ -401,7 +403,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_single_reduction", "Chronopoulos-Gear CG: one global reduction per iteration instead of two (several ranks; preconditioned or natural norm; symmetric operators only; iterations may differ from KSPCG's by round-off)", "KSPPGXCG", cg->single, &cg->single, NULL));
-  PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "One rank, preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "Preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host; several ranks: with the host backend, or cuda with -pgx_allreduce_peer on GPUs of their own)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -416,7 +418,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
   if (iascii) {
     PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  one global reduction per iteration (Chronopoulos-Gear, -ksp_pgx_cg_single_reduction): %s%s\n", cg->single ? "on" : "off", cg->single && !cg->usedsingle && ksp->totalits ? " (not used by the last solve: a norm type other than preconditioned or natural)" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ? " (not used by the last solve: several ranks, another norm type, a norm check iteration or max_it 0)" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ?  " (not used by the last solve: another norm type, a norm check iteration, max_it 0, or several ranks whose reductions go through the host)" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -430,9 +432,11 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
 . -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV of the diagonal block reads a banded (DIA) copy of it (auto:
     when it has at most 32 diagonals filled to 2/3 at least; dia: at most 32 diagonals; csr: never)
-. -ksp_pgx_cg_lookahead <true,false> - one rank with the preconditioned norm: iteration i+1 is queued before the host
-    reads iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG`
-    stops at); default true
+. -ksp_pgx_cg_lookahead <true,false> - the preconditioned norm: iteration i+1 is queued before the host reads
+    iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG` stops at);
+    on several ranks with cuda only where the reductions are summed GPU to GPU (-pgx_allreduce_peer); default true
+. -pgx_allreduce_peer <true,false> - several ranks, cuda: the reductions of the one-synchronization loops are summed
+    GPU to GPU (CUDA IPC mailboxes, no host wait) where every rank has a GPU of its own on one node; default true
 . -ksp_pgx_cg_single_reduction <false,true> - Chronopoulos-Gear CG: r'u, w'u and u'u (u = B r, w = A u) in one global
     reduction per iteration instead of two (for several ranks, where each reduction is a device-to-host copy and an
     MPI_Allreduce); preconditioned or natural norm; symmetric (Hermitian) operators only, since p'Ap comes from a

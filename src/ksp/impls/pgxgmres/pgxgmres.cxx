@@ -101,7 +101,8 @@ static PetscErrorCode PGXGMRESOrthogonalize(KSP ksp, KSP_PGXGMRES *g, PGXResiden
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One rank, classical Gram-Schmidt without refinement: the step above and the normalization of v_{it+1} with one
+/* Reductions in backend memory (one rank, the host backend, or cuda on GPUs of their own: PGXResidentDevReductions(),
+   each product summed over the ranks where it is made), classical Gram-Schmidt without refinement: the step above and the normalization of v_{it+1} with one
    host synchronization: the products stay in backend memory, MAXPY reads them there (negated, as above), and the
    products and ||w||^2 come back together; then w is scaled as PGXResidentNormalize() does. Same arithmetic. */
 static PetscErrorCode PGXGMRESOrthogonalizeNormalizeOneSync(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscInt it, PetscReal *tt)
@@ -234,7 +235,7 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
     }
     g->it = it - 1;
     PetscCall(PGXResidentApplyBAorAB(ksp, r, VEC_VV(it), VEC_VV(it + 1), g->TEMP_MATOP));
-    if (r->size == 1 && !g->mgs && g->cgstype == KSP_GMRES_CGS_REFINE_NEVER && it + 2 <= PGX_RESIDENT_NSCAL) {
+    if (PGXResidentDevReductions(r) && !g->mgs && g->cgstype == KSP_GMRES_CGS_REFINE_NEVER && it + 2 <= PGX_RESIDENT_NSCAL) {
       PetscCall(PGXGMRESOrthogonalizeNormalizeOneSync(ksp, g, r, it, &tt));
       if (ksp->reason) break;
     } else {

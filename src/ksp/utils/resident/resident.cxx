@@ -71,6 +71,7 @@ PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
   (*r)->comm   = comm;
   (*r)->device = PGX_DEVICE_HOST;
   (*r)->K      = &K::reference::backend;
+  (*r)->redpeer = PETSC_TRUE;
   PetscCallMPI(MPI_Comm_size(comm, &(*r)->size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -110,6 +111,8 @@ static PetscErrorCode PGXResidentReset(PGXResident r)
   PetscCall(BFree(r, &r->hcoef));
   PetscCall(BFree(r, &r->dscal));
   PetscCall(PGXGhostDestroy(&r->gx));
+  PetscCall(PGXDevReduceDestroy(&r->dred));
+  r->dredtried = PETSC_FALSE;
   PetscCall(VecDestroy(&r->px));
   PetscCall(VecDestroy(&r->py));
   if (r->vstage) PetscCall(PGXVecStageDestroy(&r->vstage));
@@ -383,6 +386,38 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
   PetscCall(PGXResidentSetPC(r, pc, ktype));
   PetscCall(PGXResidentSharePC(r));
   PetscCall(PGXResidentSetUpDIA(r));
+  if (r->size > 1 && r->device == PGX_DEVICE_CUDA && !r->dredtried) { /* collective: every rank sets up the same backend */
+    r->dredtried = PETSC_TRUE;
+    r->dredwhy   = "-pgx_allreduce_peer 0";
+    if (r->redpeer) PetscCall(PGXDevReduceCreate(r->comm, &r->dred, &r->dredwhy));
+    if (!r->dred) PetscCall(PetscInfo(NULL, "PGX resident: reductions in device memory summed through the host (%s)\n", r->dredwhy));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscBool PGXResidentDevReductions(PGXResident r)
+{
+  return (PetscBool)(r->size == 1 || r->device == PGX_DEVICE_HOST || r->dred);
+}
+
+/* Several ranks: d[0..k) in backend memory, this rank's partial sums, become the sums over the ranks (in backend memory) */
+static PetscErrorCode AllreduceDev(PGXResident r, PetscInt k, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  if (r->size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(k <= PGX_RESIDENT_NSCAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGX resident: %" PetscInt_FMT " scalars in one reduction", k);
+  if (r->device == PGX_DEVICE_HOST) { /* host memory */
+    PetscScalar l[PGX_RESIDENT_NSCAL];
+    PetscCall(PetscArraycpy(l, d, k));
+    PetscCall(MPIU_Allreduce(l, d, (PetscMPIInt)k, MPIU_SCALAR, MPIU_SUM, r->comm));
+  } else if (r->dred) PetscCall(PGXDevReduceSum(r->dred, k, d));
+  else { /* through the host: the host waits for the GPU */
+    PetscScalar l[PGX_RESIDENT_NSCAL], g[PGX_RESIDENT_NSCAL];
+    PetscCall(r->K->Fetch(k, d, l));
+    PetscCall(MPIU_Allreduce(l, g, (PetscMPIInt)k, MPIU_SCALAR, MPIU_SUM, r->comm));
+    PetscCall(BPut(r, d, g, (size_t)k * sizeof(PetscScalar)));
+    r->nredhost++;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -414,6 +449,14 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
     PetscCall(PGXGhostGetSizes(r->gx, &nsend, &nghost));
     PetscCall(PGXGhostGetPath(r->gx, &path));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  ghost exchange per product: %" PetscInt_FMT " values out, %" PetscInt_FMT " in, %s\n", nsend, nghost, path));
+  }
+  if (r->size > 1) {
+    if (r->device == PGX_DEVICE_HOST) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions: MPI_Allreduce on the host\n"));
+    else if (r->dred) {
+      PetscInt cnt;
+      PetscCall(PGXDevReduceGetCount(r->dred, &cnt));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed GPU to GPU (CUDA IPC), %" PetscInt_FMT " so far\n", cnt));
+    } else if (r->dredtried) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed through the host (%s), %" PetscInt_FMT " so far\n", r->dredwhy, r->nredhost));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
@@ -497,11 +540,16 @@ PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* One rank: y = A x and d[0] = x'y left in backend memory (the CG's w = A p and p'Ap; one pass on cuda's DIA copy) */
+/* y = A x and d[0] = x'y left in backend memory (the CG's w = A p and p'Ap; on one rank one pass on cuda's DIA copy, on
+   several the product with its ghost exchange, then the product's reduction) */
 PetscErrorCode PGXResidentMultDotDev(PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   PetscFunctionBegin;
-  PetscCheck(!r->gx, r->comm, PETSC_ERR_PLIB, "PGXResidentMultDotDev() is for one rank");
+  if (r->gx) {
+    PetscCall(PGXResidentMult(r, x, y));
+    PetscCall(PGXResidentDotDev(r, x, y, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
   PetscCall(r->K->SpMVDotDev(r->Ad, x, y, d));
@@ -616,7 +664,6 @@ PetscErrorCode PGXResidentDotNorm2(PGXResident r, const PetscScalar *s, const Pe
 PetscErrorCode PGXResidentScalars(PGXResident r, PetscScalar **d)
 {
   PetscFunctionBegin;
-  PetscCheck(r->size == 1, r->comm, PETSC_ERR_SUP, "PGX resident: backend-memory reductions are for one rank");
   if (!r->dscal) PetscCall(BAlloc(r, PGX_RESIDENT_NSCAL * sizeof(PetscScalar), (void **)&r->dscal));
   *d = r->dscal;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -627,6 +674,7 @@ PetscErrorCode PGXResidentDotDev(PGXResident r, const PetscScalar *x, const Pets
   PetscFunctionBegin;
   PetscCall(r->K->DotDev(r->n, x, y, d));
   PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscCall(AllreduceDev(r, 1, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -635,6 +683,7 @@ PetscErrorCode PGXResidentDotNorm2Dev(PGXResident r, const PetscScalar *s, const
   PetscFunctionBegin;
   PetscCall(r->K->DotNorm2Dev(r->n, s, t, d2));
   PetscCall(LogFlops(r, 4.0 * r->n));
+  PetscCall(AllreduceDev(r, 2, d2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -651,6 +700,7 @@ PetscErrorCode PGXResidentMDotDev(PGXResident r, PetscInt k, const PetscScalar *
   PetscFunctionBegin;
   PetscCall(r->K->MDotDev(r->n, k, V, ldv, w, d));
   PetscCall(LogFlops(r, 2.0 * r->n * k));
+  PetscCall(AllreduceDev(r, k, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -667,6 +717,7 @@ PetscErrorCode PGXResidentNorm2SqDev(PGXResident r, const PetscScalar *x, PetscS
   PetscFunctionBegin;
   PetscCall(r->K->Norm2SqDev(r->n, x, d));
   PetscCall(LogFlops(r, 2.0 * r->n));
+  PetscCall(AllreduceDev(r, 1, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -693,11 +744,19 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank) */
+/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: the update, the
+   product with its ghost exchange, the reduction) */
 PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)
 {
   PetscFunctionBegin;
-  PetscCheck(!r->gx, r->comm, PETSC_ERR_PLIB, "PGXResidentMultDotAYPXDev() is for one rank");
+  if (r->gx) {
+    if (pold) {
+      PetscCall(PGXResidentCopy(r, pold, pnew));
+      PetscCall(PGXResidentAYPXDev(r, num, den, z, pnew));
+    } else PetscCall(PGXResidentCopy(r, z, pnew));
+    PetscCall(PGXResidentMultDotDev(r, pnew, w, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
   PetscCall(r->K->SpMVDotAYPXDev(r->Ad, z, pold, num, den, pnew, w, d));
@@ -841,6 +900,7 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
+  PetscCall(PetscOptionsBool("-pgx_allreduce_peer", "Several ranks, cuda: the reductions of the one-synchronization loops summed GPU to GPU (CUDA IPC) where every rank has a GPU of its own on one node, else through the host", "KSPPGXCG", b->res->redpeer, &b->res->redpeer, NULL));
   PetscCall(PetscOptionsEnum("-ksp_pgx_spmv_format", "cuda: the storage the SpMV reads for the diagonal block: auto (DIA when the block has at most 32 diagonals, filled to 2/3 at least), csr, dia (DIA at up to 32 diagonals whatever the fill)", "KSPPGXCG", PGXResidentSpMVFormats, (PetscEnum)b->res->spmvfmt, (PetscEnum *)&b->res->spmvfmt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

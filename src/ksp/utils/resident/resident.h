@@ -76,6 +76,12 @@ struct _n_PGXResident {
   PetscScalar                                 *hcoef; /* cuda: staging of MAXPY coefficients (device) */
   PetscScalar                                 *dscal; /* PGX_RESIDENT_NSCAL scalars in backend memory (one-sync CG and GMRES steps) */
   PetscMPIInt                                  size;  /* ranks of comm */
+  /* several ranks: how the reductions left in backend memory (the *Dev ones) are summed over the ranks */
+  PetscBool                                    redpeer;  /* -pgx_allreduce_peer: on the GPUs (CUDA IPC) where every rank can */
+  PGXDevReduce                                 dred;     /* cuda: the GPU-to-GPU sums, or NULL */
+  PetscBool                                    dredtried; /* PGXDevReduceCreate() was called (collectively) */
+  const char                                  *dredwhy;  /* why dred is NULL */
+  PetscInt                                     nredhost; /* cuda without dred: sums staged through the host */
 };
 
 PETSC_INTERN PetscErrorCode PGXResidentCreate(MPI_Comm, PGXResident *);
@@ -102,7 +108,10 @@ PETSC_INTERN PetscErrorCode PGXResidentDotNorm2(PGXResident, const PetscScalar *
 PETSC_INTERN PetscErrorCode PGXResidentNorm(PGXResident, const PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode PGXResidentNormalize(PGXResident, PetscScalar *, PetscReal *);
 #define PGX_RESIDENT_NSCAL 128
-/* One rank: reductions left in backend memory (PGXResidentScalars(): PGX_RESIDENT_NSCAL slots), KSPCG's guarded step, and the fetch
+/* Whether the reductions left in backend memory reach every rank without the host waiting for its GPU (one rank; the host
+   backend, where they are plain MPI_Allreduce calls; cuda with the GPU-to-GPU sums) */
+PETSC_INTERN PetscBool PGXResidentDevReductions(PGXResident);
+/* Reductions left in backend memory (PGXResidentScalars(): PGX_RESIDENT_NSCAL slots), KSPCG's guarded step, and the fetch
    of k slots to the host (one synchronization); see resident_kernels.h */
 PETSC_INTERN PetscErrorCode PGXResidentScalars(PGXResident, PetscScalar **);
 PETSC_INTERN PetscErrorCode PGXResidentMultDotDev(PGXResident, const PetscScalar *, PetscScalar *, PetscScalar *);
