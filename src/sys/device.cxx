@@ -252,6 +252,21 @@ PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *p)
   if (p) *p = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode PGXGhostPushCreate(MPI_Comm, PetscBool, PetscMPIInt, const PetscMPIInt *, const PetscInt *, PetscMPIInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscScalar *, PGXGhostPush *p, const char **why)
+{
+  PetscFunctionBegin;
+  *p   = NULL;
+  *why = "built without CUDA";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXGhostPushBegin(PGXGhostPush, const PetscScalar *) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPushEnd(PGXGhostPush) { PGX_NO_CUDA; }
+PetscErrorCode PGXGhostPushDestroy(PGXGhostPush *p)
+{
+  PetscFunctionBegin;
+  if (p) *p = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXDevReduceCreate(MPI_Comm, PGXDevReduce *p, const char **why)
 {
   PetscFunctionBegin;

@@ -9,7 +9,9 @@
    gather, copy to the host, sends posted) and PGXGhostEnd (wait, copy of the ghosts to the device).
    cuda, with every rank's neighbours on its node (-pgx_ghost_peer, default true): GPU to GPU instead
    (src/sys/cuda/ghostpeer.cu): each rank copies its ghosts straight from its neighbours' device send buffers (CUDA
-   IPC), ordered by interprocess events; no host buffer, and no host waits for its GPU in the exchange. */
+   IPC), ordered by interprocess events; no host buffer, and no host waits for its GPU in the exchange. With
+   -pgx_ghost_push (ranks on GPUs of their own), the senders' GPUs store into the receivers' ghost arrays and raise
+   flags that the receivers' GPUs wait on: no MPI message per exchange either (src/sys/cuda/ghostpeer.cu). */
 #include <pgx/private/pgximpl.h>
 #include <petscsf.h>
 
@@ -28,6 +30,7 @@ struct _n_PGXGhost {
   PetscScalar  *d_ghost;                  /* cuda: device copy of the ghost values */
   MPI_Request  *req;                      /* nfrom receives, then nto sends */
   PGXGhostPeer  peer;                     /* cuda: the GPU-to-GPU path, or NULL (host buffers) */
+  PGXGhostPush  push;                     /* cuda: its push variant (-pgx_ghost_push), or NULL */
   const char   *path;                     /* which, for views */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 };
@@ -157,16 +160,22 @@ PetscErrorCode PGXGhostCreate(Mat A, PGXDeviceType dev, PetscErrorCode (*gather)
   } else PetscCall(PetscMalloc2(PetscMax(x->nsend, 1), &x->sendbuf_h, PetscMax(ng, 1), &x->recvbuf_h));
   x->path = "through host buffers";
   if (dev == PGX_DEVICE_CUDA) {
-    PetscBool   peer = PETSC_TRUE;
+    PetscBool   peer = PETSC_TRUE, push = PETSC_FALSE;
     const char *why  = NULL;
     PetscOptionsBegin(x->comm, NULL, "PGX ghost exchange of MPIAIJ products on the GPU", "PGX");
     PetscCall(PetscOptionsBool("-pgx_ghost_peer", "Ghost values GPU to GPU (CUDA IPC) where every rank's neighbours share its node, else through host buffers", "PGXGhostCreate", peer, &peer, NULL));
+    PetscCall(PetscOptionsBool("-pgx_ghost_push", "GPU to GPU: the senders store into the receivers' ghost arrays and raise flags that the receivers' GPUs wait on (no MPI message, no host wait; ranks on GPUs of their own)", "PGXGhostCreate", push, &push, NULL));
     PetscOptionsEnd();
-    if (peer) {
+    if (peer && push) {
+      PetscCall(PGXGhostPushCreate(x->comm, x->recvpos ? PETSC_FALSE : PETSC_TRUE, x->nto, x->to, x->tooff, x->nfrom, x->from, x->fromoff, x->d_sendidx, x->d_ghost, &x->push, &why));
+      if (x->push) x->path = "GPU to GPU, pushed by the senders (CUDA IPC, flags in device memory)";
+      else PetscCall(PetscInfo(A, "Ghost exchange not pushed: %s\n", why ? why : "unavailable"));
+    }
+    if (peer && !x->push) {
       PetscCall(PGXGhostPeerCreate(x->comm, x->recvpos ? PETSC_FALSE : PETSC_TRUE, x->nto, x->to, x->tooff, x->nfrom, x->from, x->fromoff, x->d_sendbuf, x->d_ghost, &x->peer, &why));
       if (x->peer) x->path = "GPU to GPU (CUDA IPC)";
       else PetscCall(PetscInfo(A, "Ghost exchange through host buffers: %s\n", why ? why : "GPU-to-GPU path unavailable"));
-    } else x->path = "through host buffers (-pgx_ghost_peer 0)";
+    } else if (!peer) x->path = "through host buffers (-pgx_ghost_peer 0)";
   }
   *g = x;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,6 +198,11 @@ PetscErrorCode PGXGhostBegin(PGXGhost g, const PetscScalar *x)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_GhostBegin, 0, 0, 0, 0));
+  if (g->push) {
+    PetscCall(PGXGhostPushBegin(g->push, x));
+    PetscCall(PetscLogEventEnd(PGX_GhostBegin, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (g->peer) {
     PetscCall(PGXGhostPeerPrepare(g->peer));
     if (g->nsend) PetscCall(g->gather(g->nsend, g->d_sendidx, x, g->d_sendbuf));
@@ -230,6 +244,12 @@ PetscErrorCode PGXGhostEnd(PGXGhost g, const PetscScalar **ghost)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_GhostEnd, 0, 0, 0, 0));
+  if (g->push) {
+    PetscCall(PGXGhostPushEnd(g->push));
+    *ghost = g->d_ghost;
+    PetscCall(PetscLogEventEnd(PGX_GhostEnd, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (g->peer) {
     PetscCall(PGXGhostPeerFinish(g->peer));
     *ghost = g->d_ghost;
@@ -314,6 +334,7 @@ PetscErrorCode PGXGhostDestroy(PGXGhost *g)
   PetscFunctionBegin;
   if (!x) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXGhostPeerDestroy(&x->peer));
+  PetscCall(PGXGhostPushDestroy(&x->push));
   PetscCallMPI(MPI_Comm_free(&x->comm));
   PetscCall(PetscFree4(x->to, x->tooff, x->from, x->fromoff));
   PetscCall(PetscFree(x->sendidx_h));

@@ -69,6 +69,13 @@ PETSC_INTERN PetscErrorCode PGXGhostPeerPrepare(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerStart(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerFinish(PGXGhostPeer);
 PETSC_INTERN PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *);
+/* Its push variant (-pgx_ghost_push; ranks on GPUs of their own): senders store into their receivers' ghost arrays and
+   raise flags in device memory, End waits on the GPU; no MPI message and no host wait per exchange */
+typedef struct _n_PGXGhostPush *PGXGhostPush;
+PETSC_INTERN PetscErrorCode PGXGhostPushCreate(MPI_Comm, PetscBool, PetscMPIInt, const PetscMPIInt *, const PetscInt *, PetscMPIInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscScalar *, PGXGhostPush *, const char **);
+PETSC_INTERN PetscErrorCode PGXGhostPushBegin(PGXGhostPush, const PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXGhostPushEnd(PGXGhostPush);
+PETSC_INTERN PetscErrorCode PGXGhostPushDestroy(PGXGhostPush *);
 /* Sums over the ranks of scalars in device memory without the host (src/sys/cuda/devreduce.cu; CUDA IPC mailboxes, for
    ranks of one node on GPUs of their own): create (collective; NULL where any rank cannot take it, with the reason),
    Sum (queued on PGX's stream, k scalars in place, any k: PGX_DEVREDUCE_MAXK per kernel), Destroy (collective) */

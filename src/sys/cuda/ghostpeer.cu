@@ -263,3 +263,328 @@ PetscErrorCode PGXGhostPeerDestroy(PGXGhostPeer *pp)
   *pp = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ------------------------------------------------------------------------------------------------------------------
+   The push variant (-pgx_ghost_push): no host in the exchange at all. Each sender maps its receivers' ghost arrays
+   and flag words (CUDA IPC) and, in one kernel, gathers the values they need straight into their ghost arrays (NVLink
+   or PCIe stores), then raises each receiver's "ready" word to the exchange's sequence number e; the receiver's End is
+   one small kernel that waits on its GPU for every sender's word to reach e. A receiver may read its ghosts until its
+   next Begin, whose kernel first tells its senders "done with e - 1" (the stores it makes into their words), and a
+   sender writes exchange e only after each of its receivers has said so. Every rank runs the same exchanges in the
+   same order (the products are collective), so the words only grow and no rank's kernel waits on work queued after
+   its own: no deadlock, no MPI message, no host wait. A wait longer than PGX_GHOST_PUSH_TIMEOUT_S (a rank gone) fills
+   the ghosts with NaN (the solve then reports DIVERGED_NANORINF) instead of hanging. Ranks that share a GPU do not
+   take it (a waiting kernel would hold the GPU from the rank it waits for). */
+#define PGX_GHOST_PUSH_TIMEOUT_S 60
+
+namespace
+{
+struct PushSeg {
+  PetscScalar        *dst;   /* the receiver's ghost array, at this rank's segment (mapped) */
+  unsigned long long *ready; /* the receiver's ready word for this rank (mapped) */
+  PetscInt            off, len; /* this rank's send buffer segment for it */
+};
+
+struct PushMsgToSender { /* what a receiver tells each of its senders */
+  cudaIpcMemHandle_t ghost, flags;
+  long long          off;   /* byte offset of the sender's segment in the receiver's ghost array */
+  long long          bytes;
+  int                ready; /* index of the sender's ready word in the receiver's flags */
+};
+struct PushMsgToReceiver { /* what a sender tells each of its receivers */
+  cudaIpcMemHandle_t flags;
+  int                done; /* index of the receiver's done word in the sender's flags */
+};
+
+__device__ __forceinline__ unsigned long long PushTimer()
+{
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* grid (bx, nto): y = the receiver; tells the senders "done with e - 1", waits for the receiver's "done with e - 1",
+   stores, and the segment's last block raises the receiver's ready word to e */
+__global__ void PushKernel(const PetscInt *sendidx, const PetscScalar *x, const PushSeg *segs, unsigned long long *const *donesig, int nfrom, const unsigned long long *mydone, unsigned long long e, unsigned int *counter, unsigned long long timeout_ns)
+{
+  const int j = blockIdx.y;
+  if (blockIdx.x == 0 && j == 0) {
+    for (int i = threadIdx.x; i < nfrom; i += blockDim.x) *(volatile unsigned long long *)donesig[i] = e - 1;
+    __threadfence_system();
+  }
+  if (threadIdx.x == 0) {
+    const unsigned long long t0 = PushTimer();
+    while (*(volatile const unsigned long long *)&mydone[j] < e - 1)
+      if (PushTimer() - t0 > timeout_ns) break;
+  }
+  __syncthreads();
+  const PushSeg s = segs[j];
+  for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < s.len; k += (PetscInt)gridDim.x * blockDim.x) s.dst[k] = x[sendidx[s.off + k]];
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned int prev = atomicAdd(&counter[j], 1u);
+    if (prev == gridDim.x - 1) {
+      counter[j] = 0;
+      __threadfence_system();
+      *(volatile unsigned long long *)s.ready = e;
+    }
+  }
+}
+
+/* a rank that sends nothing still tells its senders "done with e - 1" */
+__global__ void PushDoneKernel(unsigned long long *const *donesig, int nfrom, unsigned long long e)
+{
+  for (int i = threadIdx.x; i < nfrom; i += blockDim.x) *(volatile unsigned long long *)donesig[i] = e - 1;
+  __threadfence_system();
+}
+
+/* one block: every sender's ready word reaches e (else, after the timeout, NaN ghosts) */
+__global__ void PushWaitKernel(const unsigned long long *myready, int nfrom, unsigned long long e, PetscScalar *ghost, PetscInt nghost, unsigned long long timeout_ns)
+{
+  __shared__ int failed;
+  if (threadIdx.x == 0) failed = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < nfrom; i += blockDim.x) {
+    const unsigned long long t0 = PushTimer();
+    while (*(volatile const unsigned long long *)&myready[i] < e)
+      if (PushTimer() - t0 > timeout_ns) {
+        failed = 1;
+        break;
+      }
+  }
+  __threadfence_system();
+  __syncthreads();
+  if (failed)
+    for (PetscInt k = threadIdx.x; k < nghost; k += blockDim.x) ghost[k] = (PetscReal)__longlong_as_double(0x7ff8000000000000ULL);
+}
+} // namespace
+
+struct _n_PGXGhostPush {
+  MPI_Comm             comm;
+  PetscMPIInt          nto, nfrom;
+  cudaStream_t         s;
+  unsigned long long  *flags;   /* this rank's words: ready[nfrom] (written by its senders), then done[nto] (by its receivers) */
+  unsigned int        *counter; /* nto, the PushKernel's block counts */
+  PushSeg             *dsegs;   /* nto (device) */
+  unsigned long long **ddonesig; /* nfrom (device): each sender's done word for this rank (mapped) */
+  PetscMPIInt          nmapped;
+  void               **mapped;   /* every base this rank opened (closed at the end) */
+  PetscInt             nsend, nghost, maxlen;
+  const PetscInt      *d_sendidx;
+  PetscScalar         *d_ghost;
+  unsigned long long   e;
+};
+
+static PetscErrorCode PushFree(PGXGhostPush p)
+{
+  PetscFunctionBegin;
+  for (PetscMPIInt i = 0; i < p->nmapped; i++)
+    if (p->mapped[i]) PGXCallCUDA(cudaIpcCloseMemHandle(p->mapped[i]));
+  if (p->flags) PGXCallCUDA(cudaFree(p->flags));
+  if (p->counter) PGXCallCUDA(cudaFree(p->counter));
+  if (p->dsegs) PGXCallCUDA(cudaFree(p->dsegs));
+  if (p->ddonesig) PGXCallCUDA(cudaFree(p->ddonesig));
+  PetscCall(PetscFree(p->mapped));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Opens handle h of rank r once per (rank, allocation): the flags of a rank that is both a sender and a receiver of
+   this one are asked for twice */
+static PetscErrorCode PushOpen(PGXGhostPush p, PetscMPIInt r, const cudaIpcMemHandle_t &h, PetscMPIInt *keys, cudaIpcMemHandle_t *handles, void **base, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  *base = NULL;
+  for (PetscMPIInt i = 0; i < p->nmapped; i++)
+    if (keys[i] == r && !memcmp(&handles[i], &h, sizeof(h))) {
+      *base = p->mapped[i];
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  cudaError_t e = cudaIpcOpenMemHandle(base, h, cudaIpcMemLazyEnablePeerAccess);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    *base = NULL;
+    *ok   = PETSC_FALSE;
+    PetscCall(PetscInfo(NULL, "cudaIpcOpenMemHandle of rank %d's memory: %s\n", (int)r, cudaGetErrorString(e)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  keys[p->nmapped]      = r;
+  handles[p->nmapped]   = h;
+  p->mapped[p->nmapped++] = *base;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXGhostPushCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt nto, const PetscMPIInt *to, const PetscInt *tooff, PetscMPIInt nfrom, const PetscMPIInt *from, const PetscInt *fromoff, const PetscInt *d_sendidx, PetscScalar *d_ghost, PGXGhostPush *pp, const char **why)
+{
+  PGXGhostPush       p   = NULL;
+  const size_t       sz  = sizeof(PetscScalar);
+  PetscMPIInt        ok  = usable ? 1 : 0, all = 0, nnode = 0, size, rank;
+  PetscBool          okb = PETSC_TRUE;
+  MPI_Comm           node;
+  int                dev = 0;
+  char               bus[32] = {0}, *buses = NULL;
+  cudaIpcMemHandle_t hg = {}, hf = {};
+  PushMsgToSender   *tos = NULL, *ins = NULL;     /* to my senders (nfrom), from my receivers (nto) */
+  PushMsgToReceiver *tor = NULL, *inr = NULL;     /* to my receivers (nto), from my senders (nfrom) */
+  MPI_Request       *rq = NULL;
+  PetscMPIInt       *keys = NULL;
+  cudaIpcMemHandle_t *handles = NULL;
+  PushSeg           *segs = NULL;
+  unsigned long long **donesig = NULL;
+
+  PetscFunctionBegin;
+  *pp  = NULL;
+  *why = usable ? NULL : "the ghosts arrive in another order than the off-diagonal block's columns";
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nnode));
+  PetscCallMPI(MPI_Comm_free(&node));
+  if (ok && nnode != size) {
+    ok   = 0;
+    *why = "the ranks run on several nodes";
+  }
+  PGXCallCUDA(cudaGetDevice(&dev));
+  if (cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (ok) *why = "no PCI bus id for this rank's device";
+    ok = 0;
+  }
+  PetscCall(PetscCalloc1((size_t)size * sizeof(bus), &buses));
+  PetscCallMPI(MPI_Allgather(bus, (PetscMPIInt)sizeof(bus), MPI_CHAR, buses, (PetscMPIInt)sizeof(bus), MPI_CHAR, comm));
+  for (PetscMPIInt r = 0; r < size && ok; r++)
+    if (r != rank && !strncmp(buses + (size_t)r * sizeof(bus), bus, sizeof(bus))) {
+      ok   = 0;
+      *why = "ranks share a GPU";
+    }
+  PetscCall(PetscFree(buses));
+  PetscCall(PetscNew(&p));
+  p->comm      = comm;
+  p->nto       = nto;
+  p->nfrom     = nfrom;
+  p->nsend     = tooff[nto];
+  p->nghost    = fromoff[nfrom];
+  p->d_sendidx = d_sendidx;
+  p->d_ghost   = d_ghost;
+  PetscCall(PGXCUDAGetStream(&p->s));
+  for (PetscMPIInt j = 0; j < nto; j++) p->maxlen = PetscMax(p->maxlen, tooff[j + 1] - tooff[j]);
+  if (ok) {
+    const size_t fb = (size_t)PetscMax(nfrom + nto, 1) * sizeof(unsigned long long);
+    if (cudaMalloc((void **)&p->flags, fb) != cudaSuccess || cudaMemset(p->flags, 0, fb) != cudaSuccess || cudaMalloc((void **)&p->counter, (size_t)PetscMax(nto, 1) * sizeof(unsigned int)) != cudaSuccess || cudaMemset(p->counter, 0, (size_t)PetscMax(nto, 1) * sizeof(unsigned int)) != cudaSuccess || cudaIpcGetMemHandle(&hf, p->flags) != cudaSuccess || (nfrom && cudaIpcGetMemHandle(&hg, d_ghost) != cudaSuccess)) {
+      (void)cudaGetLastError();
+      ok   = 0;
+      *why = "no CUDA IPC handle for this rank's ghost array or flags";
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm));
+  if (!all) {
+    if (!*why) *why = "another rank cannot take it";
+    PetscCall(PushFree(p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc4(nfrom, &tos, nto, &ins, nto, &tor, nfrom, &inr));
+  PetscCall(PetscMalloc1(2 * (nto + nfrom), &rq));
+  {
+    PetscMPIInt nr = 0;
+    for (PetscMPIInt j = 0; j < nto; j++) PetscCallMPI(MPI_Irecv(&ins[j], (PetscMPIInt)sizeof(PushMsgToSender), MPI_BYTE, to[j], TAG_HANDLES, comm, &rq[nr++]));
+    for (PetscMPIInt i = 0; i < nfrom; i++) PetscCallMPI(MPI_Irecv(&inr[i], (PetscMPIInt)sizeof(PushMsgToReceiver), MPI_BYTE, from[i], TAG_HANDLES, comm, &rq[nr++]));
+    for (PetscMPIInt i = 0; i < nfrom; i++) {
+      tos[i].ghost = hg;
+      tos[i].flags = hf;
+      tos[i].off   = (long long)fromoff[i] * (long long)sz;
+      tos[i].bytes = (long long)(fromoff[i + 1] - fromoff[i]) * (long long)sz;
+      tos[i].ready = (int)i;
+      PetscCallMPI(MPI_Isend(&tos[i], (PetscMPIInt)sizeof(PushMsgToSender), MPI_BYTE, from[i], TAG_HANDLES, comm, &rq[nr++]));
+    }
+    for (PetscMPIInt j = 0; j < nto; j++) {
+      tor[j].flags = hf;
+      tor[j].done  = (int)(nfrom + j);
+      PetscCallMPI(MPI_Isend(&tor[j], (PetscMPIInt)sizeof(PushMsgToReceiver), MPI_BYTE, to[j], TAG_HANDLES, comm, &rq[nr++]));
+    }
+    PetscCallMPI(MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE));
+  }
+  /* open: at most two allocations per neighbour */
+  PetscCall(PetscCalloc1(2 * (nto + nfrom) + 1, &p->mapped));
+  PetscCall(PetscCalloc2(2 * (nto + nfrom) + 1, &keys, 2 * (nto + nfrom) + 1, &handles));
+  PetscCall(PetscCalloc2(PetscMax(nto, 1), &segs, PetscMax(nfrom, 1), &donesig));
+  for (PetscMPIInt j = 0; j < nto && okb; j++) {
+    void *gbase = NULL, *fbase = NULL;
+    PetscCheck(ins[j].bytes == (long long)(tooff[j + 1] - tooff[j]) * (long long)sz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rank %d expects %lld bytes for %" PetscInt_FMT " values", (int)to[j], ins[j].bytes, tooff[j + 1] - tooff[j]);
+    PetscCall(PushOpen(p, to[j], ins[j].ghost, keys, handles, &gbase, &okb));
+    if (okb) PetscCall(PushOpen(p, to[j], ins[j].flags, keys, handles, &fbase, &okb));
+    if (!okb) break;
+    segs[j].dst   = (PetscScalar *)((char *)gbase + ins[j].off);
+    segs[j].ready = (unsigned long long *)fbase + ins[j].ready;
+    segs[j].off   = tooff[j];
+    segs[j].len   = tooff[j + 1] - tooff[j];
+  }
+  for (PetscMPIInt i = 0; i < nfrom && okb; i++) {
+    void *fbase = NULL;
+    PetscCall(PushOpen(p, from[i], inr[i].flags, keys, handles, &fbase, &okb));
+    if (okb) donesig[i] = (unsigned long long *)fbase + inr[i].done;
+  }
+  if (okb) {
+    if (cudaMalloc((void **)&p->dsegs, (size_t)PetscMax(nto, 1) * sizeof(PushSeg)) != cudaSuccess || cudaMemcpy(p->dsegs, segs, (size_t)nto * sizeof(PushSeg), cudaMemcpyHostToDevice) != cudaSuccess || cudaMalloc((void **)&p->ddonesig, (size_t)PetscMax(nfrom, 1) * sizeof(unsigned long long *)) != cudaSuccess || cudaMemcpy(p->ddonesig, donesig, (size_t)nfrom * sizeof(unsigned long long *), cudaMemcpyHostToDevice) != cudaSuccess) {
+      (void)cudaGetLastError();
+      okb = PETSC_FALSE;
+    }
+  }
+  PetscCall(PetscFree4(tos, ins, tor, inr));
+  PetscCall(PetscFree(rq));
+  PetscCall(PetscFree2(keys, handles));
+  PetscCall(PetscFree2(segs, donesig));
+  ok = okb ? 1 : 0;
+  PetscCallMPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm));
+  if (!all) {
+    *why = ok ? "another rank could not map its neighbours" : "cudaIpcOpenMemHandle failed (no peer access between the devices?)";
+    PetscCallMPI(MPI_Barrier(comm));
+    PetscCall(PushFree(p));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallMPI(MPI_Barrier(comm)); /* every rank's flags zeroed before anyone writes into them */
+  *pp = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Begin of exchange e: queued on PGX's stream after the producer of x */
+PetscErrorCode PGXGhostPushBegin(PGXGhostPush p, const PetscScalar *x)
+{
+  PetscFunctionBegin;
+  p->e++;
+  if (p->nto) {
+    const int  bs = 256;
+    const dim3 grid((unsigned)PetscMax(1, PetscMin((p->maxlen + bs - 1) / bs, 128)), (unsigned)p->nto);
+    PushKernel<<<grid, bs, 0, p->s>>>(p->d_sendidx, x, p->dsegs, p->ddonesig, (int)p->nfrom, p->flags + p->nfrom, p->e, p->counter, (unsigned long long)PGX_GHOST_PUSH_TIMEOUT_S * 1000000000ull);
+    PGXCheckLaunch("PushKernel");
+  } else if (p->nfrom) { /* nothing to send: still tell the senders "done with e - 1" */
+    PushDoneKernel<<<1, 32, 0, p->s>>>(p->ddonesig, (int)p->nfrom, p->e);
+    PGXCheckLaunch("PushDoneKernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* End of exchange e: the ghosts are in place when the stream reaches the next kernel */
+PetscErrorCode PGXGhostPushEnd(PGXGhostPush p)
+{
+  PetscFunctionBegin;
+  if (p->nfrom) {
+    PushWaitKernel<<<1, 64, 0, p->s>>>(p->flags, (int)p->nfrom, p->e, p->d_ghost, p->nghost, (unsigned long long)PGX_GHOST_PUSH_TIMEOUT_S * 1000000000ull);
+    PGXCheckLaunch("PushWaitKernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective: after it no rank writes into another's memory */
+PetscErrorCode PGXGhostPushDestroy(PGXGhostPush *pp)
+{
+  PGXGhostPush p = pp ? *pp : NULL;
+
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(PETSC_SUCCESS);
+  PGXCallCUDA(cudaStreamSynchronize(p->s));
+  PetscCallMPI(MPI_Barrier(p->comm));
+  PetscCall(PushFree(p));
+  *pp = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
