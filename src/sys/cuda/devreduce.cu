@@ -31,13 +31,6 @@ struct alignas(16) Slot {
   PetscReal          v[PGX_DEVREDUCE_MAXREAL];
 };
 
-__device__ __forceinline__ unsigned long long GlobalTimer()
-{
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /* one block; nv PetscReal values of d (device) summed over the nr ranks in place */
 __global__ void DevReduceKernel(int nv, PetscReal *d, unsigned long long seq, Slot *const *peers, int me, int nr, unsigned long long timeout_ns)
 {
@@ -57,9 +50,9 @@ __global__ void DevReduceKernel(int nv, PetscReal *d, unsigned long long seq, Sl
   }
   if ((int)threadIdx.x < nr) {
     volatile unsigned long long *f  = &peers[me][threadIdx.x * PGX_DEVREDUCE_SLOTS + slot].flag;
-    const unsigned long long     t0 = GlobalTimer();
+    const unsigned long long     t0 = PGXGlobalTimerNs();
     while (*f < seq) {
-      if (GlobalTimer() - t0 > timeout_ns) {
+      if (PGXGlobalTimerNs() - t0 > timeout_ns) {
         failed = 1;
         break;
       }
@@ -70,7 +63,7 @@ __global__ void DevReduceKernel(int nv, PetscReal *d, unsigned long long seq, Sl
   for (int i = threadIdx.x; i < nv; i += blockDim.x) {
     PetscReal s = 0;
     for (int r = 0; r < nr; r++) s += ((volatile PetscReal *)peers[me][r * PGX_DEVREDUCE_SLOTS + slot].v)[i];
-    d[i] = failed ? (PetscReal)__longlong_as_double(0x7ff8000000000000ULL) : s;
+    d[i] = failed ? PGXNaNReal() : s;
   }
 }
 } // namespace
@@ -98,18 +91,15 @@ static PetscErrorCode DevReduceFree(PGXDevReduce x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Collective on comm: *p = NULL where any rank cannot take the path (*why then says why on this rank) */
-PetscErrorCode PGXDevReduceCreate(MPI_Comm comm, PGXDevReduce *p, const char **why)
+PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm comm, PetscBool *ok, const char **why)
 {
-  PGXDevReduce        x  = NULL;
-  PetscMPIInt         ok = 1, all = 0, size, rank, nnode = 0;
-  MPI_Comm            node;
-  int                 dev = 0;
-  char                bus[32] = {0}, *buses = NULL;
-  cudaIpcMemHandle_t  mh = {}, *handles = NULL;
+  PetscMPIInt size, rank, nnode = 0;
+  MPI_Comm    node;
+  int         dev = 0;
+  char        bus[32] = {0}, *buses = NULL;
 
   PetscFunctionBegin;
-  *p   = NULL;
+  *ok  = PETSC_TRUE;
   *why = NULL;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -117,25 +107,40 @@ PetscErrorCode PGXDevReduceCreate(MPI_Comm comm, PGXDevReduce *p, const char **w
   PetscCallMPI(MPI_Comm_size(node, &nnode));
   PetscCallMPI(MPI_Comm_free(&node));
   if (nnode != size) {
-    ok   = 0;
+    *ok  = PETSC_FALSE;
     *why = "the ranks run on several nodes";
   }
   PGXCallCUDA(cudaGetDevice(&dev));
   if (cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), dev) != cudaSuccess) {
     (void)cudaGetLastError();
-    ok   = 0;
-    *why = "no PCI bus id for this rank's device";
+    if (*ok) *why = "no PCI bus id for this rank's device";
+    *ok = PETSC_FALSE;
   }
   PetscCall(PetscCalloc1((size_t)size * sizeof(bus), &buses));
   PetscCallMPI(MPI_Allgather(bus, (PetscMPIInt)sizeof(bus), MPI_CHAR, buses, (PetscMPIInt)sizeof(bus), MPI_CHAR, comm));
-  for (PetscMPIInt r = 0; r < size && ok; r++) {
-    if (r == rank) continue;
-    if (!strncmp(buses + (size_t)r * sizeof(bus), bus, sizeof(bus))) {
-      ok   = 0;
+  for (PetscMPIInt r = 0; r < size && *ok; r++)
+    if (r != rank && !strncmp(buses + (size_t)r * sizeof(bus), bus, sizeof(bus))) {
+      *ok  = PETSC_FALSE;
       *why = "ranks share a GPU";
     }
-  }
   PetscCall(PetscFree(buses));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Collective on comm: *p = NULL where any rank cannot take the path (*why then says why on this rank) */
+PetscErrorCode PGXDevReduceCreate(MPI_Comm comm, PGXDevReduce *p, const char **why)
+{
+  PGXDevReduce       x  = NULL;
+  PetscMPIInt        ok = 1, all = 0, size, rank;
+  PetscBool          own;
+  cudaIpcMemHandle_t mh = {}, *handles = NULL;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PGXCUDARanksOnOwnGPUs(comm, &own, why));
+  ok = own ? 1 : 0;
   PetscCall(PetscNew(&x));
   x->comm = comm;
   x->size = size;

@@ -296,13 +296,6 @@ struct PushMsgToReceiver { /* what a sender tells each of its receivers */
   int                done; /* index of the receiver's done word in the sender's flags */
 };
 
-__device__ __forceinline__ unsigned long long PushTimer()
-{
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 /* grid (bx, nto): y = the receiver; tells the senders "done with e - 1", waits for the receiver's "done with e - 1",
    stores, and the segment's last block raises the receiver's ready word to e */
 __global__ void PushKernel(const PetscInt *sendidx, const PetscScalar *x, const PushSeg *segs, unsigned long long *const *donesig, int nfrom, const unsigned long long *mydone, unsigned long long e, unsigned int *counter, unsigned long long timeout_ns)
@@ -313,9 +306,9 @@ __global__ void PushKernel(const PetscInt *sendidx, const PetscScalar *x, const 
     __threadfence_system();
   }
   if (threadIdx.x == 0) {
-    const unsigned long long t0 = PushTimer();
+    const unsigned long long t0 = PGXGlobalTimerNs();
     while (*(volatile const unsigned long long *)&mydone[j] < e - 1)
-      if (PushTimer() - t0 > timeout_ns) break;
+      if (PGXGlobalTimerNs() - t0 > timeout_ns) break;
   }
   __syncthreads();
   const PushSeg s = segs[j];
@@ -346,9 +339,9 @@ __global__ void PushWaitKernel(const unsigned long long *myready, int nfrom, uns
   if (threadIdx.x == 0) failed = 0;
   __syncthreads();
   for (int i = threadIdx.x; i < nfrom; i += blockDim.x) {
-    const unsigned long long t0 = PushTimer();
+    const unsigned long long t0 = PGXGlobalTimerNs();
     while (*(volatile const unsigned long long *)&myready[i] < e)
-      if (PushTimer() - t0 > timeout_ns) {
+      if (PGXGlobalTimerNs() - t0 > timeout_ns) {
         failed = 1;
         break;
       }
@@ -356,7 +349,7 @@ __global__ void PushWaitKernel(const unsigned long long *myready, int nfrom, uns
   __threadfence_system();
   __syncthreads();
   if (failed)
-    for (PetscInt k = threadIdx.x; k < nghost; k += blockDim.x) ghost[k] = (PetscReal)__longlong_as_double(0x7ff8000000000000ULL);
+    for (PetscInt k = threadIdx.x; k < nghost; k += blockDim.x) ghost[k] = PGXNaNReal();
 }
 } // namespace
 
@@ -419,11 +412,8 @@ PetscErrorCode PGXGhostPushCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
 {
   PGXGhostPush       p   = NULL;
   const size_t       sz  = sizeof(PetscScalar);
-  PetscMPIInt        ok  = usable ? 1 : 0, all = 0, nnode = 0, size, rank;
+  PetscMPIInt        ok  = usable ? 1 : 0, all = 0;
   PetscBool          okb = PETSC_TRUE;
-  MPI_Comm           node;
-  int                dev = 0;
-  char               bus[32] = {0}, *buses = NULL;
   cudaIpcMemHandle_t hg = {}, hf = {};
   PushMsgToSender   *tos = NULL, *ins = NULL;     /* to my senders (nfrom), from my receivers (nto) */
   PushMsgToReceiver *tor = NULL, *inr = NULL;     /* to my receivers (nto), from my senders (nfrom) */
@@ -436,29 +426,15 @@ PetscErrorCode PGXGhostPushCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
   PetscFunctionBegin;
   *pp  = NULL;
   *why = usable ? NULL : "the ghosts arrive in another order than the off-diagonal block's columns";
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nnode));
-  PetscCallMPI(MPI_Comm_free(&node));
-  if (ok && nnode != size) {
-    ok   = 0;
-    *why = "the ranks run on several nodes";
-  }
-  PGXCallCUDA(cudaGetDevice(&dev));
-  if (cudaDeviceGetPCIBusId(bus, (int)sizeof(bus), dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (ok) *why = "no PCI bus id for this rank's device";
-    ok = 0;
-  }
-  PetscCall(PetscCalloc1((size_t)size * sizeof(bus), &buses));
-  PetscCallMPI(MPI_Allgather(bus, (PetscMPIInt)sizeof(bus), MPI_CHAR, buses, (PetscMPIInt)sizeof(bus), MPI_CHAR, comm));
-  for (PetscMPIInt r = 0; r < size && ok; r++)
-    if (r != rank && !strncmp(buses + (size_t)r * sizeof(bus), bus, sizeof(bus))) {
+  {
+    PetscBool   own;
+    const char *w;
+    PetscCall(PGXCUDARanksOnOwnGPUs(comm, &own, &w));
+    if (ok && !own) {
       ok   = 0;
-      *why = "ranks share a GPU";
+      *why = w;
     }
-  PetscCall(PetscFree(buses));
+  }
   PetscCall(PetscNew(&p));
   p->comm      = comm;
   p->nto       = nto;

@@ -400,24 +400,19 @@ PetscBool PGXResidentDevReductions(PGXResident r)
   return (PetscBool)(r->size == 1 || r->device == PGX_DEVICE_HOST || r->dred);
 }
 
-/* Several ranks: d[0..k) in backend memory, this rank's partial sums, become the sums over the ranks (in backend memory) */
+/* Several ranks: d[0..k) in backend memory, this rank's partial sums, become the sums over the ranks (in backend memory).
+   Callers use the reductions left in backend memory only where PGXResidentDevReductions() holds. */
 static PetscErrorCode AllreduceDev(PGXResident r, PetscInt k, PetscScalar *d)
 {
   PetscFunctionBegin;
   if (r->size == 1) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(k <= PGX_RESIDENT_NSCAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGX resident: %" PetscInt_FMT " scalars in one reduction", k);
+  PetscCheck(PGXResidentDevReductions(r), r->comm, PETSC_ERR_PLIB, "PGX resident: a reduction in device memory on several ranks without the GPU-to-GPU sums (%s)", r->dredwhy ? r->dredwhy : "not set up");
   if (r->device == PGX_DEVICE_HOST) { /* host memory */
     PetscScalar l[PGX_RESIDENT_NSCAL];
+    PetscCheck(k <= PGX_RESIDENT_NSCAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PGX resident: %" PetscInt_FMT " scalars in one reduction", k);
     PetscCall(PetscArraycpy(l, d, k));
     PetscCall(MPIU_Allreduce(l, d, (PetscMPIInt)k, MPIU_SCALAR, MPIU_SUM, r->comm));
-  } else if (r->dred) PetscCall(PGXDevReduceSum(r->dred, k, d));
-  else { /* through the host: the host waits for the GPU */
-    PetscScalar l[PGX_RESIDENT_NSCAL], g[PGX_RESIDENT_NSCAL];
-    PetscCall(r->K->Fetch(k, d, l));
-    PetscCall(MPIU_Allreduce(l, g, (PetscMPIInt)k, MPIU_SCALAR, MPIU_SUM, r->comm));
-    PetscCall(BPut(r, d, g, (size_t)k * sizeof(PetscScalar)));
-    r->nredhost++;
-  }
+  } else PetscCall(PGXDevReduceSum(r->dred, k, d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -456,7 +451,7 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
       PetscInt cnt;
       PetscCall(PGXDevReduceGetCount(r->dred, &cnt));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed GPU to GPU (CUDA IPC), %" PetscInt_FMT " so far\n", cnt));
-    } else if (r->dredtried) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed through the host (%s), %" PetscInt_FMT " so far\n", r->dredwhy, r->nredhost));
+    } else if (r->dredtried) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed through the host (%s): MPI_Allreduce after each product, the one-synchronization loops not used\n", r->dredwhy));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));

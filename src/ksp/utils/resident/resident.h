@@ -81,7 +81,6 @@ struct _n_PGXResident {
   PGXDevReduce                                 dred;     /* cuda: the GPU-to-GPU sums, or NULL */
   PetscBool                                    dredtried; /* PGXDevReduceCreate() was called (collectively) */
   const char                                  *dredwhy;  /* why dred is NULL */
-  PetscInt                                     nredhost; /* cuda without dred: sums staged through the host */
 };
 
 PETSC_INTERN PetscErrorCode PGXResidentCreate(MPI_Comm, PGXResident *);
