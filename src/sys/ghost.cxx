@@ -9,9 +9,10 @@
    gather, copy to the host, sends posted) and PGXGhostEnd (wait, copy of the ghosts to the device).
    cuda, with every rank's neighbours on its node (-pgx_ghost_peer, default true): GPU to GPU instead
    (src/sys/cuda/ghostpeer.cu): each rank copies its ghosts straight from its neighbours' device send buffers (CUDA
-   IPC), ordered by interprocess events; no host buffer, and no host waits for its GPU in the exchange. With
-   -pgx_ghost_push (ranks on GPUs of their own), the senders' GPUs store into the receivers' ghost arrays and raise
-   flags that the receivers' GPUs wait on: no MPI message per exchange either (src/sys/cuda/ghostpeer.cu). */
+   IPC), ordered by interprocess events; no host buffer, and no host waits for its GPU in the exchange. Where
+   the ranks run on GPUs of their own (-pgx_ghost_push, default true; else the copies above), the senders' GPUs
+   store into the receivers' ghost arrays and raise flags that the receivers' GPUs wait on: no MPI message per
+   exchange either (src/sys/cuda/ghostpeer.cu). */
 #include <pgx/private/pgximpl.h>
 #include <petscsf.h>
 
@@ -160,11 +161,11 @@ PetscErrorCode PGXGhostCreate(Mat A, PGXDeviceType dev, PetscErrorCode (*gather)
   } else PetscCall(PetscMalloc2(PetscMax(x->nsend, 1), &x->sendbuf_h, PetscMax(ng, 1), &x->recvbuf_h));
   x->path = "through host buffers";
   if (dev == PGX_DEVICE_CUDA) {
-    PetscBool   peer = PETSC_TRUE, push = PETSC_FALSE;
+    PetscBool   peer = PETSC_TRUE, push = PETSC_TRUE;
     const char *why  = NULL;
     PetscOptionsBegin(x->comm, NULL, "PGX ghost exchange of MPIAIJ products on the GPU", "PGX");
     PetscCall(PetscOptionsBool("-pgx_ghost_peer", "Ghost values GPU to GPU (CUDA IPC) where every rank's neighbours share its node, else through host buffers", "PGXGhostCreate", peer, &peer, NULL));
-    PetscCall(PetscOptionsBool("-pgx_ghost_push", "GPU to GPU: the senders store into the receivers' ghost arrays and raise flags that the receivers' GPUs wait on (no MPI message, no host wait; ranks on GPUs of their own)", "PGXGhostCreate", push, &push, NULL));
+    PetscCall(PetscOptionsBool("-pgx_ghost_push", "GPU to GPU: the senders store into the receivers' ghost arrays and raise flags that the receivers' GPUs wait on (no MPI message, no host wait; ranks on GPUs of their own, else the copies of -pgx_ghost_peer)", "PGXGhostCreate", push, &push, NULL));
     PetscOptionsEnd();
     if (peer && push) {
       PetscCall(PGXGhostPushCreate(x->comm, x->recvpos ? PETSC_FALSE : PETSC_TRUE, x->nto, x->to, x->tooff, x->nfrom, x->from, x->fromoff, x->d_sendidx, x->d_ghost, &x->push, &why));
@@ -290,6 +291,32 @@ PetscErrorCode PGXGhostGetSizes(PGXGhost g, PetscInt *nsend, PetscInt *nghost)
   PetscFunctionBegin;
   if (nsend) *nsend = g ? g->nsend : 0;
   if (nghost) *nghost = g ? g->nghost : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXGhostGetSendIndices - The local indices of the owned entries that one exchange sends, in the backend's memory
+  (device array for cuda, host array for host): a caller that forms those entries itself before `PGXGhostBegin()` (the
+  resident CG forms its new direction there, and the rest of it inside the product of the diagonal block).
+
+  Not Collective
+
+  Input Parameter:
+. g - the exchange
+
+  Output Parameters:
++ nsend - how many
+- idx   - the indices (owned by g)
+
+  Level: developer
+
+.seealso: `PGXGhostCreate()`, `PGXGhostGetSizes()`
+@*/
+PetscErrorCode PGXGhostGetSendIndices(PGXGhost g, PetscInt *nsend, const PetscInt **idx)
+{
+  PetscFunctionBegin;
+  *nsend = g->nsend;
+  *idx   = g->dev == PGX_DEVICE_CUDA ? g->d_sendidx : g->sendidx_h;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

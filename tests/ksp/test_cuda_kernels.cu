@@ -1,10 +1,11 @@
 static char help[] = "Resident Krylov layer: the cuda kernels against the reference kernels (needs a GPU).\n"
                      "Random CSR, n = 3001 rows (not a power of two, larger than a warp), rows of 0 to 40 entries, an off-diagonal\n"
-                     "block of 37 ghosts; SpMV, SpMVAdd, SpMVDotDev, SpMVDotAYPXDev also on a banded matrix through its DIA copy (9 diagonals, filled on the device by DIAFill); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
+                     "block of 37 ghosts; SpMV, SpMVAdd, SpMVDotDev, SpMVDotAYPXDev (and AYPXIdxDev, bitwise against it) also on a banded matrix; SpMVAddDotDev on the ghost block through its DIA copy (9 diagonals, filled on the device by DIAFill); every kernel (Gather: 977 random indices), outputs poisoned with NaN first; MDot/MAXPY with k = 1, 7, 31 and 70 (> MAXK).\n"
                      "Tolerance: 1e-13 absolute times a scale: 10 for SpMV and MAXPY, 1 for updates, 1000 for the reductions\n(another summation order: ~2000 eps of the sum of |terms|).\n";
 #include <pgx/private/pgxcuda.h>
 #include <vector>
 #include <cmath>
+#include <cstring>
 #include "../../src/ksp/utils/resident/resident_kernels.h"
 #include <pgx/private/pgxdia.h>
 #define PGX_TEST_PLAIN_CHECK
@@ -174,6 +175,50 @@ int main(int argc, char **argv)
             Compare(csr ? "SpMVDotAYPXDev (CSR) w" : "SpMVDotAYPXDev (DIA) w", hw, Down(dw, n), 10);
             Compare(csr ? "SpMVDotAYPXDev (CSR) p'w" : "SpMVDotAYPXDev (DIA) p'w", {hd2}, {dd2}, s);
           }
+        { /* several ranks: the entries the ghost exchange sends formed first (AYPXIdxDev: equal to the reference, the
+             other entries untouched, and bitwise equal to what the fused DIA product then writes there), and the
+             off-diagonal block's y += B g with d += sum (B g)_i p_i (SpMVAddDotDev; rows of B without entries add nothing) */
+          std::vector<PetscInt> idx;
+          for (PetscInt i = 0; i < n; i += 1 + (PetscInt)(Rand() * 20)) idx.push_back(i);
+          PetscInt    *didx = Up(idx);
+          PetscScalar *dold = Up(y0);
+          for (int withold = 0; withold < 2; withold++) {
+            std::vector<PetscScalar> hq(n, NAN);
+            PetscScalar             *dq = Up(nan);
+            PetscCall(H.AYPXIdxDev((PetscInt)idx.size(), idx.data(), z0.data(), withold ? y0.data() : NULL, &sc[0], &sc[1], hq.data()));
+            PetscCall(D.AYPXIdxDev((PetscInt)idx.size(), didx, dz, withold ? dold : NULL, dsc, dsc + 1, dq));
+            PetscCall(D.SpMVDotAYPXDev(dC, dz, withold ? dold : NULL, dsc, dsc + 1, dpn, dw, ddev));
+            std::vector<PetscScalar> gq = Down(dq, n), gp = Down(dpn, n);
+            size_t                   k = 0;
+            for (PetscInt i = 0; i < n; i++) {
+              const bool sent = k < idx.size() && idx[k] == i;
+              if (sent) {
+                k++;
+                CHECK(std::fabs(gq[i] - hq[i]) <= 1e-13, "AYPXIdxDev[%d] (p_old %s): cuda %g, reference %g", (int)i, withold ? "given" : "NULL", (double)gq[i], (double)hq[i]);
+                CHECK(std::memcmp(&gq[i], &gp[i], sizeof(PetscScalar)) == 0, "AYPXIdxDev[%d] (p_old %s): %.17g, not bitwise the fused product's %.17g", (int)i, withold ? "given" : "NULL", (double)gq[i], (double)gp[i]);
+              } else CHECK(std::isnan(gq[i]) && std::isnan(hq[i]), "AYPXIdxDev[%d]: an entry not listed was written", (int)i);
+            }
+            (void)cudaFree(dq);
+          }
+          std::vector<PetscScalar> hy = y0, hdv = {0.25};
+          PetscScalar             *dyb = Up(y0), *ddv = Up(hdv), dd3 = 0;
+          PetscCall(H.SpMVAddDotDev(hB, g.data(), z0.data(), hy.data(), hdv.data()));
+          PetscCall(D.SpMVAddDotDev(dB, dg, dz, dyb, ddv));
+          PetscCall(D.Fetch(1, ddv, &dd3));
+          Compare("SpMVAddDotDev y", hy, Down(dyb, n), 10);
+          Compare("SpMVAddDotDev d", {hdv[0]}, {dd3}, s);
+          { /* the same sum as SpMVAdd followed by the dot of p with the increment */
+            std::vector<PetscScalar> t(n, 0.0);
+            PetscScalar              e = 0.25;
+            PetscCall(H.SpMVAdd(hB, g.data(), t.data()));
+            for (PetscInt i = 0; i < n; i++) e += t[i] * z0[i];
+            Compare("SpMVAddDotDev d against SpMVAdd and a dot", {e}, {hdv[0]}, s);
+          }
+          (void)cudaFree(didx);
+          (void)cudaFree(dold);
+          (void)cudaFree(dyb);
+          (void)cudaFree(ddv);
+        }
         (void)cudaFree(dsc);
         (void)cudaFree(dpn);
         (void)cudaFree(dw);

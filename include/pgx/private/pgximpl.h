@@ -59,6 +59,7 @@ PETSC_EXTERN PetscErrorCode PGXGhostCreate(Mat, PGXDeviceType, PetscErrorCode (*
 PETSC_EXTERN PetscErrorCode PGXGhostBegin(PGXGhost, const PetscScalar *);
 PETSC_EXTERN PetscErrorCode PGXGhostEnd(PGXGhost, const PetscScalar **);
 PETSC_EXTERN PetscErrorCode PGXGhostGetSizes(PGXGhost, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXGhostGetSendIndices(PGXGhost, PetscInt *, const PetscInt **);
 PETSC_EXTERN PetscErrorCode PGXGhostDestroy(PGXGhost *);
 PETSC_EXTERN PetscErrorCode PGXGhostGetPath(PGXGhost, const char **);
 /* Its GPU-to-GPU path for ranks of one node (src/sys/cuda/ghostpeer.cu; CUDA IPC): create (collective; NULL where any

@@ -535,14 +535,43 @@ PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Several ranks: y = A x with d[0] = x'y summed over the ranks, the diagonal block's product carrying its part of the
+   sum (one pass on cuda's DIA copy) and the off-diagonal block's adding the rest, so that no pass over x and y is
+   spent on the dot. With z (the look-ahead CG), x = z + (num/den) pold is formed inside the diagonal block's product,
+   and first at the entries the ghost exchange sends (the same expression, so the same bits) */
+static PetscErrorCode MultDotMPI(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *x, PetscScalar *y, PetscScalar *d)
+{
+  const PetscScalar *g;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
+  if (z) {
+    const PetscInt *idx;
+    PetscInt        ns;
+
+    PetscCall(PGXGhostGetSendIndices(r->gx, &ns, &idx));
+    PetscCall(r->K->AYPXIdxDev(ns, idx, z, pold, num, den, x));
+  }
+  PetscCall(PGXGhostBegin(r->gx, x)); /* overlapped with the diagonal block */
+  if (z) PetscCall(r->K->SpMVDotAYPXDev(r->Ad, z, pold, num, den, x, y, d));
+  else PetscCall(r->K->SpMVDotDev(r->Ad, x, y, d));
+  PetscCall(PGXGhostEnd(r->gx, &g));
+  PetscCall(r->K->SpMVAddDotDev(r->Ao, g, x, y, d));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(LogFlops(r, 2.0 * (PetscLogDouble)(r->nnzd + r->nnzo) + 2.0 * (PetscLogDouble)r->n + (pold ? 2.0 * (PetscLogDouble)r->n : 0.0)));
+  PetscCall(PetscLogEventEnd(PGX_KSPSpMV, 0, 0, 0, 0));
+  PetscCall(AllreduceDev(r, 1, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = A x and d[0] = x'y left in backend memory (the CG's w = A p and p'Ap; on one rank one pass on cuda's DIA copy, on
-   several the product with its ghost exchange, then the product's reduction) */
+   several MultDotMPI) */
 PetscErrorCode PGXResidentMultDotDev(PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   PetscFunctionBegin;
   if (r->gx) {
-    PetscCall(PGXResidentMult(r, x, y));
-    PetscCall(PGXResidentDotDev(r, x, y, d));
+    PetscCall(MultDotMPI(r, NULL, NULL, NULL, NULL, (PetscScalar *)x, y, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
@@ -739,17 +768,13 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: the update, the
-   product with its ghost exchange, the reduction) */
+/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: MultDotMPI, the
+   sent entries of p_new first, then the rest inside the diagonal block's product) */
 PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)
 {
   PetscFunctionBegin;
   if (r->gx) {
-    if (pold) {
-      PetscCall(PGXResidentCopy(r, pold, pnew));
-      PetscCall(PGXResidentAYPXDev(r, num, den, z, pnew));
-    } else PetscCall(PGXResidentCopy(r, z, pnew));
-    PetscCall(PGXResidentMultDotDev(r, pnew, w, d));
+    PetscCall(MultDotMPI(r, z, pold, num, den, pnew, w, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));

@@ -39,6 +39,11 @@
                  neighbours itself); p_new and y must differ from z and p_old
        FetchBegin / FetchEnd   the Fetch in two halves: Begin queues the copy of d[0..k) (k <= PGX_RESIDENT_FETCHMAX)
                  into slot (0 or 1) and returns; End waits for that copy and gives h[0..k)
+   The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
+       AYPXIdxDev  p_new[idx[k]] = z + (num[0] / den[0]) p_old (p_old NULL: z) for k < m only, each entry formed as
+                 SpMVDotAYPXDev forms it (the entries the ghost exchange sends, before the fused product writes p_new)
+       SpMVAddDotDev  y += A x and d[0] += sum_i conj((A x)_i) p_i over the rows of A with entries (the off-diagonal
+                 block's part of p'A p, added to the diagonal block's)
    V is a block of k vectors stored one after the other with leading dimension ldv >= n (column j at
    V + j*ldv): the GMRES basis, so that a Gram-Schmidt step is one MDot and one MAXPY.
 
@@ -119,6 +124,8 @@ struct Backend {
   PetscErrorCode (*SpMVDotAYPXDev)(const CSR &, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *y, PetscScalar *d);
   PetscErrorCode (*FetchBegin)(PetscInt k, const PetscScalar *d, PetscInt slot);
   PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, PetscScalar *h);
+  PetscErrorCode (*AYPXIdxDev)(PetscInt m, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew);
+  PetscErrorCode (*SpMVAddDotDev)(const CSR &, const PetscScalar *x, const PetscScalar *p, PetscScalar *y, PetscScalar *d);
 };
 
 namespace reference
@@ -154,6 +161,8 @@ PetscErrorCode CGStepDev(PetscInt, const PetscScalar *, const PetscScalar *, con
 PetscErrorCode SpMVDotAYPXDev(const CSR &, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PetscErrorCode FetchBegin(PetscInt, const PetscScalar *, PetscInt);
 PetscErrorCode FetchEnd(PetscInt, PetscInt, PetscScalar *);
+PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PetscErrorCode SpMVAddDotDev(const CSR &, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 } // namespace reference
 
 namespace cuda

@@ -92,7 +92,7 @@ __device__ inline PetscScalar BlockSum(PetscScalar v)
    partials of each of its nres results, part[r * NPART + b], b < nb: thread t adds partials t, t + BLOCK, ...,
    then BlockSum (the order of the single-block finishing kernel this replaces: the same results, bitwise, one
    launch fewer per reduction). */
-__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count)
+__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count, bool add = false)
 {
   __shared__ bool last;
   __syncthreads();
@@ -107,7 +107,7 @@ __device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, Pet
     PetscScalar a = 0;
     for (int b = threadIdx.x; b < nb; b += BLOCK) a += __ldcg(&part[(size_t)r * NPART + b]);
     a = BlockSum(a);
-    if (!threadIdx.x) res[r] = a;
+    if (!threadIdx.x) res[r] = add ? res[r] + a : a;
   }
   if (!threadIdx.x) *count = 0;
 }
@@ -349,6 +349,42 @@ __global__ void __launch_bounds__(BLOCK) dia_aypx_spmv_dot_kernel(PetscInt n, Pe
   a = BlockSum(a);
   if (!threadIdx.x) part[blockIdx.x] = a;
   FinishInLastBlock(1, (int)gridDim.x, part, res, count);
+}
+
+/* p_new[idx[k]] = z + (num/den) p_old (p_old NULL: z) at the m listed rows only, each formed exactly as
+   dia_aypx_spmv_dot_kernel forms it (the same expression, so the same bits): the entries the ghost exchange sends,
+   ready before the fused product of the diagonal block writes all of p_new */
+__global__ void aypx_idx_dev_kernel(PetscInt m, const PetscInt *__restrict__ idx, const PetscScalar *__restrict__ z, const PetscScalar *__restrict__ pold, const PetscScalar *__restrict__ num, const PetscScalar *__restrict__ den, PetscScalar *__restrict__ pnew)
+{
+  const PetscScalar b = pold ? *num / *den : 0;
+  for (PetscInt k = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; k < m; k += (PetscInt)gridDim.x * BLOCK) {
+    const PetscInt i = idx[k];
+    pnew[i]          = pold ? z[i] + b * pold[i] : z[i];
+  }
+}
+
+/* y += A x (the off-diagonal block on the ghost values x) and res[0] += sum_i (A x)_i p_i (the off-diagonal part of
+   p'A p), SUB threads a row as spmv_kernel, grid-stride over at most NPART blocks, the finishing sum added to res */
+template <int SUB>
+__global__ void __launch_bounds__(BLOCK) spmv_add_dot_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
+{
+  PetscScalar a = 0;
+  for (PetscInt base = (PetscInt)blockIdx.x * BLOCK; base < nrows * (PetscInt)SUB; base += (PetscInt)gridDim.x * BLOCK) {
+    const PetscInt t    = base + threadIdx.x;
+    const PetscInt row  = t / SUB;
+    const int      lane = (int)(t % SUB);
+    PetscScalar    s    = 0;
+    if (row < nrows)
+      for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
+    for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+    if (row < nrows && !lane && rowptr[row + 1] > rowptr[row]) {
+      y[row] = y[row] + s;
+      a += s * p[row];
+    }
+  }
+  a = BlockSum(a);
+  if (!threadIdx.x) part[blockIdx.x] = a;
+  FinishInLastBlock(1, (int)gridDim.x, part, res, count, true);
 }
 } // namespace
 
@@ -693,7 +729,46 @@ PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd};
+/* p_new = z + (num/den) p_old (or z) at the m rows idx only (the rows the ghost exchange sends) */
+PetscErrorCode AYPXIdxDev(PetscInt m, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (m <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  aypx_idx_dev_kernel<<<VecGrid(m), BLOCK, 0, s>>>(m, idx, z, pold, num, den, pnew);
+  PGXCheckLaunch("aypx_idx_dev_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y += A x and d[0] += p'(A x) over A's rows (the off-diagonal block after SpMVDotDev or SpMVDotAYPXDev of the
+   diagonal block): one pass, the sum deterministic (partials per block, finished in the last block) */
+PetscErrorCode SpMVAddDotDev(const CSR &A, const PetscScalar *x, const PetscScalar *p, PetscScalar *y, PetscScalar *d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
+  PetscCall(Workspace());
+  int sub = 1;
+  while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
+  unsigned int nb = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
+  if (nb > (unsigned int)NPART) nb = (unsigned int)NPART;
+  switch (sub) {
+  case 1: spmv_add_dot_kernel<1><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  case 2: spmv_add_dot_kernel<2><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  case 4: spmv_add_dot_kernel<4><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  case 8: spmv_add_dot_kernel<8><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  case 16: spmv_add_dot_kernel<16><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  default: spmv_add_dot_kernel<32><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  }
+  PGXCheckLaunch("spmv_add_dot_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev};
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

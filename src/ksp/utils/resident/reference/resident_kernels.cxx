@@ -271,7 +271,37 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   return PGXDIAFill(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd};
+/* p_new = z + (num/den) p_old (or z) at the rows idx[0..m) only */
+PetscErrorCode AYPXIdxDev(PetscInt m, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew)
+{
+  const PetscScalar b = pold ? *num / *den : 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < m; k++) {
+    const PetscInt i = idx[k];
+    pnew[i]          = pold ? z[i] + b * pold[i] : z[i];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y += A x and d[0] += sum_i conj((A x)_i) p_i over the rows with entries (the off-diagonal block's part of p'A p) */
+PetscErrorCode SpMVAddDotDev(const CSR &A, const PetscScalar *x, const PetscScalar *p, PetscScalar *y, PetscScalar *d)
+{
+  PetscScalar a = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < A.nrows; i++) {
+    if (A.rowptr[i + 1] == A.rowptr[i]) continue;
+    PetscScalar s = 0;
+    for (PetscInt k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) s += A.val[k] * x[A.colidx[k]];
+    y[i] = y[i] + s;
+    a += PetscConj(s) * p[i];
+  }
+  d[0] += a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
