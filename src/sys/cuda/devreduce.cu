@@ -15,7 +15,8 @@
    the Krylov method reports as DIVERGED_NANORINF.
 
    Ranks that share a GPU do not take this path: their kernels run time-sliced, and a rank's waiting kernel would hold
-   the GPU from the rank it waits for. PGXDevReduceCreate is collective and gives NULL (with the reason) unless every
+   the GPU from the rank it waits for (until preempted; -pgx_allreduce_peer_shared lets them take it anyway, for
+   tests of the path on a one-GPU host). PGXDevReduceCreate is collective and gives NULL (with the reason) unless every
    rank can take the path; the caller then reduces through the host. */
 #include <pgx/private/pgxcuda.h>
 
@@ -140,6 +141,17 @@ PetscErrorCode PGXDevReduceCreate(MPI_Comm comm, PGXDevReduce *p, const char **w
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PGXCUDARanksOnOwnGPUs(comm, &own, why));
+  if (!own && *why && !strcmp(*why, "ranks share a GPU")) {
+    /* for tests on a one-GPU host: ranks that share the GPU take the path anyway; each sum then waits for the other
+       ranks' kernels to get their time slices (slow, never a hang: the GPU preempts a waiting kernel) */
+    PetscBool shared = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_allreduce_peer_shared", &shared, NULL));
+    if (shared) {
+      own  = PETSC_TRUE;
+      *why = NULL;
+      PetscCall(PetscInfo(NULL, "-pgx_allreduce_peer_shared: the ranks share a GPU and sum GPU to GPU anyway (tests)\n"));
+    }
+  }
   ok = own ? 1 : 0;
   PetscCall(PetscNew(&x));
   x->comm = comm;

@@ -72,6 +72,7 @@ PetscErrorCode PGXResidentCreate(MPI_Comm comm, PGXResident *r)
   (*r)->device = PGX_DEVICE_HOST;
   (*r)->K      = &K::reference::backend;
   (*r)->redpeer = PETSC_TRUE;
+  (*r)->mpifused = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(comm, &(*r)->size));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -452,6 +453,7 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
       PetscCall(PGXDevReduceGetCount(r->dred, &cnt));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed GPU to GPU (CUDA IPC), %" PetscInt_FMT " so far\n", cnt));
     } else if (r->dredtried) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed through the host (%s): MPI_Allreduce after each product, the one-synchronization loops not used\n", r->dredwhy));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  p'Ap of the one-synchronization CG: %s (-ksp_pgx_mpi_fused_products %s)\n", r->mpifused ? "summed inside both blocks' products, the new direction formed inside the diagonal block's" : "a dot after the product", r->mpifused ? "1" : "0"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
@@ -570,6 +572,11 @@ static PetscErrorCode MultDotMPI(PGXResident r, const PetscScalar *z, const Pets
 PetscErrorCode PGXResidentMultDotDev(PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   PetscFunctionBegin;
+  if (r->gx && !r->mpifused) {
+    PetscCall(PGXResidentMult(r, x, y));
+    PetscCall(PGXResidentDotDev(r, x, y, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (r->gx) {
     PetscCall(MultDotMPI(r, NULL, NULL, NULL, NULL, (PetscScalar *)x, y, d));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -773,6 +780,14 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
 PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)
 {
   PetscFunctionBegin;
+  if (r->gx && !r->mpifused) { /* -ksp_pgx_mpi_fused_products 0: a copy, the update, the product, the dot */
+    if (pold) {
+      PetscCall(PGXResidentCopy(r, pold, pnew));
+      PetscCall(PGXResidentAYPXDev(r, num, den, z, pnew));
+    } else PetscCall(PGXResidentCopy(r, z, pnew));
+    PetscCall(PGXResidentMultDotDev(r, pnew, w, d));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (r->gx) {
     PetscCall(MultDotMPI(r, z, pold, num, den, pnew, w, d));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -920,6 +935,7 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_mpi_fused_products", "Several ranks: p'Ap summed inside the products of the diagonal and off-diagonal blocks, and pgxcg's new direction formed inside the diagonal block's product (else a copy, an update, the product and a dot; off by default until measured on two GPUs)", "KSPPGXCG", b->res->mpifused, &b->res->mpifused, NULL));
   PetscCall(PetscOptionsBool("-pgx_allreduce_peer", "Several ranks, cuda: the reductions of the one-synchronization loops summed GPU to GPU (CUDA IPC) where every rank has a GPU of its own on one node, else through the host", "KSPPGXCG", b->res->redpeer, &b->res->redpeer, NULL));
   PetscCall(PetscOptionsEnum("-ksp_pgx_spmv_format", "cuda: the storage the SpMV reads for the diagonal block: auto (DIA when the block has at most 32 diagonals, filled to 2/3 at least), csr, dia (DIA at up to 32 diagonals whatever the fill)", "KSPPGXCG", PGXResidentSpMVFormats, (PetscEnum)b->res->spmvfmt, (PetscEnum *)&b->res->spmvfmt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -78,6 +78,7 @@ struct _n_PGXResident {
   PetscMPIInt                                  size;  /* ranks of comm */
   /* several ranks: how the reductions left in backend memory (the *Dev ones) are summed over the ranks */
   PetscBool                                    redpeer;  /* -pgx_allreduce_peer: on the GPUs (CUDA IPC) where every rank can */
+  PetscBool                                    mpifused; /* -ksp_pgx_mpi_fused_products: several ranks, p'Ap in the blocks' products */
   PGXDevReduce                                 dred;     /* cuda: the GPU-to-GPU sums, or NULL */
   PetscBool                                    dredtried; /* PGXDevReduceCreate() was called (collectively) */
   const char                                  *dredwhy;  /* why dred is NULL */
