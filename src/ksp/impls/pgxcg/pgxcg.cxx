@@ -452,8 +452,8 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     GPU to GPU (CUDA IPC mailboxes, no host wait) where every rank has a GPU of its own on one node; default true
 . -ksp_pgx_mpi_fused_products <true,false> - several ranks: p'Ap summed inside the products of the diagonal and
     off-diagonal blocks, and the look-ahead loop's new direction formed inside the diagonal block's product (after
-    the entries the ghost exchange sends); false: a copy, an update, the product and a dot; default false (the same iterations either way; the
-    gain is not yet measured on two GPUs)
+    the entries the ghost exchange sends); false: a copy, an update, the product and a dot; default false (the same iterations either way;
+    measured on two H200s at 126^3 and 128^3 within 4% of the default, either side)
 . -ksp_pgx_cg_single_reduction <false,true> - Chronopoulos-Gear CG: r'u, w'u and u'u (u = B r, w = A u) in one global
     reduction per iteration instead of two (for several ranks, where each reduction is a device-to-host copy and an
     MPI_Allreduce); preconditioned or natural norm; symmetric (Hermitian) operators only, since p'Ap comes from a

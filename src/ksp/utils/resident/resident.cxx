@@ -935,7 +935,7 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
-  PetscCall(PetscOptionsBool("-ksp_pgx_mpi_fused_products", "Several ranks: p'Ap summed inside the products of the diagonal and off-diagonal blocks, and pgxcg's new direction formed inside the diagonal block's product (else a copy, an update, the product and a dot; off by default until measured on two GPUs)", "KSPPGXCG", b->res->mpifused, &b->res->mpifused, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_mpi_fused_products", "Several ranks: p'Ap summed inside the products of the diagonal and off-diagonal blocks, and pgxcg's new direction formed inside the diagonal block's product (else a copy, an update, the product and a dot; the same iterations; within the noise of the default on two H200s)", "KSPPGXCG", b->res->mpifused, &b->res->mpifused, NULL));
   PetscCall(PetscOptionsBool("-pgx_allreduce_peer", "Several ranks, cuda: the reductions of the one-synchronization loops summed GPU to GPU (CUDA IPC) where every rank has a GPU of its own on one node, else through the host", "KSPPGXCG", b->res->redpeer, &b->res->redpeer, NULL));
   PetscCall(PetscOptionsEnum("-ksp_pgx_spmv_format", "cuda: the storage the SpMV reads for the diagonal block: auto (DIA when the block has at most 32 diagonals, filled to 2/3 at least), csr, dia (DIA at up to 32 diagonals whatever the fill)", "KSPPGXCG", PGXResidentSpMVFormats, (PetscEnum)b->res->spmvfmt, (PetscEnum *)&b->res->spmvfmt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
