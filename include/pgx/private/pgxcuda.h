@@ -57,7 +57,6 @@ PETSC_EXTERN PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **);
    large copies through the pipeline of pgxcopy.h; D2H complete on return, H2D complete with sync (else ordered on s) */
 PETSC_EXTERN PetscErrorCode PGXCUDACopy2D(PGXCopyDirection, void *d, void *h, size_t width, size_t height, size_t hpitch, cudaStream_t s, PetscBool sync);
 
-/* Grid size for n work items of 'block' threads each, capped so that it fits gridDim.x */
 /* Kernels that wait on other GPUs (devreduce.cu, ghostpeer.cu): the GPU's clock in ns, and the NaN they leave where a
    wait timed out */
 __device__ __forceinline__ unsigned long long PGXGlobalTimerNs()
@@ -69,8 +68,11 @@ __device__ __forceinline__ unsigned long long PGXGlobalTimerNs()
 __device__ __forceinline__ PetscReal PGXNaNReal() { return (PetscReal)__longlong_as_double(0x7ff8000000000000ULL); }
 /* Collective on comm: whether every rank runs on one node with a GPU of its own (the condition of the paths whose
    kernels wait on other GPUs; ranks sharing a GPU run time-sliced, and a waiting kernel would hold the GPU from the
-   rank it waits for). *ok is this rank's answer, *why the reason when it is false. */
-PETSC_INTERN PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm, PetscBool *, const char **);
+   rank it waits for; allowshared: ranks that share a GPU count as having their own, for tests on a one-GPU host). *ok
+   is this rank's answer, *why the reason when it is false. */
+PETSC_INTERN PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm, PetscBool, PetscBool *, const char **);
+
+/* Grid size for n work items of 'block' threads each, capped so that it fits gridDim.x */
 
 static inline unsigned int PGXCUDAGridSize(PetscInt n, unsigned int block)
 {

@@ -92,7 +92,7 @@ static PetscErrorCode DevReduceFree(PGXDevReduce x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm comm, PetscBool *ok, const char **why)
+PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm comm, PetscBool allowshared, PetscBool *ok, const char **why)
 {
   PetscMPIInt size, rank, nnode = 0;
   MPI_Comm    node;
@@ -119,7 +119,7 @@ PetscErrorCode PGXCUDARanksOnOwnGPUs(MPI_Comm comm, PetscBool *ok, const char **
   }
   PetscCall(PetscCalloc1((size_t)size * sizeof(bus), &buses));
   PetscCallMPI(MPI_Allgather(bus, (PetscMPIInt)sizeof(bus), MPI_CHAR, buses, (PetscMPIInt)sizeof(bus), MPI_CHAR, comm));
-  for (PetscMPIInt r = 0; r < size && *ok; r++)
+  for (PetscMPIInt r = 0; r < size && *ok && !allowshared; r++)
     if (r != rank && !strncmp(buses + (size_t)r * sizeof(bus), bus, sizeof(bus))) {
       *ok  = PETSC_FALSE;
       *why = "ranks share a GPU";
@@ -133,25 +133,17 @@ PetscErrorCode PGXDevReduceCreate(MPI_Comm comm, PGXDevReduce *p, const char **w
 {
   PGXDevReduce       x  = NULL;
   PetscMPIInt        ok = 1, all = 0, size, rank;
-  PetscBool          own;
+  PetscBool          own, shared = PETSC_FALSE;
   cudaIpcMemHandle_t mh = {}, *handles = NULL;
 
   PetscFunctionBegin;
   *p = NULL;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(PGXCUDARanksOnOwnGPUs(comm, &own, why));
-  if (!own && *why && !strcmp(*why, "ranks share a GPU")) {
-    /* for tests on a one-GPU host: ranks that share the GPU take the path anyway; each sum then waits for the other
-       ranks' kernels to get their time slices (slow, never a hang: the GPU preempts a waiting kernel) */
-    PetscBool shared = PETSC_FALSE;
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_allreduce_peer_shared", &shared, NULL));
-    if (shared) {
-      own  = PETSC_TRUE;
-      *why = NULL;
-      PetscCall(PetscInfo(NULL, "-pgx_allreduce_peer_shared: the ranks share a GPU and sum GPU to GPU anyway (tests)\n"));
-    }
-  }
+  /* -pgx_allreduce_peer_shared (tests on a one-GPU host): ranks that share the GPU take the path anyway; each sum then
+     waits for the other ranks' kernels to get their time slices (slow, never a hang: the GPU preempts a waiting kernel) */
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_allreduce_peer_shared", &shared, NULL));
+  PetscCall(PGXCUDARanksOnOwnGPUs(comm, shared, &own, why));
   ok = own ? 1 : 0;
   PetscCall(PetscNew(&x));
   x->comm = comm;

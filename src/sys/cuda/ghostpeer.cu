@@ -429,7 +429,7 @@ PetscErrorCode PGXGhostPushCreate(MPI_Comm comm, PetscBool usable, PetscMPIInt n
   {
     PetscBool   own;
     const char *w;
-    PetscCall(PGXCUDARanksOnOwnGPUs(comm, &own, &w));
+    PetscCall(PGXCUDARanksOnOwnGPUs(comm, PETSC_FALSE, &own, &w));
     if (ok && !own) {
       ok   = 0;
       *why = w;

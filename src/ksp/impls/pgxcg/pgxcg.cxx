@@ -431,6 +431,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
   if (iascii) {
     PetscCall(PGXKSPResidentView(ksp, &cg->base, viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  one global reduction per iteration (Chronopoulos-Gear, -ksp_pgx_cg_single_reduction): %s%s\n", cg->single ? "on" : "off", cg->single && !cg->usedsingle && ksp->totalits ? " (not used by the last solve: a norm type other than preconditioned or natural)" : ""));
+    if (cg->base.res && cg->base.res->size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  p'Ap of the one-synchronization CG: %s (-ksp_pgx_mpi_fused_products %s)\n", cg->base.res->mpifused ? "summed inside both blocks' products, the new direction formed inside the diagonal block's" : "a dot after the product", cg->base.res->mpifused ? "1" : "0"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ?  " (not used by the last solve: another norm type, a norm check iteration, max_it 0, or several ranks whose reductions go through the host)" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -453,7 +453,6 @@ PetscErrorCode PGXResidentView(PGXResident r, PetscViewer viewer)
       PetscCall(PGXDevReduceGetCount(r->dred, &cnt));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed GPU to GPU (CUDA IPC), %" PetscInt_FMT " so far\n", cnt));
     } else if (r->dredtried) PetscCall(PetscViewerASCIIPrintf(viewer, "  reductions in device memory: summed through the host (%s): MPI_Allreduce after each product, the one-synchronization loops not used\n", r->dredwhy));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  p'Ap of the one-synchronization CG: %s (-ksp_pgx_mpi_fused_products %s)\n", r->mpifused ? "summed inside both blocks' products, the new direction formed inside the diagonal block's" : "a dot after the product", r->mpifused ? "1" : "0"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator copies: %" PetscInt_FMT " of the pattern, %" PetscInt_FMT " value refreshes\n", r->npattern, r->nvalues));
   if (r->shared) PetscCall(PetscViewerASCIIPrintf(viewer, "  the diagonal block is the preconditioner's device copy (one copy of A on the GPU)\n"));
@@ -537,27 +536,23 @@ PetscErrorCode PGXResidentMult(PGXResident r, const PetscScalar *x, PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Several ranks: y = A x with d[0] = x'y summed over the ranks, the diagonal block's product carrying its part of the
-   sum (one pass on cuda's DIA copy) and the off-diagonal block's adding the rest, so that no pass over x and y is
-   spent on the dot. With z (the look-ahead CG), x = z + (num/den) pold is formed inside the diagonal block's product,
-   and first at the entries the ghost exchange sends (the same expression, so the same bits) */
-static PetscErrorCode MultDotMPI(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *x, PetscScalar *y, PetscScalar *d)
+/* Several ranks, -ksp_pgx_mpi_fused_products: p = z + (num/den) pold (pold NULL: z) formed first at the entries the
+   ghost exchange sends, then everywhere inside the diagonal block's product (the same expression, so the same bits),
+   which also carries its part of d[0] = p'w (one pass on cuda's DIA copy); the off-diagonal block adds its product
+   and the rest of the sum, so that no pass over p and w is spent on the update or the dot */
+static PetscErrorCode MultDotAYPXMPI(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   const PetscScalar *g;
+  const PetscInt    *idx;
+  PetscInt           ns;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
-  if (z) {
-    const PetscInt *idx;
-    PetscInt        ns;
-
-    PetscCall(PGXGhostGetSendIndices(r->gx, &ns, &idx));
-    PetscCall(r->K->AYPXIdxDev(ns, idx, z, pold, num, den, x));
-  }
+  PetscCall(PGXGhostGetSendIndices(r->gx, &ns, &idx));
+  PetscCall(r->K->AYPXIdxDev(ns, idx, z, pold, num, den, x));
   PetscCall(PGXGhostBegin(r->gx, x)); /* overlapped with the diagonal block */
-  if (z) PetscCall(r->K->SpMVDotAYPXDev(r->Ad, z, pold, num, den, x, y, d));
-  else PetscCall(r->K->SpMVDotDev(r->Ad, x, y, d));
+  PetscCall(r->K->SpMVDotAYPXDev(r->Ad, z, pold, num, den, x, y, d));
   PetscCall(PGXGhostEnd(r->gx, &g));
   PetscCall(r->K->SpMVAddDotDev(r->Ao, g, x, y, d));
   if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
@@ -568,17 +563,13 @@ static PetscErrorCode MultDotMPI(PGXResident r, const PetscScalar *z, const Pets
 }
 
 /* y = A x and d[0] = x'y left in backend memory (the CG's w = A p and p'Ap; on one rank one pass on cuda's DIA copy, on
-   several MultDotMPI) */
+   several the product with its ghost exchange, then the product's reduction) */
 PetscErrorCode PGXResidentMultDotDev(PGXResident r, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   PetscFunctionBegin;
-  if (r->gx && !r->mpifused) {
+  if (r->gx) {
     PetscCall(PGXResidentMult(r, x, y));
     PetscCall(PGXResidentDotDev(r, x, y, d));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (r->gx) {
-    PetscCall(MultDotMPI(r, NULL, NULL, NULL, NULL, (PetscScalar *)x, y, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));
@@ -775,8 +766,8 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: MultDotMPI, the
-   sent entries of p_new first, then the rest inside the diagonal block's product) */
+/* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: a copy, the update,
+   the product and the dot, or with -ksp_pgx_mpi_fused_products MultDotAYPXMPI) */
 PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)
 {
   PetscFunctionBegin;
@@ -789,7 +780,7 @@ PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, co
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (r->gx) {
-    PetscCall(MultDotMPI(r, z, pold, num, den, pnew, w, d));
+    PetscCall(MultDotAYPXMPI(r, z, pold, num, den, pnew, w, d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscLogEventBegin(PGX_KSPSpMV, 0, 0, 0, 0));

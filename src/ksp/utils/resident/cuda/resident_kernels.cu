@@ -396,6 +396,14 @@ static PetscErrorCode CheckDIA(const CSR &A, PetscInt ndiag)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* threads per row of the CSR kernels: the largest power of two <= the average row length, in [1, 32] */
+static int RowLanes(const CSR &A)
+{
+  int sub = 1;
+  while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
+  return sub;
+}
+
 PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, int add)
 {
   cudaStream_t s;
@@ -409,9 +417,7 @@ PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, i
     PGXCheckLaunch("PGXDIAProductKernel");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* threads per row: the largest power of two <= the average row length, in [1, 32] */
-  int sub = 1;
-  while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
+  const int      sub  = RowLanes(A);
   const unsigned grid = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
   switch (sub) {
   case 1: spmv_kernel<1><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
@@ -752,9 +758,8 @@ PetscErrorCode SpMVAddDotDev(const CSR &A, const PetscScalar *x, const PetscScal
   if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  int sub = 1;
-  while (sub < 32 && 2 * (PetscInt)sub * A.nrows <= A.nnz) sub *= 2;
-  unsigned int nb = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
+  const int    sub = RowLanes(A);
+  unsigned int nb  = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
   if (nb > (unsigned int)NPART) nb = (unsigned int)NPART;
   switch (sub) {
   case 1: spmv_add_dot_kernel<1><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
