@@ -365,7 +365,10 @@ __global__ void KColorLowerCount(PetscInt n, const PetscInt *rowptr, const Petsc
    written in this launch are read past L1 (__ldcg). out: [0] rows colored, [1] largest color, [2] rounds.
    (Measured slower and removed: a group going on at once with a row its releases made ready, in the same round;
    225-285 rounds instead of 298-382, but 60-100 ms instead of 3-4 ms at ex45 100^3-128^3: one group then walks a
-   long chain row after row.) */
+   long chain row after row. Also slower, on branch colorchain: up to 1-8 phases local to each block within a round,
+   a block coloring the rows its own releases made ready with a block barrier between phases and fences around the
+   releases; the rounds fall to 149/100/60/34 at ex45 100^3 but the coloring takes 3.6-3.7/3.9/5.4-5.5/8.5-8.8 ms
+   against 2.8 ms, one H200, nineteenth session.) */
 #define COLOR_LANES 16
 __global__ void __launch_bounds__(BLOCK) KColorCoop(const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *tptr, const PetscInt *tcol, PetscInt wave, PetscInt n, PetscInt *cnt, PetscInt *fronts, PetscInt *nf, PetscInt *color, PetscInt *out)
 {
@@ -468,6 +471,14 @@ __global__ void KColorCount(PetscInt n, const PetscInt *color, PetscInt *cnt)
 {
   for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) AtomicAddIdx(&cnt[color[i]], 1);
 }
+/* start[c] = first position of color c in the sorted colors (left -1 for a color no row has) */
+__global__ void KColorStarts(PetscInt n, const PetscInt *sorted, PetscInt *start)
+{
+  for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
+    const PetscInt c = sorted[p];
+    if (p == 0 || sorted[p - 1] != c) start[c] = p;
+  }
+}
 /* upper order (colors in decreasing order) from the lower one */
 __global__ void KUpperFromLower(PetscInt n, const PetscInt *lorder, const PetscInt *color, const PetscInt *llptr, const PetscInt *ulptr, PetscInt ncolors, PetscInt *uorder)
 {
@@ -476,34 +487,45 @@ __global__ void KUpperFromLower(PetscInt n, const PetscInt *lorder, const PetscI
     uorder[ulptr[ncolors - 1 - c] + (p - llptr[c])] = i;
   }
 }
-__global__ void KHalfCount(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *order, bool upper, PetscInt *cnt)
+/* Both halves in one pass over A's rows in A's order (coalesced reads of the pattern): row i's entries j with
+   rank[j] < rank[i] go to L at L's position lpos[i], those with rank[j] > rank[i] to U at upos[i], each in the order
+   of row i (the same halves as one pass per half over the positions). Count, then fill. */
+__global__ void KHalvesCount(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *lpos, const PetscInt *upos, PetscInt *cntL, PetscInt *cntU)
 {
-  for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
-    PetscInt i = order[p], ri = rank[i], c = 0;
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    PetscInt ri = rank[i], cl = 0, cu = 0;
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
       PetscInt j = colidx[k];
-      if (j != i && (upper ? rank[j] > ri : rank[j] < ri)) c++;
+      if (j == i) continue;
+      PetscInt rj = rank[j];
+      cl += rj < ri;
+      cu += rj > ri;
     }
-    cnt[p] = c;
+    cntL[lpos[i]] = cl;
+    cntU[upos[i]] = cu;
   }
 }
-__global__ void KHalfFill(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *order, bool upper, const PetscInt *ptr, PetscInt *col, PetscInt *src, PetscInt *pair)
+/* mapcols (multicolor, see RowArgs::perm): columns written as ranks; pairL: for each L entry (i,j) the position of a_ji */
+__global__ void KHalvesFill(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *lpos, const PetscInt *upos, const PetscInt *ptrL, const PetscInt *ptrU, bool mapcols, PetscInt *colL, PetscInt *srcL, PetscInt *pairL, PetscInt *colU, PetscInt *srcU)
 {
-  for (PetscInt p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
-    PetscInt i = order[p], ri = rank[i], q = ptr[p];
+  for (PetscInt i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    PetscInt ri = rank[i], ql = ptrL[lpos[i]], qu = ptrU[upos[i]];
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
       PetscInt j = colidx[k];
-      if (j == i || !(upper ? rank[j] > ri : rank[j] < ri)) continue;
-      col[q] = j;
-      src[q] = k;
-      if (pair) pair[q] = FindPos(colidx, rowptr[j], rowptr[j + 1], i);
-      q++;
+      if (j == i) continue;
+      PetscInt rj = rank[j];
+      if (rj < ri) {
+        colL[ql]  = mapcols ? rj : j;
+        srcL[ql]  = k;
+        pairL[ql] = FindPos(colidx, rowptr[j], rowptr[j + 1], i);
+        ql++;
+      } else {
+        colU[qu] = mapcols ? rj : j;
+        srcU[qu] = k;
+        qu++;
+      }
     }
   }
-}
-__global__ void KMapCols(PetscInt m, const PetscInt *rank, PetscInt *col)
-{
-  for (PetscInt q = blockIdx.x * blockDim.x + threadIdx.x; q < m; q += gridDim.x * blockDim.x) col[q] = rank[col[q]];
 }
 /* e[order[p]] = ep[p] */
 __global__ void KUnpermute(PetscInt n, const PetscInt *order, const PetscScalar *ep, PetscScalar *e)
@@ -775,28 +797,55 @@ static PetscErrorCode ExclusiveScan(PetscInt m, const PetscInt *cnt, PetscInt *o
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* L or U of d in the order S.order (already set) */
-static PetscErrorCode BuildHalf(Data *d, Sweep &S, bool upper, cudaStream_t s)
+/* L and U of d in the orders d->L.order and d->U.order (already set; n > 0): one count and one fill over A's rows for
+   both halves, their two scans, one synchronization for both sizes (was: a count, a scan with its synchronization and
+   a fill per half over the positions, then a pass mapping the columns to ranks). mapcols (multicolor): columns as
+   ranks (see RowArgs::perm); d->rank is then L's position of each row. */
+static PetscErrorCode BuildHalves(Data *d, bool mapcols, cudaStream_t s)
 {
-  PoolArray<PetscInt> cnt;
-  PetscInt              n = d->n;
+  const PetscInt        n = d->n;
+  PetscInt              h[2] = {0, 0};
+  size_t                bytes = 0;
+  PoolArray<PetscInt> cnt, pos, tot;
+  PoolArray<char>     tmp;
 
   PetscFunctionBegin;
-  PetscCall(cnt.resize(n ? n : 1));
-  PetscCall(S.ptr.resize(n + 1));
-  if (n) {
-    KHalfCount<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->rank.data(), S.order.data(), upper, cnt.data());
-    PGXCheckLaunch("KHalfCount");
+  PetscCall(cnt.resize(2 * (n + 1)));
+  PetscCall(pos.resize(mapcols ? n : 2 * n));
+  PetscCall(tot.resize(2));
+  PetscCall(d->L.ptr.resize(n + 1));
+  PetscCall(d->U.ptr.resize(n + 1));
+  PetscInt *cntL = cnt.data(), *cntU = cnt.data() + n + 1, *upos = pos.data(), *lpos = mapcols ? d->rank.data() : pos.data() + n;
+  KScatterRank<<<Grid(n), BLOCK, 0, s>>>(n, d->U.order.data(), upos);
+  PGXCheckLaunch("KScatterRank (U)");
+  if (!mapcols) {
+    KScatterRank<<<Grid(n), BLOCK, 0, s>>>(n, d->L.order.data(), lpos);
+    PGXCheckLaunch("KScatterRank (L)");
   }
-  PetscCall(ExclusiveScan(n, cnt.data(), S.ptr.data(), &S.nnz, s));
-  PetscCall(S.col.resize(S.nnz ? S.nnz : 1));
-  PetscCall(S.src.resize(S.nnz ? S.nnz : 1));
-  PetscCall(S.val.resize(S.nnz ? S.nnz : 1));
-  if (!upper) PetscCall(d->lpair.resize(S.nnz ? S.nnz : 1));
-  if (n) {
-    KHalfFill<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->rank.data(), S.order.data(), upper, S.ptr.data(), S.col.data(), S.src.data(), upper ? nullptr : d->lpair.data());
-    PGXCheckLaunch("KHalfFill");
-  }
+  PGXCallCUDA(cudaMemsetAsync(cntL + n, 0, sizeof(PetscInt), s));
+  PGXCallCUDA(cudaMemsetAsync(cntU + n, 0, sizeof(PetscInt), s));
+  KHalvesCount<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->rank.data(), lpos, upos, cntL, cntU);
+  PGXCheckLaunch("KHalvesCount");
+  PGXCallCUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, cntL, d->L.ptr.data(), (int)(n + 1), s));
+  PetscCall(tmp.resize(bytes ? bytes : 1));
+  PGXCallCUDA(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, cntL, d->L.ptr.data(), (int)(n + 1), s));
+  PGXCallCUDA(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, cntU, d->U.ptr.data(), (int)(n + 1), s));
+  PGXCallCUDA(cudaMemcpyAsync(tot.data(), d->L.ptr.data() + n, sizeof(PetscInt), cudaMemcpyDeviceToDevice, s));
+  PGXCallCUDA(cudaMemcpyAsync(tot.data() + 1, d->U.ptr.data() + n, sizeof(PetscInt), cudaMemcpyDeviceToDevice, s));
+  PGXCallCUDA(cudaMemcpyAsync(h, tot.data(), 2 * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  d->L.nnz = h[0];
+  d->U.nnz = h[1];
+  PetscCall(d->L.col.resize(h[0] ? h[0] : 1));
+  PetscCall(d->L.src.resize(h[0] ? h[0] : 1));
+  PetscCall(d->L.val.resize(h[0] ? h[0] : 1));
+  PetscCall(d->lpair.resize(h[0] ? h[0] : 1));
+  PetscCall(d->U.col.resize(h[1] ? h[1] : 1));
+  PetscCall(d->U.src.resize(h[1] ? h[1] : 1));
+  PetscCall(d->U.val.resize(h[1] ? h[1] : 1));
+  KHalvesFill<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->rank.data(), lpos, upos, d->L.ptr.data(), d->U.ptr.data(), mapcols, d->L.col.data(), d->L.src.data(), d->lpair.data(), d->U.col.data(), d->U.src.data());
+  PGXCheckLaunch("KHalvesFill");
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* pos and cnt are freed on return (stream-ordered; the synchronization keeps the -info phases apart) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -918,13 +967,19 @@ static PetscErrorCode ColorOrders(Data *d, cudaStream_t s)
   PGXCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d->color.data(), keys_out.data(), vals_in.data(), d->L.order.data(), (int)n, 0, bits, s));
   PetscCall(tmp.resize(bytes ? bytes : 1));
   PGXCallCUDA(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, d->color.data(), keys_out.data(), vals_in.data(), d->L.order.data(), (int)n, 0, bits, s));
-  /* color sizes -> level pointers (host), upper order reversed by color */
+  /* color sizes -> level pointers (host), upper order reversed by color; the sizes from where each color starts in
+     the sorted colors (no atomics: a histogram of n rows into a few counters serializes on them) */
   PetscCall(cnt.resize(nc));
-  PGXCallCUDA(cudaMemsetAsync(cnt.data(), 0, nc * sizeof(PetscInt), s));
-  KColorCount<<<Grid(n), BLOCK, 0, s>>>(n, d->color.data(), cnt.data());
-  PGXCheckLaunch("KColorCount");
+  PGXCallCUDA(cudaMemsetAsync(cnt.data(), 0xff, nc * sizeof(PetscInt), s)); /* -1: no row of that color */
+  KColorStarts<<<Grid(n), BLOCK, 0, s>>>(n, keys_out.data(), cnt.data());
+  PGXCheckLaunch("KColorStarts");
   PGXCallCUDA(cudaMemcpyAsync(hc.data(), cnt.data(), nc * sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
+  for (PetscInt c = nc - 1, next = n; c >= 0; c--) { /* starts -> sizes */
+    const PetscInt start = hc[c] < 0 ? next : hc[c];
+    hc[c]                = next - start;
+    next                 = start;
+  }
   d->L.lptr.assign(nc + 1, 0);
   d->U.lptr.assign(nc + 1, 0);
   for (PetscInt c = 0; c < nc; c++) d->L.lptr[c + 1] = d->L.lptr[c] + hc[c];
@@ -1166,17 +1221,8 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
     PetscCall(mark(2));
   }
   PetscCall(mark(3));
-  PetscCall(BuildHalf(d, d->L, false, s));
-  PetscCall(BuildHalf(d, d->U, true, s));
-  if (d->multicolor) { /* rank space (see RowArgs::perm): columns as ranks, a work vector by rank */
-    if (d->L.nnz) {
-      KMapCols<<<Grid(d->L.nnz), BLOCK, 0, s>>>(d->L.nnz, d->rank.data(), d->L.col.data());
-      PGXCheckLaunch("KMapCols L");
-    }
-    if (d->U.nnz) {
-      KMapCols<<<Grid(d->U.nnz), BLOCK, 0, s>>>(d->U.nnz, d->rank.data(), d->U.col.data());
-      PGXCheckLaunch("KMapCols U");
-    }
+  PetscCall(BuildHalves(d, d->multicolor, s));
+  if (d->multicolor) { /* rank space (see RowArgs::perm): a work vector by rank */
     PetscCall(d->work.resize(n));
     PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
     PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
