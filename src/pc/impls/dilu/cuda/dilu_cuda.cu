@@ -845,8 +845,7 @@ static PetscErrorCode BuildHalves(Data *d, bool mapcols, cudaStream_t s)
   PetscCall(d->U.val.resize(h[1] ? h[1] : 1));
   KHalvesFill<<<Grid(n), BLOCK, 0, s>>>(n, d->rowptr.data(), d->colidx.data(), d->rank.data(), lpos, upos, d->L.ptr.data(), d->U.ptr.data(), mapcols, d->L.col.data(), d->L.src.data(), d->lpair.data(), d->U.col.data(), d->U.src.data());
   PGXCheckLaunch("KHalvesFill");
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* pos and cnt are freed on return (stream-ordered; the synchronization keeps the -info phases apart) */
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(PETSC_SUCCESS); /* cnt, pos, tot and tmp are freed in stream order (PoolArray) */
 }
 
 static PetscErrorCode NextEpoch(Data *, cudaStream_t, unsigned *);
