@@ -20,6 +20,8 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  -paths auto,blocked,cluster,fused (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
                            "  -la_sms 0,100,116 (-mat_pgx_lu_lookahead_sms: the look-ahead stream's SM count targets, swept)\n"
                            "  -pivotings partial,tournament (-mat_pgx_lu_pivoting of the mixed precisions, swept; double: partial)\n"
+                           "  -nopivots auto,never,always (-mat_pgx_lu_nopivot, swept for every precision; default auto: no pivot search\n"
+                           "  when A is strictly diagonally dominant by columns, as diagdom is; 'nopiv <mode>' in the row's name)\n"
                            "  (-mat_pgx_lu_cluster_max: the largest n of the cluster path under auto)  -graph 0,1 (-mat_pgx_lu_graph: the\n"
                            "  factorization replayed from a CUDA graph: the two warm-ups run it directly and capture it)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
@@ -181,6 +183,7 @@ struct Config {
   PetscBool graph;      /* -graph */
   PetscInt  lasms;      /* -la_sms: SetLookAheadSMs */
   dl::Pivoting pivoting = dl::PIVOTING_PARTIAL; /* -pivotings (mixed precisions): SetPivoting */
+  dl::NoPivot  nopiv    = dl::NOPIVOT_AUTO;     /* -nopivots: SetNoPivot */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -209,6 +212,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetGraph(d, cf.graph));
   PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
+  PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -255,6 +259,12 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     note += cf.pivoting == dl::PIVOTING_TOURNAMENT ? " pivoting tournament (" + std::to_string((long long)nt) + " leaves)" : std::string(" pivoting partial");
   }
   if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
+  {
+    PetscBool used;
+    PetscInt  nfail;
+    PetscCall(cu::GetNoPivotInfo(d, &used, &nfail));
+    if (nfail) note += ", " + std::to_string((long long)nfail) + " attempts without pivoting refactored with pivoting";
+  }
   if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
   PetscCall(Row(P, name, fms, sms, be, its, note));
   if (profile) { /* one more factorization and solve, profiled (the events cost time: not in the timed runs above) */
@@ -397,7 +407,7 @@ int main(int argc, char **argv)
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
-  char      pprecs[128] = "double";
+  char      pprecs[128] = "double", nopivs[128] = "auto";
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
 
@@ -416,6 +426,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
+  PetscCall(PetscOptionsString("-nopivots", "PGX: -mat_pgx_lu_nopivot modes to sweep (auto, never, always; rows other than auto are named 'nopiv <mode>')", NULL, nopivs, nopivs, sizeof(nopivs), NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
@@ -453,6 +464,11 @@ int main(int argc, char **argv)
     PetscCheck(w == "partial" || w == "tournament", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-pivotings: unknown %s (partial, tournament)", w.c_str());
     pivv.push_back(w == "partial" ? dl::PIVOTING_PARTIAL : dl::PIVOTING_TOURNAMENT);
   }
+  std::vector<dl::NoPivot> npv;
+  for (const std::string &w : Split(nopivs)) {
+    PetscCheck(w == "auto" || w == "never" || w == "always", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-nopivots: unknown %s (auto, never, always)", w.c_str());
+    npv.push_back(w == "auto" ? dl::NOPIVOT_AUTO : w == "never" ? dl::NOPIVOT_NEVER : dl::NOPIVOT_ALWAYS);
+  }
   for (PetscInt i = 0; i < nsizes; i++) {
     PetscCall(PetscTime(&tnow));
     if (time_limit > 0 && tnow - tstart > time_limit) {
@@ -485,10 +501,11 @@ int main(int argc, char **argv)
       for (const std::string &pr : preclist) {
         dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
+        for (const dl::NoPivot np : npv)
         for (const dl::Path pth : pathv)
         for (PetscInt ig = 0; ig < ngraphs; ig++) {
         const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
-        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "");
+        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
         for (PetscInt iq = 0; iq < nlasms; iq++)
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
@@ -499,12 +516,14 @@ int main(int argc, char **argv)
                   for (PetscInt il = 0; il < nleaves; il++)
                     for (PetscInt ia = 0; ia < nlas; ia++)
                       for (PetscInt ic = 0; ic < ncoops; ic++) {
-                        const Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
+                        Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
+                        cf.nopiv = np;
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
                 for (const dl::Pivoting pv : pivv) {
-                  const Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
+                  Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
+                  cf.nopiv = np;
                   PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                 }
               }

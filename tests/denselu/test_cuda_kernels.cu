@@ -17,6 +17,12 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      without look-ahead): the same pivots and factors as without it, every phase of the path counted (exact counts
      where the schedule fixes them), look-ahead phases only with look-ahead, each stream's sum <= the wall time of
      the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration.
+   - no pivot search (SetNoPivot; NoPivotCompare below): on matrices strictly diagonally dominant by columns (diagdom,
+     n = 33 .. 1500, block sizes 32 .. 256, with and without look-ahead) NOPIVOT_AUTO factors without pivoting
+     (GetNoPivotInfo), with the reference's pivots (none) and factors within 1e-12 relative, backward error < 10; the
+     fused path keeps its pivot search; NOPIVOT_ALWAYS on random, zero-leading and singular matrices fails its check
+     once and factors again with partial pivoting (the reference's pivots and zero column); NOPIVOT_NEVER and
+     NOPIVOT_AUTO on a random matrix pivot; tf32 on diagdom without pivoting is refined to backward error < 1.
    -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below). */
 #include <petscsys.h>
 #include <petsctime.h>
@@ -78,6 +84,62 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
         CHECK(be < 10, "%s n %d nb %d %s: backward error %g", kind, (int)n, (int)nb, t ? "transpose" : "solve", be);
       }
     }
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* NoPivot modes: mode on matrix kind; expect_used: the last factorization ran without pivoting; expect_fail: attempts
+   without pivoting that failed their check. The pivots (and zero column) must be the reference's (partial pivoting)
+   either way, the factors within 1e-12 (random, diagdom) of them, the solves' backward errors < 10 (< 1 refined). */
+static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot mode, PetscBool expect_used, PetscInt expect_fail, dl::Precision prec = dl::PRECISION_DOUBLE, PetscInt nsmall = 128)
+{
+  std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
+  std::vector<PetscInt> pr(n), pc(n, -1);
+  PetscInt              zr, zc, nfail;
+  PetscBool             finite, used;
+  cu::Data             *d;
+  const char           *modes[] = {"auto", "never", "always"};
+
+  PetscFunctionBegin;
+  DenseLUSeed(5000 + n);
+  PetscCall(DenseLUMatrix(kind, n, 0, a.data()));
+  lr = a;
+  PetscCall(ref::Factor(n, lr.data(), n, nb, pr.data(), &zr));
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetBlockSize(d, nb));
+  PetscCall(cu::SetSmallSize(d, nsmall));
+  PetscCall(cu::SetLookAhead(d, lookahead));
+  PetscCall(cu::SetPanelOptions(d, PETSC_TRUE, 0, PETSC_TRUE));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::SetNoPivot(d, mode));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+  PetscCall(cu::GetNoPivotInfo(d, &used, &nfail));
+  CHECK(used == expect_used && nfail == expect_fail, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d (expected %d), failed checks %d (expected %d)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)expect_used, (int)nfail, (int)expect_fail);
+  CHECK(finite && zc == zr, "nopivot %s %s n %d: cuda zerocol %d finite %d, reference zerocol %d", modes[mode], kind, (int)n, (int)zc, (int)finite, (int)zr);
+  if (prec == dl::PRECISION_DOUBLE) {
+    PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
+    PetscInt np = 0;
+    double   dm = 0, m = 0;
+    for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
+    for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
+    CHECK(np == 0, "nopivot %s %s n %d nb %d look-ahead %d: %d pivots differ from the reference", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)np);
+    if (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) CHECK(dm <= 1e-12 * m, "nopivot %s %s n %d nb %d look-ahead %d: max |LU_cuda - LU_ref| = %g (max %g)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, dm, m);
+  }
+  if (zr < 0)
+    for (int t = 0; t < 2; t++) {
+      const PetscInt      nrhs = 2;
+      std::vector<double> b(n * nrhs), x;
+      dl::RefineResult    rr;
+      for (auto &v : b) v = DenseLURand();
+      x = b;
+      PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
+      for (PetscInt r = 0; r < nrhs; r++) {
+        double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
+        CHECK(be < (prec == dl::PRECISION_DOUBLE ? 10 : 1), "nopivot %s %s n %d nb %d %s: backward error %g", modes[mode], kind, (int)n, (int)nb, t ? "transpose" : "solve", be);
+      }
+      if (prec != dl::PRECISION_DOUBLE) CHECK(!rr.fellback, "nopivot %s %s n %d: the refinement fell back", modes[mode], kind, (int)n);
+    }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d, failed checks %d\n", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)nfail));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -308,6 +370,22 @@ int main(int argc, char **argv)
   PetscCall(Mixed(dl::PRECISION_BF16, "bf16", "random", 1000, 0, -1, PETSC_TRUE));
   for (dl::Precision prec : {dl::PRECISION_DOUBLE, dl::PRECISION_TF32})
     for (PetscBool la : {PETSC_FALSE, PETSC_TRUE}) PetscCall(Profiled(prec, la));
+  for (PetscBool la : {PETSC_FALSE, PETSC_TRUE}) {
+    PetscCall(NoPivotCompare("diagdom", 129, 32, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
+    PetscCall(NoPivotCompare("diagdom", 257, 64, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
+    PetscCall(NoPivotCompare("diagdom", 700, 48, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
+    PetscCall(NoPivotCompare("diagdom", 1500, 256, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
+  }
+  PetscCall(NoPivotCompare("diagdom", 33, 8, PETSC_FALSE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0, dl::PRECISION_DOUBLE, 16)); /* blocked below the fused default */
+  PetscCall(NoPivotCompare("diagdom", 100, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0)); /* fused: pivot search */
+  PetscCall(NoPivotCompare("diagdom", 700, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, PETSC_FALSE, 0));
+  PetscCall(NoPivotCompare("diagdom", 700, 64, PETSC_TRUE, dl::NOPIVOT_ALWAYS, PETSC_TRUE, 0));
+  PetscCall(NoPivotCompare("random", 700, 64, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0));
+  PetscCall(NoPivotCompare("random", 700, 64, PETSC_TRUE, dl::NOPIVOT_ALWAYS, PETSC_FALSE, 1));
+  PetscCall(NoPivotCompare("zerolead", 300, 64, PETSC_FALSE, dl::NOPIVOT_ALWAYS, PETSC_FALSE, 1));
+  PetscCall(NoPivotCompare("singular", 300, 64, PETSC_TRUE, dl::NOPIVOT_ALWAYS, PETSC_FALSE, 1));
+  PetscCall(NoPivotCompare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0, dl::PRECISION_TF32));
+  PetscCall(NoPivotCompare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0, dl::PRECISION_HALF));
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

@@ -15,6 +15,7 @@ static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
 static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
 static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "PGXDenseLUPath", "PATH_", NULL};
 static const char *const PGXDenseLUPivotings[]  = {"partial", "tournament", "PGXDenseLUPivoting", "PIVOTING_", NULL};
+static const char *const PGXDenseLUNoPivots[]   = {"auto", "never", "always", "PGXDenseLUNoPivot", "NOPIVOT_", NULL};
 
 typedef struct {
   PGXDeviceType   devreq;    /* -pgx_device as requested (auto, host, cuda) */
@@ -35,6 +36,7 @@ typedef struct {
   PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Pivoting  pivoting;  /* -mat_pgx_lu_pivoting: of the low-precision factorizations (FP64 always partial) */
+  kern::NoPivot   nopivot;   /* -mat_pgx_lu_nopivot: skip the pivot search where partial pivoting interchanges no rows (cuda) */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
   PetscInt        n;         /* order of the matrix */
@@ -117,7 +119,14 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
   PetscCall(PetscViewerASCIIPrintf(viewer, "pivoting of the low-precision factorization: %s%s\n", PGXDenseLUPivotings[lu->pivoting], lu->pivoting == kern::PIVOTING_TOURNAMENT ? " (leaves of the panel recursion by tournament pivoting, chunks of 256 rows; FP64: partial)" : ""));
+  if (lu->device == PGX_DEVICE_HOST) PetscCall(PetscViewerASCIIPrintf(viewer, "pivot search skipped where no interchange is needed (-mat_pgx_lu_nopivot %s): cuda backend only; the host backend always searches\n", PGXDenseLUNoPivots[lu->nopivot]));
 #if PGX_DENSELU_HAVE_CUDA
+  else if (lu->d && lu->nfactor) {
+    PetscBool used;
+    PetscInt  nfail;
+    PetscCall(kern::cuda::GetNoPivotInfo(lu->d, &used, &nfail));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "pivot search skipped where no interchange is needed (-mat_pgx_lu_nopivot %s): last factorization %s; attempts without pivoting refactored with pivoting: %" PetscInt_FMT "\n", PGXDenseLUNoPivots[lu->nopivot], used ? "without pivoting (checked: every |l_ij| <= 1, the pivots of partial pivoting)" : "with partial pivoting", nfail));
+  }
   if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor && lu->pivoting == kern::PIVOTING_TOURNAMENT) {
     PetscInt nt;
     PetscCall(kern::cuda::GetTournamentInfo(lu->d, &nt));
@@ -458,6 +467,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_lookahead_sms", "Most SMs the look-ahead stream's cuBLAS kernels use, leaving the others to the panel (cublasSetSmCountTarget; 0: all)", "MatGetFactor", lu->lasms, &lu->lasms, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_nopivot", "Skip the pivot search (cuda): auto when A is strictly diagonally dominant by columns (partial pivoting then interchanges no rows; the factors are checked and refactored with pivoting if not), never, always (try on any matrix)", "MatGetFactor", PGXDenseLUNoPivots, (PetscEnum)lu->nopivot, (PetscEnum *)&lu->nopivot, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_pivoting", "Pivoting of the low-precision factorizations: partial, tournament (leaves of the panel recursion by tournament pivoting: no grid synchronization per column); FP64 is always partial", "MatGetFactor", PGXDenseLUPivotings, (PetscEnum)lu->pivoting, (PetscEnum *)&lu->pivoting, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscOptionsEnd();
@@ -493,6 +503,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
     PetscCall(kern::cuda::SetPivoting(lu->d, lu->pivoting));
+    PetscCall(kern::cuda::SetNoPivot(lu->d, lu->nopivot));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
 #endif
   }
@@ -536,6 +547,14 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_profile - time each phase (panel leaves, swaps, trsm, gemm, look-ahead waits, conversions; the
   refinement's residual, low-precision solve and GMRES-IR) and print the sums per phase with -info (cudaEvent pairs
   on the cuda backend: opt-in, as they cost time)
+. -mat_pgx_lu_nopivot <auto,never,always> - cuda: skip the pivot search where partial pivoting interchanges no rows.
+  auto (the default): when A is strictly diagonally dominant by columns (|a_jj| > sum_{i != j} |a_ij|, tested in
+  the pass over A that looks for NaN/Inf), partial pivoting provably keeps every diagonal entry, so the factorization
+  without pivoting is the pivoted one; it needs no synchronization per column (the panel leaves: one warp for the top
+  block, L21 = A21 U11^-1 below). The factors are then checked (every |l_ij| <= 1, every u_jj nonzero and finite: the
+  condition under which partial pivoting would have chosen the diagonal) and, should rounding break it, A is factored
+  again with pivoting (-info says so). never: always search; always: try without pivoting on any matrix, at the cost
+  of a second factorization when it needs pivots. The pivots are dgetrf's in every case
 . -mat_pgx_lu_pivoting <partial,tournament> - pivoting of the low-precision factorizations (tf32, half, bf16):
   partial (the default until measured), or tournament (CALU/TSLU): each leaf of the panel recursion (at most
   -mat_pgx_lu_leaf columns) picks its pivot rows by a tournament, chunks of 256 rows factored independently and a
@@ -599,6 +618,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->pivoting               = kern::PIVOTING_PARTIAL; /* tournament once measured faster on the GPU host (bench_denselu -pivotings) */
+  lu->nopivot                = kern::NOPIVOT_AUTO;
   lu->precused               = kern::PRECISION_DOUBLE;
   lu->path                   = "blocked";
   lu->zerocol                = -1;

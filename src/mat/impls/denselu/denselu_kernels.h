@@ -73,6 +73,25 @@ typedef enum {
             too many rows, no resident cluster) falls back to the BLOCKED path's leaf kernels
    AUTO     FUSED for n <= nsmall, CLUSTER for nsmall < n <= clustermax, else BLOCKED
    The reference backend has one path (blocked); it accepts and reports the option. */
+/* Skipping the pivot search (-mat_pgx_lu_nopivot; cuda backend): when A is strictly diagonally dominant by columns,
+   |a_jj| > sum_{i != j} |a_ij| for every j, partial pivoting interchanges no rows (the diagonal entry is the unique
+   largest of its column, and every Schur complement stays strictly dominant by columns), so the factorization
+   without pivoting IS the partially pivoted one and needs no pivot search, hence no synchronization per column.
+   The cuda backend then factors each panel's leaves without pivoting (the top w x w block by one warp, the rows below
+   by L21 = A21 U11^-1) and checks the factors afterwards: every |l_ij| <= 1 and every u_jj nonzero and finite, which
+   is exactly the condition under which partial pivoting (first largest entry) would have chosen the diagonal at
+   every step. When rounding breaks it (or for ALWAYS on a matrix that needs pivots) A is factored again with
+   partial pivoting, with a line in -info. So the pivots are dgetrf's either way.
+   AUTO   without pivoting when the one pass over A that checks it for NaN/Inf also finds it strictly dominant by
+          columns (the default)
+   NEVER  always partial pivoting
+   ALWAYS try without pivoting on any matrix (a matrix that needs pivots costs a failed attempt and the pivoted one)
+   The fused small-matrix path keeps its pivot search. The reference backend always pivots (the same pivots). */
+typedef enum {
+  NOPIVOT_AUTO,
+  NOPIVOT_NEVER,
+  NOPIVOT_ALWAYS
+} NoPivot;
 typedef enum {
   PATH_AUTO,
   PATH_FUSED,
@@ -161,6 +180,13 @@ PetscErrorCode SetAutoMin(Data *, PetscInt automin);
    last block to arrive: one launch) and TournamentL21Kernel (the swaps and L21 = A21 U11^-1: one launch); the fused
    path and the FP64 factorization keep partial pivoting */
 PetscErrorCode SetPivoting(Data *, Pivoting);
+/* Whether to skip the pivot search on matrices that provably need none (NoPivot above). The default of this
+   interface is NOPIVOT_NEVER (the kernel tests exercise the pivoting leaves on dominant matrices too); MATSOLVERPGX
+   sets -mat_pgx_lu_nopivot, whose default is NOPIVOT_AUTO */
+PetscErrorCode SetNoPivot(Data *, NoPivot);
+/* The last factorization: *used = whether it ran without pivoting (and passed its check); *nfail = factorizations
+   since Create whose attempt without pivoting failed the check and were done again with partial pivoting */
+PetscErrorCode GetNoPivotInfo(const Data *, PetscBool *used, PetscInt *nfail);
 /* Tests: the tournament kernels in FP64 on one m x w panel (host arrays a, lda; out: lu (m x w, leading dimension
    m), ipiv relative to the panel, zerocol), to be compared with reference::TournamentPanel */
 PetscErrorCode TournamentPanelTest(PetscInt m, PetscInt w, const PetscScalar *a, PetscInt lda, PetscScalar *lu, PetscInt *ipiv, PetscInt *zerocol);

@@ -102,6 +102,10 @@ struct Data {
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
   Pivoting                      pivoting = PIVOTING_PARTIAL; /* of the FP32 (mixed) factorizations: tournament leaves (TournamentLeaf) */
+  NoPivot                       nopivreq  = NOPIVOT_NEVER; /* SetNoPivot (MATSOLVERPGX sets -mat_pgx_lu_nopivot, default auto) */
+  bool                          nopiv     = false; /* the running factorization skips the pivot search (NoPivLeaf, no interchanges) */
+  bool                          nopivused = false; /* the last factorization ran without pivoting and passed its check */
+  PetscInt                      nnopivfail = 0;    /* attempts without pivoting that failed their check (factored again with pivoting) */
   int                           ntourn   = 0;                /* leaves of the last factorization by the tournament kernels */
   pgx::cuda::DeviceArray<int>    tcand, tcnt, tmoved;        /* tournament: candidate lists [nodes][32], arrival counters [nodes], moved rows [1 + 2 32] */
   pgx::cuda::DeviceArray<double> tsave;                      /* tournament: original values of the moved top rows [32][32] (T = float uses the first half) */
@@ -112,6 +116,7 @@ struct Data {
     const void     *a    = nullptr; /* the buffer factored (the graph's launches hold its address) */
     PetscInt        n    = -1;
     Precision       prec = PRECISION_DOUBLE;
+    bool            nopiv = false;  /* without pivoting (other launches) */
     int             calls = 0;      /* factorizations with this key so far */
     /* what the captured factorization did (restored on replay: the host-side choices are the graph's) */
     const char *path = "none";
@@ -818,6 +823,77 @@ __global__ void AddKernel(int m, const double *x, double *y)
   if (i < m) y[i] += x[i];
 }
 
+/* FiniteKernel and the test of NOPIVOT_AUTO in one pass over A, one block per column j (contiguous): flag[1] = 1 when
+   an entry is not finite, flag[2] = 1 when column j is not strictly diagonally dominant (|a_jj| > sum_{i != j} |a_ij|
+   fails; NaN fails it too) */
+__global__ void FiniteDominanceKernel(int n, const double *a, int *flag)
+{
+  __shared__ double sh[32];
+  const int         j = blockIdx.x;
+  const double     *c = a + (size_t)j * n;
+  double            s = 0;
+  bool              bad = false;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const double v = c[i];
+    bad |= !isfinite(v);
+    if (i != j) s += fabs(v);
+  }
+  if (__syncthreads_or(bad) && threadIdx.x == 0) atomicExch(flag + 1, 1);
+  s = BlockSum(s, sh);
+  if (threadIdx.x == 0 && !(fabs(c[j]) > s)) atomicExch(flag + 2, 1);
+}
+
+/* ipiv[i] = i: the pivots of a factorization without pivoting */
+__global__ void IotaKernel(int n, int *ipiv)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) ipiv[i] = i;
+}
+
+/* LU without pivoting of the top w x w block (w <= 32) of a panel (leading dimension lda), one warp: lane i holds row i
+   in registers, row j reaches the other lanes by shuffles; l_ij = a_ij / u_jj, then the rank-1 update of the row. The
+   rows below the block are finished by L21 = A21 U11^-1 (NoPivLeaf). */
+template <class T>
+__global__ void __launch_bounds__(32) NoPivLeafKernel(int w, T *p, int lda)
+{
+  const int i = (int)threadIdx.x;
+  T         r[32];
+#pragma unroll
+  for (int c = 0; c < 32; c++) r[c] = (i < w && c < w) ? p[i + (size_t)c * lda] : T(0);
+#pragma unroll
+  for (int j = 0; j < 32; j++) {
+    if (j < w) { /* the same in every lane */
+      const T piv = __shfl_sync(0xffffffffu, r[j], j);
+      const T l   = r[j] / piv;
+      if (i > j) r[j] = l;
+#pragma unroll
+      for (int c = j + 1; c < 32; c++) {
+        const T u = __shfl_sync(0xffffffffu, r[c], j);
+        if (i > j) r[c] -= l * u;
+      }
+    }
+  }
+  if (i < w)
+    for (int c = 0; c < w; c++) p[i + (size_t)c * lda] = r[c];
+}
+
+/* After a factorization without pivoting: flag[2] = 1 unless every |l_ij| <= 1 (i > j) and every u_jj is nonzero and
+   finite (a NaN fails both), the condition under which partial pivoting would have kept every diagonal entry (the
+   first largest of its column). One block per column j, rows j..n-1. */
+template <class T>
+__global__ void NoPivCheckKernel(int n, const T *lu, int *flag)
+{
+  const int j   = blockIdx.x;
+  const T  *c   = lu + (size_t)j * n;
+  bool      bad = false;
+  for (int i = j + (int)threadIdx.x; i < n; i += blockDim.x) {
+    const T v = c[i];
+    if (i == j) bad |= !(v != T(0) && isfinite(v));
+    else bad |= !(fabs(v) <= T(1));
+  }
+  if (__syncthreads_or(bad) && threadIdx.x == 0) atomicExch(flag + 2, 1);
+}
+
 /* ------------------------------------------------------------------ host helpers */
 /* Profile: record the next event of the pool on s (the pool grows on demand) */
 static PetscErrorCode ProfRecord(Data *d, cudaStream_t s, int *idx)
@@ -1151,12 +1227,32 @@ static PetscErrorCode TournamentLeaf(Data *d, cudaStream_t s, int m, int kb, T *
    thread by LeafCoopTry) when enabled and it fits, else PanelKernel (one block, in global memory). ol, orr: the
    panel columns left and right of the leaf that take its interchanges (leaf swaps; 0, 0 otherwise): the cooperative
    kernel swaps them itself, after PanelKernel one LaswpKernel does (row0 is the leaf's first row and column) */
+/* A leaf without pivoting (Data::nopiv): the top kb x kb block by NoPivLeafKernel, the m - kb rows below by
+   L21 = A21 U11^-1 (cublas<t>trsm, right, upper, non-unit); no interchanges */
+template <class T>
+static PetscErrorCode NoPivLeaf(Data *d, int m, int kb, T *p, int lda)
+{
+  cublasHandle_t h;
+  cudaStream_t   s;
+
+  PetscFunctionBegin;
+  PetscCall(WorkStream(d, &s, &h));
+  NoPivLeafKernel<T><<<1, 32, 0, s>>>(PetscMin(kb, m), p, lda);
+  PGXCheckLaunch("denselu NoPivLeafKernel");
+  if (m > kb) PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, m - kb, kb, p, lda, p + kb, lda));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <class T>
 static PetscErrorCode FactorLeaf(Data *d, cudaStream_t s, int m, int kb, T *p, int lda, int *ipiv, int row0, int ol, int orr)
 {
   bool done = false;
 
   PetscFunctionBegin;
+  if (d->nopiv) { /* no pivot search: no interchanges, neither in the leaf nor elsewhere */
+    PetscCall(NoPivLeaf<T>(d, m, kb, p, lda));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) { /* low precision only: FP64 pivots partially */
     PetscCall(TournamentLeaf<T>(d, s, m, kb, p, lda, ipiv, row0));
     if (ol + orr > 0) { /* as after PanelKernel below */
@@ -1215,7 +1311,7 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   }
   const int l = kb / 2, r = kb - l, k1 = k + l, m2 = n - k1;
   PetscCall(PanelRecursive<T>(d, a, n, k, l, prec, pk0, pkb));
-  if (!d->leafswaps) {
+  if (!d->leafswaps && !d->nopiv) {
     PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
     PetscCall(Laswp<T>(s, r, r, 0, a + (size_t)k1 * n, n, k, k1, d->ipiv.data(), "denselu LaswpKernel (panel, right half)"));
     PetscCall(ProfEnd(d, s, tok));
@@ -1227,7 +1323,7 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
   PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec, pk0, pkb));
-  if (!d->leafswaps) {
+  if (!d->leafswaps && !d->nopiv) {
     PetscCall(ProfBegin(d, s, PHASE_PANEL_SWAP, &tok));
     PetscCall(Laswp<T>(s, l, l, 0, a + (size_t)k * n, n, k1, k + kb, d->ipiv.data(), "denselu LaswpKernel (panel, left half)"));
     PetscCall(ProfEnd(d, s, tok));
@@ -1251,7 +1347,7 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
   PetscCall(WorkStream(d, &s, &h));
   Path path = d->pathreq;
   if (path == PATH_AUTO) path = n <= d->nsmall ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
-  d->oncluster = path == PATH_CLUSTER;
+  d->oncluster = path == PATH_CLUSTER && !d->nopiv; /* without pivoting the leaves need no cluster */
   if (path == PATH_FUSED) {
     d->path = "fused";
     d->nb   = n;
@@ -1261,11 +1357,11 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  d->path = d->oncluster ? "cluster" : "blocked";
+  d->path = d->nopiv ? "blocked (no pivoting)" : (d->oncluster ? "cluster" : "blocked");
   d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
   const int nb = (int)d->nb;
   if (d->lookahead) {
-    d->path = d->oncluster ? "cluster look-ahead" : "blocked look-ahead";
+    d->path = d->nopiv ? "blocked look-ahead (no pivoting)" : (d->oncluster ? "cluster look-ahead" : "blocked look-ahead");
     PetscCall(FactorLookAhead<T>(d, a, prec, nb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -1273,9 +1369,11 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
     /* the panel's interchanges on the columns left and right of it, one launch */
-    PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
-    PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
-    PetscCall(ProfEnd(d, s, tok));
+    if (!d->nopiv) {
+      PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
+      PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
+      PetscCall(ProfEnd(d, s, tok));
+    }
     if (mt > 0) {
       PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
@@ -1365,12 +1463,13 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
   }
   PetscCall(PGXCUDAGetStream(&s));
   Data::Graph &g = d->graphs[sizeof(T) == sizeof(double) ? 0 : 1];
-  if (g.a != (const void *)a || g.n != d->n || g.prec != prec) {
+  if (g.a != (const void *)a || g.n != d->n || g.prec != prec || g.nopiv != d->nopiv) {
     if (g.exec) PGXCallCUDA(cudaGraphExecDestroy(g.exec));
-    g      = Data::Graph();
-    g.a    = (const void *)a;
-    g.n    = d->n;
-    g.prec = prec;
+    g       = Data::Graph();
+    g.a     = (const void *)a;
+    g.n     = d->n;
+    g.prec  = prec;
+    g.nopiv = d->nopiv;
   }
   if (!g.exec && g.calls++ == 0) {
     PetscCall(FactorDeviceDirect<T>(d, a, prec));
@@ -1444,9 +1543,11 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
     PetscCall(ProfEnd(d, s, tok));
     /* the columns left of the panel and the next panel's, on s */
-    PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
-    PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
-    PetscCall(ProfEnd(d, s, tok));
+    if (!d->nopiv) {
+      PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
+      PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
+      PetscCall(ProfEnd(d, s, tok));
+    }
     if (nb2 > 0) {
       PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
       PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
@@ -1460,9 +1561,11 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->epanel, 0));
     PetscCall(ProfEnd(d, d->s2, tok));
     if (mr > 0) {
-      PetscCall(ProfBegin(d, d->s2, PHASE_LA_SWAP, &tok));
-      PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
-      PetscCall(ProfEnd(d, d->s2, tok));
+      if (!d->nopiv) {
+        PetscCall(ProfBegin(d, d->s2, PHASE_LA_SWAP, &tok));
+        PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
+        PetscCall(ProfEnd(d, d->s2, tok));
+      }
       PetscCall(ProfBegin(d, d->s2, PHASE_LA_TRSM, &tok));
       PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
       PetscCall(ProfEnd(d, d->s2, tok));
@@ -1478,11 +1581,12 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After a factorization: zero column, host pivots and the permutation */
-static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
+/* After a factorization: zero column, host pivots and the permutation; *nopivbad (when not NULL): the check of a
+   factorization without pivoting failed (flag[2], meaningful only when d->nopiv) */
+static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol, bool *nopivbad = nullptr)
 {
   cudaStream_t     s;
-  int              hflag[2];
+  int              hflag[3];
   const int        n = (int)d->n;
   std::vector<int> perm(n);
   int              tok;
@@ -1492,9 +1596,10 @@ static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
   PetscCall(ProfBegin(d, s, PHASE_FINISH, &tok));
   d->hpiv.resize(n);
   if (n) PGXCallCUDA(cudaMemcpyAsync(d->hpiv.data(), d->ipiv.data(), n * sizeof(int), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 3 * sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   *zerocol = hflag[0] == INT_MAX ? -1 : hflag[0];
+  if (nopivbad) *nopivbad = hflag[2] != 0;
   for (int i = 0; i < n; i++) perm[i] = i;
   for (int k = 0; k < n; k++) std::swap(perm[k], perm[d->hpiv[k]]);
   PetscCall(d->perm.upload(perm.data(), n));
@@ -1505,29 +1610,61 @@ static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol)
 static PetscErrorCode ResetFlag(Data *d)
 {
   cudaStream_t s;
-  const int    init[2] = {INT_MAX, 0};
+  const int    init[3] = {INT_MAX, 0, 0};
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaMemcpyAsync(d->flag.data(), init, 2 * sizeof(int), cudaMemcpyHostToDevice, s));
+  PGXCallCUDA(cudaMemcpyAsync(d->flag.data(), init, 3 * sizeof(int), cudaMemcpyHostToDevice, s));
   PGXCallCUDA(cudaStreamSynchronize(s)); /* init lives on this stack frame */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lu <- A (d->A, converted to T), then its factorization in prec; without pivoting when d->nopiv, checked
+   (NoPivCheckKernel) and, when the check fails, factored again with partial pivoting (d->nopiv is then false) */
+template <class T>
+static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *zerocol)
+{
+  cudaStream_t s;
+  const int    n = (int)d->n;
+  int          tok;
+  bool         bad = false;
+
+  PetscFunctionBegin;
+  PetscCall(PGXCUDAGetStream(&s));
+  for (int attempt = 0; attempt < 2; attempt++) {
+    PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
+    if (n) {
+      if (sizeof(T) == sizeof(double)) PGXCallCUDA(cudaMemcpyAsync(lu, d->A.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+      else PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, (float *)lu, n, s));
+    }
+    PetscCall(ProfEnd(d, s, tok));
+    PetscCall(ResetFlag(d));
+    if (d->nopiv && n) {
+      IotaKernel<<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, d->ipiv.data());
+      PGXCheckLaunch("denselu IotaKernel");
+    }
+    PetscCall(FactorDevice<T>(d, lu, prec));
+    if (d->nopiv && n) {
+      PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
+      NoPivCheckKernel<T><<<n, 256, 0, s>>>(n, lu, d->flag.data());
+      PGXCheckLaunch("denselu NoPivCheckKernel");
+      PetscCall(ProfEnd(d, s, tok));
+    }
+    PetscCall(FinishFactor(d, zerocol, &bad));
+    if (!d->nopiv || !bad) break;
+    d->nnopivfail++;
+    d->nopiv = false;
+    PetscCall(PetscInfo(NULL, "denselu cuda: the %s factorization without pivoting has |l_ij| > 1 or a zero or non-finite u_jj: partial pivoting would interchange rows; factoring again with partial pivoting\n", sizeof(T) == sizeof(double) ? "FP64" : "low-precision"));
+  }
+  d->nopivused = d->nopiv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode FactorDouble(Data *d, PetscInt *zerocol)
 {
-  cudaStream_t s;
-  int          tok;
-
   PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
   PetscCall(d->LU.resize((size_t)d->n * d->n));
-  PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
-  if (d->n) PGXCallCUDA(cudaMemcpyAsync(d->LU.data(), d->A.data(), (size_t)d->n * d->n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-  PetscCall(ProfEnd(d, s, tok));
-  PetscCall(ResetFlag(d));
-  PetscCall(FactorDevice<double>(d, d->LU.data(), PRECISION_DOUBLE));
-  PetscCall(FinishFactor(d, zerocol));
+  PetscCall(FactorChecked<double>(d, d->LU.data(), PRECISION_DOUBLE, zerocol));
   d->dblvalid = true;
   d->lowvalid = false;
   d->used     = PRECISION_DOUBLE;
@@ -1539,7 +1676,7 @@ PetscErrorCode Create(Data **d)
 {
   PetscFunctionBegin;
   *d = new Data;
-  PetscCall((*d)->flag.resize(2));
+  PetscCall((*d)->flag.resize(3));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1677,6 +1814,23 @@ PetscErrorCode SetPivoting(Data *d, Pivoting p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SetNoPivot(Data *d, NoPivot p)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(p == NOPIVOT_AUTO || p == NOPIVOT_NEVER || p == NOPIVOT_ALWAYS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown no-pivot mode %d", (int)p);
+  d->nopivreq = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetNoPivotInfo(const Data *d, PetscBool *used, PetscInt *nfail)
+{
+  PetscFunctionBegin;
+  if (used) *used = d->nopivused ? PETSC_TRUE : PETSC_FALSE;
+  if (nfail) *nfail = d->nnopivfail;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GetTournamentInfo(const Data *d, PetscInt *nleaves)
 {
   PetscFunctionBegin;
@@ -1778,20 +1932,27 @@ static PetscErrorCode AutoPrecision(Data *d, Precision *prec, double *anorm)
 static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite)
 {
   cudaStream_t s;
-  int          hflag[2];
+  int          hflag[3];
   Precision    prec = d->prec;
   const int    n    = (int)d->n;
   int          tok;
+  /* the fused path (one kernel) keeps its pivot search; elsewhere NOPIVOT_AUTO tests A's column dominance in the
+     pass that checks it for NaN/Inf */
+  const bool fused   = d->pathreq == PATH_FUSED || (d->pathreq == PATH_AUTO && d->n <= d->nsmall);
+  const bool domtest = n && !fused && d->nopivreq == NOPIVOT_AUTO;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(ResetFlag(d));
   PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
-  if (n) {
+  if (domtest) {
+    FiniteDominanceKernel<<<n, 256, 0, s>>>(n, d->A.data(), d->flag.data());
+    PGXCheckLaunch("denselu FiniteDominanceKernel");
+  } else if (n) {
     FiniteKernel<<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, d->A.data(), d->flag.data());
     PGXCheckLaunch("denselu FiniteKernel");
   }
-  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 3 * sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCall(ProfEnd(d, s, tok));
   PGXCallCUDA(cudaStreamSynchronize(s));
   if (hflag[1]) {
@@ -1799,6 +1960,10 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
     PetscCall(ProfCollect(d));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  d->nopiv     = n && !fused && (d->nopivreq == NOPIVOT_ALWAYS || (domtest && !hflag[2]));
+  d->nopivused = false;
+  if (domtest) PetscCall(PetscInfo(NULL, "denselu cuda: A %s strictly diagonally dominant by columns: %s\n", hflag[2] ? "is not" : "is", hflag[2] ? "partial pivoting" : "no pivot search (partial pivoting would interchange no rows; the factors are checked)"));
+  else if (d->nopiv) PetscCall(PetscInfo(NULL, "denselu cuda: -mat_pgx_lu_nopivot always: factoring without pivoting, then checking the factors\n"));
   double autonorm = -1; /* ||A||_inf when AutoPrecision computed it */
   if (prec == PRECISION_AUTO) PetscCall(AutoPrecision(d, &prec, &autonorm));
   if (prec == PRECISION_DOUBLE) {
@@ -1816,11 +1981,7 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
     }
     PetscCall(ProfEnd(d, s, tok));
     PetscCall(d->LUs.resize((size_t)n * n));
-    PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
-    PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, d->LUs.data(), n, s));
-    PetscCall(ProfEnd(d, s, tok));
-    PetscCall(FactorDevice<float>(d, d->LUs.data(), prec));
-    PetscCall(FinishFactor(d, zerocol)); /* synchronizes: d->anorm is on the host */
+    PetscCall(FactorChecked<float>(d, d->LUs.data(), prec, zerocol)); /* synchronizes: d->anorm is on the host */
     d->lowvalid = true;
     d->used     = prec;
     if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
