@@ -18,7 +18,7 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      where the schedule fixes them), look-ahead phases only with look-ahead, each stream's sum <= the wall time of
      the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration.
    - no pivot search (SetNoPivot; NoPivotCompare below): on matrices strictly diagonally dominant by columns (diagdom,
-     n = 33 .. 1500, block sizes 32 .. 256, with and without look-ahead) NOPIVOT_AUTO factors without pivoting
+     n = 33 .. 1500, block sizes 32 .. 1024, with and without look-ahead) NOPIVOT_AUTO factors without pivoting
      (GetNoPivotInfo), with the reference's pivots (none) and factors within 1e-12 relative, backward error < 10; the
      fused path keeps its pivot search; NOPIVOT_ALWAYS on random, zero-leading and singular matrices fails its check
      once and factors again with partial pivoting (the reference's pivots and zero column); NOPIVOT_NEVER and
@@ -376,6 +376,7 @@ int main(int argc, char **argv)
     PetscCall(NoPivotCompare("diagdom", 700, 48, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
     PetscCall(NoPivotCompare("diagdom", 1500, 256, la, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
   }
+  PetscCall(NoPivotCompare("diagdom", 1300, 1024, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0)); /* the largest block size (FP64 default from n = 16384) */
   PetscCall(NoPivotCompare("diagdom", 33, 8, PETSC_FALSE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0, dl::PRECISION_DOUBLE, 16)); /* blocked below the fused default */
   PetscCall(NoPivotCompare("diagdom", 100, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0)); /* fused: pivot search */
   PetscCall(NoPivotCompare("diagdom", 700, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, PETSC_FALSE, 0));

@@ -1358,7 +1358,12 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   d->path = d->nopiv ? "blocked (no pivoting)" : (d->oncluster ? "cluster" : "blocked");
-  d->nb   = d->nbreq > 0 ? d->nbreq : (n >= 4096 ? 256 : 128); /* default to be measured (bench_denselu -blocks) */
+  /* defaults measured (bench_denselu -blocks). Without pivoting the panel is cheap and the trailing gemm's depth
+     decides (H200, twentieth session, dominant matrix, FP64 factor ms: n = 16384 nb 256/512/1024 93/88/84, 32768
+     659/580/550; half at 512: 40 and 180 ms); a look-ahead of two panels (the panel after next updated first) was
+     measured the same and is not kept */
+  const bool dbl = sizeof(T) == sizeof(double);
+  d->nb          = d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (n >= 4096 ? 256 : 128)));
   const int nb = (int)d->nb;
   if (d->lookahead) {
     d->path = d->nopiv ? "blocked look-ahead (no pivoting)" : (d->oncluster ? "cluster look-ahead" : "blocked look-ahead");
