@@ -18,9 +18,9 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      where the schedule fixes them), look-ahead phases only with look-ahead, each stream's sum <= the wall time of
      the call (+ 0.05 ms: cudaEvent resolution); the refinement's phases of a tf32 solve. Prints one line per configuration.
    - no pivot search (SetNoPivot; NoPivotCompare below): on matrices strictly diagonally dominant by columns (diagdom,
-     n = 33 .. 1500, block sizes 32 .. 1024, with and without look-ahead) NOPIVOT_AUTO factors without pivoting
-     (GetNoPivotInfo), with the reference's pivots (none) and factors within 1e-12 relative, backward error < 10; the
-     fused path keeps its pivot search; NOPIVOT_ALWAYS on random, zero-leading and singular matrices fails its check
+     n = 1 .. 1500, block sizes 32 .. 1024, with and without look-ahead; below nsmall too) NOPIVOT_AUTO factors
+     without pivoting (GetNoPivotInfo), with the reference's pivots (none) and factors within 1e-12 relative, backward
+     error < 10; the fused path, when asked for, keeps its pivot search; NOPIVOT_ALWAYS on random, zero-leading and singular matrices fails its check
      once and factors again with partial pivoting (the reference's pivots and zero column); NOPIVOT_NEVER and
      NOPIVOT_AUTO on a random matrix pivot; tf32 on diagdom without pivoting is refined to backward error < 1.
    -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below). */
@@ -91,7 +91,7 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
 /* NoPivot modes: mode on matrix kind; expect_used: the last factorization ran without pivoting; expect_fail: attempts
    without pivoting that failed their check. The pivots (and zero column) must be the reference's (partial pivoting)
    either way, the factors within 1e-12 (random, diagdom) of them, the solves' backward errors < 10 (< 1 refined). */
-static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot mode, PetscBool expect_used, PetscInt expect_fail, dl::Precision prec = dl::PRECISION_DOUBLE, PetscInt nsmall = 128)
+static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot mode, PetscBool expect_used, PetscInt expect_fail, dl::Precision prec = dl::PRECISION_DOUBLE, PetscInt nsmall = 128, dl::Path path = dl::PATH_AUTO)
 {
   std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
   std::vector<PetscInt> pr(n), pc(n, -1);
@@ -112,6 +112,7 @@ static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, 
   PetscCall(cu::SetPanelOptions(d, PETSC_TRUE, 0, PETSC_TRUE));
   PetscCall(cu::SetPrecision(d, prec));
   PetscCall(cu::SetNoPivot(d, mode));
+  PetscCall(cu::SetPath(d, path, 0));
   PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
   PetscCall(cu::GetNoPivotInfo(d, &used, &nfail));
   CHECK(used == expect_used && nfail == expect_fail, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d (expected %d), failed checks %d (expected %d)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)expect_used, (int)nfail, (int)expect_fail);
@@ -378,7 +379,9 @@ int main(int argc, char **argv)
   }
   PetscCall(NoPivotCompare("diagdom", 1300, 1024, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0)); /* the largest block size (FP64 default from n = 16384) */
   PetscCall(NoPivotCompare("diagdom", 33, 8, PETSC_FALSE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0, dl::PRECISION_DOUBLE, 16)); /* blocked below the fused default */
-  PetscCall(NoPivotCompare("diagdom", 100, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0)); /* fused: pivot search */
+  PetscCall(NoPivotCompare("diagdom", 100, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0)); /* below nsmall: blocked, without pivoting */
+  PetscCall(NoPivotCompare("diagdom", 1, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_TRUE, 0));
+  PetscCall(NoPivotCompare("diagdom", 100, 32, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0, dl::PRECISION_DOUBLE, 128, dl::PATH_FUSED)); /* the fused path asked for: pivot search */
   PetscCall(NoPivotCompare("diagdom", 700, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, PETSC_FALSE, 0));
   PetscCall(NoPivotCompare("diagdom", 700, 64, PETSC_TRUE, dl::NOPIVOT_ALWAYS, PETSC_TRUE, 0));
   PetscCall(NoPivotCompare("random", 700, 64, PETSC_TRUE, dl::NOPIVOT_AUTO, PETSC_FALSE, 0));

@@ -553,8 +553,10 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   without pivoting is the pivoted one; it needs no synchronization per column (the panel leaves: one warp for the top
   block, L21 = A21 U11^-1 below). The factors are then checked (every |l_ij| <= 1, every u_jj nonzero and finite: the
   condition under which partial pivoting would have chosen the diagonal) and, should rounding break it, A is factored
-  again with pivoting (-info says so). never: always search; always: try without pivoting on any matrix, at the cost
-  of a second factorization when it needs pivots. The pivots are dgetrf's in every case
+  again with pivoting (-info says so). Under -mat_pgx_lu_path auto such a matrix takes the blocked path at every n
+  (the fused small-matrix path, when asked for, keeps its pivot search). never: always search; always: try without
+  pivoting on any matrix, at the cost of a second factorization when it needs pivots. The pivots are dgetrf's in every
+  case
 . -mat_pgx_lu_pivoting <partial,tournament> - pivoting of the low-precision factorizations (tf32, half, bf16):
   partial (the default until measured), or tournament (CALU/TSLU): each leaf of the panel recursion (at most
   -mat_pgx_lu_leaf columns) picks its pivot rows by a tournament, chunks of 256 rows factored independently and a

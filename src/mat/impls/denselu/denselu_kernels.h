@@ -86,7 +86,8 @@ typedef enum {
           columns (the default)
    NEVER  always partial pivoting
    ALWAYS try without pivoting on any matrix (a matrix that needs pivots costs a failed attempt and the pivoted one)
-   The fused small-matrix path keeps its pivot search. The reference backend always pivots (the same pivots). */
+   The fused path, when asked for (PATH_FUSED), keeps its pivot search; under PATH_AUTO a matrix factored without
+   pivoting takes the blocked path at every n (below nsmall too). The reference backend always pivots (the same pivots). */
 typedef enum {
   NOPIVOT_AUTO,
   NOPIVOT_NEVER,
