@@ -39,15 +39,55 @@ namespace cu  = pgx::kernels::denselu::cuda;
 namespace dl  = pgx::kernels::denselu;
 static int nfail = 0;
 
+/* The cuda factors of d against the reference's (lr, pr): the same pivots, and (values) the factors within 1e-12
+   relative to max |LU_ref| (round-off of a different operation order); unwritten (NaN) entries count as infinite */
+static PetscErrorCode CheckFactors(cu::Data *d, PetscInt n, const std::vector<double> &lr, const std::vector<PetscInt> &pr, PetscBool values, const char *what)
+{
+  std::vector<double>   lc(n * n, NAN);
+  std::vector<PetscInt> pc(n, -1);
+  PetscInt              np = 0;
+  double                dm = 0, m = 0;
+
+  PetscFunctionBegin;
+  PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
+  for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
+  for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
+  CHECK(np == 0, "%s: %d pivots differ from the reference", what, (int)np);
+  if (values) CHECK(dm <= 1e-12 * m, "%s: max |LU_cuda - LU_ref| = %g (max %g)", what, dm, m);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solve and transpose Solve with d's factors, nrhs random right-hand sides each: backward error below tol; refined
+   (mixed precision): without fallback */
+static PetscErrorCode CheckSolves(cu::Data *d, PetscInt n, const std::vector<double> &a, PetscInt nrhs, double tol, PetscBool refined, const char *what)
+{
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    std::vector<double> b(n * nrhs), x;
+    dl::RefineResult    rr;
+    for (auto &v : b) v = DenseLURand();
+    x = b;
+    PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
+    for (PetscInt r = 0; r < nrhs; r++) {
+      double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
+      CHECK(be < tol, "%s %s: backward error %g", what, t ? "transpose" : "solve", be);
+    }
+    if (refined) CHECK(!rr.fellback, "%s: the refinement fell back", what);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double cond, PetscBool lookahead = PETSC_FALSE, PetscInt leafw = 0, PetscBool coop = PETSC_TRUE, PetscInt nsmall = 128)
 {
-  std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
-  std::vector<PetscInt> pr(n), pc(n, -1);
+  std::vector<double>   a(n * n), lr(n * n);
+  std::vector<PetscInt> pr(n);
   PetscInt              zr, zc;
   PetscBool             finite;
   cu::Data             *d;
+  char                  what[128];
 
   PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s n %d nb %d leaf %d coop %d look-ahead %d", kind, (int)n, (int)nb, (int)leafw, (int)coop, (int)lookahead));
   DenseLUSeed(3000 + n);
   PetscCall(DenseLUMatrix(kind, n, cond, a.data()));
   lr = a;
@@ -59,31 +99,13 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
   PetscCall(cu::SetLeaf(d, leafw, coop));
   PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
   CHECK(finite && zc == zr, "%s n %d: cuda zerocol %d finite %d, reference zerocol %d", kind, (int)n, (int)zc, (int)finite, (int)zr);
-  PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
-  PetscInt np = 0;
-  double   dm = 0, m = 0;
-  for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
-  for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
-  CHECK(np == 0, "%s n %d nb %d leaf %d coop %d look-ahead %d: %d pivots differ from the reference", kind, (int)n, (int)nb, (int)leafw, (int)coop, (int)lookahead, (int)np);
-  if (!std::strcmp(kind, "random")) CHECK(dm <= 1e-12 * m, "%s n %d nb %d leaf %d coop %d look-ahead %d: max |LU_cuda - LU_ref| = %g (max %g)", kind, (int)n, (int)nb, (int)leafw, (int)coop, (int)lookahead, dm, m);
+  PetscCall(CheckFactors(d, n, lr, pr, std::strcmp(kind, "random") ? PETSC_FALSE : PETSC_TRUE, what));
   {
     PetscInt w, nc, nbl;
     PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
     if (n > nsmall) CHECK(w == (leafw ? leafw : 32) && (coop ? nc > 0 && nbl == 0 : nc == 0 && nbl > 0), "%s n %d leaf %d coop %d: leaf width %d, %d cooperative leaves, %d one-block leaves", kind, (int)n, (int)leafw, (int)coop, (int)w, (int)nc, (int)nbl);
   }
-  if (zr < 0)
-    for (int t = 0; t < 2; t++) {
-      const PetscInt      nrhs = 3;
-      std::vector<double> b(n * nrhs), x;
-      dl::RefineResult    rr;
-      for (auto &v : b) v = DenseLURand();
-      x = b;
-      PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
-      for (PetscInt r = 0; r < nrhs; r++) {
-        double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
-        CHECK(be < 10, "%s n %d nb %d %s: backward error %g", kind, (int)n, (int)nb, t ? "transpose" : "solve", be);
-      }
-    }
+  if (zr < 0) PetscCall(CheckSolves(d, n, a, 3, 10, PETSC_FALSE, what));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -93,14 +115,16 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
    either way, the factors within 1e-12 (random, diagdom) of them, the solves' backward errors < 10 (< 1 refined). */
 static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot mode, PetscBool expect_used, PetscInt expect_fail, dl::Precision prec = dl::PRECISION_DOUBLE, PetscInt nsmall = 128, dl::Path path = dl::PATH_AUTO)
 {
-  std::vector<double>   a(n * n), lr(n * n), lc(n * n, NAN);
-  std::vector<PetscInt> pr(n), pc(n, -1);
-  PetscInt              zr, zc, nfail;
+  std::vector<double>   a(n * n), lr(n * n);
+  std::vector<PetscInt> pr(n);
+  PetscInt              zr, zc, nrefactored; /* not 'nfail': that is CHECK's counter */
   PetscBool             finite, used;
   cu::Data             *d;
   const char           *modes[] = {"auto", "never", "always"};
+  char                  what[128];
 
   PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "nopivot %s %s n %d nb %d look-ahead %d", modes[mode], kind, (int)n, (int)nb, (int)lookahead));
   DenseLUSeed(5000 + n);
   PetscCall(DenseLUMatrix(kind, n, 0, a.data()));
   lr = a;
@@ -114,33 +138,12 @@ static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, 
   PetscCall(cu::SetNoPivot(d, mode));
   PetscCall(cu::SetPath(d, path, 0));
   PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
-  PetscCall(cu::GetNoPivotInfo(d, &used, &nfail));
-  CHECK(used == expect_used && nfail == expect_fail, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d (expected %d), failed checks %d (expected %d)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)expect_used, (int)nfail, (int)expect_fail);
+  PetscCall(cu::GetNoPivotInfo(d, &used, &nrefactored));
+  CHECK(used == expect_used && nrefactored == expect_fail, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d (expected %d), failed checks %d (expected %d)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)expect_used, (int)nrefactored, (int)expect_fail);
   CHECK(finite && zc == zr, "nopivot %s %s n %d: cuda zerocol %d finite %d, reference zerocol %d", modes[mode], kind, (int)n, (int)zc, (int)finite, (int)zr);
-  if (prec == dl::PRECISION_DOUBLE) {
-    PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
-    PetscInt np = 0;
-    double   dm = 0, m = 0;
-    for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
-    for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
-    CHECK(np == 0, "nopivot %s %s n %d nb %d look-ahead %d: %d pivots differ from the reference", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)np);
-    if (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) CHECK(dm <= 1e-12 * m, "nopivot %s %s n %d nb %d look-ahead %d: max |LU_cuda - LU_ref| = %g (max %g)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, dm, m);
-  }
-  if (zr < 0)
-    for (int t = 0; t < 2; t++) {
-      const PetscInt      nrhs = 2;
-      std::vector<double> b(n * nrhs), x;
-      dl::RefineResult    rr;
-      for (auto &v : b) v = DenseLURand();
-      x = b;
-      PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
-      for (PetscInt r = 0; r < nrhs; r++) {
-        double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
-        CHECK(be < (prec == dl::PRECISION_DOUBLE ? 10 : 1), "nopivot %s %s n %d nb %d %s: backward error %g", modes[mode], kind, (int)n, (int)nb, t ? "transpose" : "solve", be);
-      }
-      if (prec != dl::PRECISION_DOUBLE) CHECK(!rr.fellback, "nopivot %s %s n %d: the refinement fell back", modes[mode], kind, (int)n);
-    }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d, failed checks %d\n", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)nfail));
+  if (prec == dl::PRECISION_DOUBLE) PetscCall(CheckFactors(d, n, lr, pr, (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) ? PETSC_TRUE : PETSC_FALSE, what));
+  if (zr < 0) PetscCall(CheckSolves(d, n, a, 2, prec == dl::PRECISION_DOUBLE ? 10 : 1, prec == dl::PRECISION_DOUBLE ? PETSC_FALSE : PETSC_TRUE, what));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d, failed checks %d\n", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)nrefactored));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -712,13 +712,6 @@ __global__ void CopyKernel(int n, int ncol, const S *x, int ldx, T *y, int ldy, 
   else y[i + (size_t)c * ldy] = (T)x[i + (size_t)c * ldx];
 }
 
-__global__ void FiniteKernel(int n, const double *a, int *flag)
-{
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= (long long)n * n) return;
-  if (!isfinite(a[t])) atomicExch(flag + 1, 1);
-}
-
 /* out[i] = sum_j |a_ij| (thread per row; consecutive threads read consecutive rows) */
 __global__ void RowAbsSumKernel(int n, const double *a, double *out)
 {
@@ -823,7 +816,7 @@ __global__ void AddKernel(int m, const double *x, double *y)
   if (i < m) y[i] += x[i];
 }
 
-/* FiniteKernel and the test of NOPIVOT_AUTO in one pass over A, one block per column j (contiguous): flag[1] = 1 when
+/* The NaN/Inf check of A and the test of NOPIVOT_AUTO in one pass, one block per column j (contiguous): flag[1] = 1 when
    an entry is not finite, flag[2] = 1 when column j is not strictly diagonally dominant (|a_jj| > sum_{i != j} |a_ij|
    fails; NaN fails it too) */
 __global__ void FiniteDominanceKernel(int n, const double *a, int *flag)
@@ -1952,12 +1945,9 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(ResetFlag(d));
   PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
-  if (domtest) {
+  if (n) { /* flag[2] (not dominant) is used only by NOPIVOT_AUTO */
     FiniteDominanceKernel<<<n, 256, 0, s>>>(n, d->A.data(), d->flag.data());
     PGXCheckLaunch("denselu FiniteDominanceKernel");
-  } else if (n) {
-    FiniteKernel<<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, d->A.data(), d->flag.data());
-    PGXCheckLaunch("denselu FiniteKernel");
   }
   PGXCallCUDA(cudaMemcpyAsync(hflag, d->flag.data(), 3 * sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCall(ProfEnd(d, s, tok));
