@@ -81,6 +81,8 @@ struct Row {
   double      apply_lvldir   = 0; /* the same with direct launches */
   double      refresh        = 0; /* natural: the part of the numeric setup that refreshes the SpSV matrix (E into its diagonal, updateMatrix) */
   double      apply_direct   = 0; /* multicolor with direct launches instead of the CUDA graph */
+  double      apply_pdl      = 0; /* multicolor, each color a programmatic dependent launch of the previous (SetPDL) */
+  double      apply_pdl_dir  = 0; /* the same, direct launches */
   double      ilu_err = 0, spmv_err = 0;
   PetscInt    its[4] = {-1, -1, -1, -1};
   const char *krylov = "";
@@ -116,6 +118,22 @@ static PetscErrorCode BenchDILU(PetscInt n, const PetscInt *ia, const PetscInt *
     PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
     PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_direct));
     PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+    /* programmatic dependent launches between the colors (-pc_dilu_pdl), from the graph and direct; the same bits */
+    std::vector<PetscScalar> y0(n), y1(n), y2(n);
+    PGXCallCUDA(cudaMemcpyAsync(y0.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+    PetscCall(K::cuda::SetPDL(d, PETSC_TRUE));
+    PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_pdl));
+    PGXCallCUDA(cudaMemcpyAsync(y1.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE));
+    PetscCall(PGXBenchMedian(reps, [&]() { return K::cuda::Apply(d, d_x, d_y); }, &row.apply_pdl_dir));
+    PGXCallCUDA(cudaMemcpyAsync(y2.data(), d_y, n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
+    PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
+    if (y1 != y0 || y2 != y0) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  VERIFY FAILED %s: the multicolor apply with programmatic dependent launches (graph %s, direct %s) differs from the apply's bits\n", row.name.c_str(), y1 == y0 ? "same" : "differs", y2 == y0 ? "same" : "differs"));
+      nverify_fail++;
+    }
   }
   if (!mc) { /* the same sweeps with one launch per level (replayed from a CUDA graph, then direct) instead of SpSV */
     std::vector<PetscScalar> y1(n), y2(n), y3(n);
@@ -491,11 +509,12 @@ static PetscErrorCode Print(FILE *f, const std::vector<Row> &rows, PetscInt reps
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "nat = natural schedule (level sets; E per level from a CUDA graph), mc = multicolor; ana = analysis (wall, incl. host level sets / GPU coloring and pattern upload);\n"
                                              "num = numeric re-setup from device values; apply = both sweeps; /SpMV = apply / one cuSPARSE SpMV; ILU/x = cuSPARSE ILU(0) two-SpSV apply / PGX apply;\n"
                                              "natural apply = cuSPARSE SpSV on A with E on the diagonal; lvl-ap/lvl-dir = natural apply with one launch per level from a CUDA graph / direct;\n"
-                                             "dir-ap = multicolor apply launched directly instead of from the CUDA graph; nat refresh (of num) = E into the SpSV matrix + cusparseSpSV_updateMatrix\n"));
-  PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %9s %10s | %7s | %8s %7s | %5s %8s %7s %7s %6s %6s %7s %7s %7s %7s | %5s %8s %7s %7s %6s %6s %7s %7s | %8s\n", "problem", "n", "nnz", "SpMV", "ILU0set", "ILU0ap", "nlev", "ana", "num", "apply", "/SpMV", "num/Sp", "ILU/x", "lvl-ap", "lvl-dir", "refresh", "ncol", "ana", "num", "apply", "/SpMV", "num/Sp", "ILU/x", "dir-ap", "maxerr"));
+                                             "dir-ap = multicolor apply launched directly instead of from the CUDA graph; pdl-ap/pdl-dir = multicolor apply with each color a programmatic\n"
+                                             "dependent launch of the previous (-pc_dilu_pdl), from the graph / direct; nat refresh (of num) = E into the SpSV matrix + cusparseSpSV_updateMatrix\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %9s %10s | %7s | %8s %7s | %5s %8s %7s %7s %6s %6s %7s %7s %7s %7s | %5s %8s %7s %7s %6s %6s %7s %7s %7s %7s | %8s\n", "problem", "n", "nnz", "SpMV", "ILU0set", "ILU0ap", "nlev", "ana", "num", "apply", "/SpMV", "num/Sp", "ILU/x", "lvl-ap", "lvl-dir", "refresh", "ncol", "ana", "num", "apply", "/SpMV", "num/Sp", "ILU/x", "dir-ap", "pdl-ap", "pdl-dir", "maxerr"));
   for (const Row &r : rows) {
     double err = std::max(std::max(r.err[0], r.err[1]), std::max(r.ilu_err, r.spmv_err));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %9" PetscInt_FMT " %10" PetscInt_FMT " | %7.4f | %8.3f %7.4f | %5" PetscInt_FMT " %8.2f %7.4f %7.4f %6.2f %6.2f %7.2f %7.4f %7.4f %7.4f | %5" PetscInt_FMT " %8.2f %7.4f %7.4f %6.2f %6.2f %7.2f %7.4f | %8.1e\n", r.name.c_str(), r.n, r.nnz, r.spmv, r.ilu_setup, r.ilu_apply, r.levels[0], r.analysis[0], r.numeric[0], r.apply[0], r.apply[0] / r.spmv, r.numeric[0] / r.spmv, r.ilu_apply / r.apply[0], r.apply_perlevel, r.apply_lvldir, r.refresh, r.levels[1], r.analysis[1], r.numeric[1], r.apply[1], r.apply[1] / r.spmv, r.numeric[1] / r.spmv, r.ilu_apply / r.apply[1], r.apply_direct, err));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "%-16s %9" PetscInt_FMT " %10" PetscInt_FMT " | %7.4f | %8.3f %7.4f | %5" PetscInt_FMT " %8.2f %7.4f %7.4f %6.2f %6.2f %7.2f %7.4f %7.4f %7.4f | %5" PetscInt_FMT " %8.2f %7.4f %7.4f %6.2f %6.2f %7.2f %7.4f %7.4f %7.4f | %8.1e\n", r.name.c_str(), r.n, r.nnz, r.spmv, r.ilu_setup, r.ilu_apply, r.levels[0], r.analysis[0], r.numeric[0], r.apply[0], r.apply[0] / r.spmv, r.numeric[0] / r.spmv, r.ilu_apply / r.apply[0], r.apply_perlevel, r.apply_lvldir, r.refresh, r.levels[1], r.analysis[1], r.numeric[1], r.apply[1], r.apply[1] / r.spmv, r.numeric[1] / r.spmv, r.ilu_apply / r.apply[1], r.apply_direct, r.apply_pdl, r.apply_pdl_dir, err));
   }
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, f, "\nIterations to rtol 1e-8 (-1: not converged within max_it)\n%-16s %6s | %8s %8s %8s %8s | %8s\n", "problem", "KSP", "dilu-nat", "dilu-mc", "ilu0", "jacobi", "mc/nat"));
   for (const Row &r : rows) {

@@ -180,6 +180,12 @@ static PetscErrorCode TestOne(const char *name, Csr A, bool mc)
     CHECK(y == first, "%s multicolor, programmatic dependent launches: not the same bits as the first apply", name);
     PetscCall(CudaApply(d, n, x, y, true));
     CHECK(y == first, "%s multicolor, programmatic dependent launches in place: not the same bits as the first apply", name);
+    PetscCall(K::cuda::SetGraph(d, PETSC_FALSE)); /* the same launches directly (KLevelPre's loads before the wait) */
+    PetscCall(CudaApply(d, n, x, y, false));
+    CHECK(y == first, "%s multicolor, programmatic dependent launches, direct: not the same bits as the first apply", name);
+    PetscCall(CudaApply(d, n, x, y, true));
+    CHECK(y == first, "%s multicolor, programmatic dependent launches, direct, in place: not the same bits as the first apply", name);
+    PetscCall(K::cuda::SetGraph(d, PETSC_TRUE));
     PetscCall(K::cuda::SetPDL(d, PETSC_FALSE));
   }
   if (mc) { /* direct launches instead of the CUDA graph */

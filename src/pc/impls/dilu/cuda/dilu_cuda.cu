@@ -196,6 +196,12 @@ struct Data {
   PoolArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
+  /* ... whose kernels after the chain's first load their rows before the wait (KLevelPre; PGX_DILU_PDL_PRE=0 turns it
+     off, for measurements) */
+  bool pdlpre = true;
+  /* multicolor: the backward sweep's first level (the last color) has no entries (ApplyLaunches skips its launch) */
+  bool     uskip0 = false;
+  PetscInt u0ptr[2] = {0, 0};
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
   PoolArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
@@ -576,6 +582,8 @@ struct RowArgs {
   PetscInt     off;
   PetscScalar *y;
   bool         rperm; /* sweeps: r is already in rank space (the permuted apply); the backward sweep leaves y alone */
+  bool         ylast; /* forward sweep, multicolor, the last color when the backward sweep skips it (Data::uskip0):
+                         y_i = x_i here, which is what that backward level would have written */
   /* Richardson (FWD_RES, BWD_ADD): A's CSR in its own ordering (with aval) for each row's residual b - A xs, r = b,
      and the iterate xs in A's ordering, read by the forward sweep and increased by the backward sweep */
   const PetscInt *arow, *acol;
@@ -620,7 +628,11 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
     PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = s;
     a.x[xi]        = d;
     if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)a.rank[i]);
-  } else if (KIND == FORWARD) a.x[xi] = (a.r[a.rperm ? xi : i] - s) / a.E[xi];
+  } else if (KIND == FORWARD) {
+    const PetscScalar v = (a.r[a.rperm ? xi : i] - s) / a.E[xi];
+    a.x[xi]             = v;
+    if (a.ylast) a.y[i] = v;
+  }
   else if (KIND == FWD_RES) a.x[xi] = ((a.r[i] - t) - s) / a.E[xi];
   else {
     PetscScalar v = a.x[xi] - s / a.E[xi];
@@ -643,6 +655,65 @@ __global__ void KLevel(RowArgs a, PetscInt lo, PetscInt hi)
   const PetscInt t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
   const PetscInt p = lo + t / SUB;
   RowOp<KIND>(a, p, (int)(t % SUB), p < hi, SUB);
+}
+
+/* The apply's row operation (FORWARD, BACKWARD) of KLevel, split for a programmatic dependent launch (SetPDL): what
+   no earlier color writes (the row's position in this half, its entries' columns and values, E, and for the forward
+   sweep r) is loaded before griddepcontrol.wait, while the previous color still runs; only x (the previous colors'
+   results) is read after it. Then the kernel lets the next color launch (griddepcontrol.launch_dependents), whose
+   early part in turn overlaps this one. The sums run in KLevel's order (each lane its entries q = ptr[p] + lane,
+   + sub, ..., then the shuffles), so the bits are KLevel's.
+   Safe because the first color of the apply's chain is launched by KLevel (whose first instruction is the wait):
+   the launch of color l >= 1 follows color l-1's wait, which followed the completion of color l-2 and, through
+   color 0's wait, of everything before the chain (r, E and the halves' values included). */
+static constexpr int PRE_ENTRIES = 4; /* a lane's entries held in registers across the wait (more: read after it) */
+template <int KIND, int SUB>
+__global__ void KLevelPre(RowArgs a, PetscInt lo, PetscInt hi)
+{
+  static_assert(KIND == FORWARD || KIND == BACKWARD, "KLevelPre: the apply's sweeps only");
+  const PetscInt t = (PetscInt)(blockIdx.x * blockDim.x + threadIdx.x);
+  const PetscInt p = lo + t / SUB;
+  const int      lane = (int)(t % SUB);
+  const bool     active = p < hi;
+  PetscInt       i = 0, xi = 0, q0 = 0, q1 = 0, c[PRE_ENTRIES];
+  PetscScalar    v[PRE_ENTRIES], Ei = 1.0, ri = 0.0, s = 0.0;
+  if (active) {
+    i  = a.order[p];
+    xi = a.perm ? p + a.off : i;
+    q0 = a.ptr[p] + lane;
+    q1 = a.ptr[p + 1];
+#pragma unroll
+    for (int k = 0; k < PRE_ENTRIES; k++) {
+      const PetscInt q = q0 + (PetscInt)k * SUB;
+      c[k]             = q < q1 ? a.col[q] : 0;
+      v[k]             = q < q1 ? a.val[q] : 0.0;
+    }
+    if (lane == 0) {
+      Ei = a.E[xi];
+      if (KIND == FORWARD) ri = a.r[a.rperm ? xi : i];
+    }
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  if (active) {
+#pragma unroll
+    for (int k = 0; k < PRE_ENTRIES; k++)
+      if (q0 + (PetscInt)k * SUB < q1) s += v[k] * a.x[c[k]];
+    for (PetscInt q = q0 + (PetscInt)PRE_ENTRIES * SUB; q < q1; q += SUB) s += a.val[q] * a.x[a.col[q]];
+  }
+  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  if (!active || lane) return;
+  if (KIND == FORWARD) {
+    const PetscScalar v = (ri - s) / Ei;
+    a.x[xi]             = v;
+    if (a.ylast) a.y[i] = v;
+  } else {
+    PetscScalar w = a.x[xi] - s / Ei;
+    a.x[xi]       = w;
+    if (a.perm && !a.rperm) a.y[i] = w;
+  }
 }
 
 /* multicolor apply of a small matrix: both sweeps, color after color, in one thread block (a barrier between
@@ -675,7 +746,7 @@ __global__ void __launch_bounds__(SMALLBLOCK) KApplySmall(RowArgs aL, RowArgs aU
 /* one level kernel, as a programmatic dependent launch of the previous kernel in the stream when pdl (sm_90: its
    launch overlaps the previous color's tail; the kernel waits for it with griddepcontrol.wait) */
 template <int KIND, int SUB>
-static void LaunchK(unsigned grid, cudaStream_t s, bool pdl, const RowArgs &a, PetscInt lo, PetscInt hi)
+static void LaunchK(unsigned grid, cudaStream_t s, bool pdl, bool pre, const RowArgs &a, PetscInt lo, PetscInt hi)
 {
   if (!pdl) {
     KLevel<KIND, SUB><<<grid, BLOCK, 0, s>>>(a, lo, hi);
@@ -691,22 +762,27 @@ static void LaunchK(unsigned grid, cudaStream_t s, bool pdl, const RowArgs &a, P
   cfg.stream                                       = s;
   cfg.attrs                                        = at;
   cfg.numAttrs                                     = 1;
-  (void)cudaLaunchKernelEx(&cfg, KLevel<KIND, SUB>, a, lo, hi); /* an error is left for PGXCheckLaunch */
+  if constexpr (KIND == FORWARD || KIND == BACKWARD)
+    if (pre) {
+      (void)cudaLaunchKernelEx(&cfg, KLevelPre<KIND, SUB>, a, lo, hi); /* an error is left for PGXCheckLaunch */
+      return;
+    }
+  (void)cudaLaunchKernelEx(&cfg, KLevel<KIND, SUB>, a, lo, hi);
 }
 
 /* the one place that maps the threads-per-row choice to a kernel instance */
 template <int KIND>
-static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, int sub, cudaStream_t s, bool pdl)
+static PetscErrorCode LaunchLevel(const RowArgs &a, PetscInt lo, PetscInt hi, int sub, cudaStream_t s, bool pdl, bool pre = false)
 {
   PetscFunctionBegin;
   unsigned grid = PGXCUDAGridSize((hi - lo) * (PetscInt)sub, BLOCK);
   switch (sub) {
-  case 1: LaunchK<KIND, 1>(grid, s, pdl, a, lo, hi); break;
-  case 2: LaunchK<KIND, 2>(grid, s, pdl, a, lo, hi); break;
-  case 4: LaunchK<KIND, 4>(grid, s, pdl, a, lo, hi); break;
-  case 8: LaunchK<KIND, 8>(grid, s, pdl, a, lo, hi); break;
-  case 16: LaunchK<KIND, 16>(grid, s, pdl, a, lo, hi); break;
-  default: LaunchK<KIND, 32>(grid, s, pdl, a, lo, hi); break;
+  case 1: LaunchK<KIND, 1>(grid, s, pdl, pre, a, lo, hi); break;
+  case 2: LaunchK<KIND, 2>(grid, s, pdl, pre, a, lo, hi); break;
+  case 4: LaunchK<KIND, 4>(grid, s, pdl, pre, a, lo, hi); break;
+  case 8: LaunchK<KIND, 8>(grid, s, pdl, pre, a, lo, hi); break;
+  case 16: LaunchK<KIND, 16>(grid, s, pdl, pre, a, lo, hi); break;
+  default: LaunchK<KIND, 32>(grid, s, pdl, pre, a, lo, hi); break;
   }
   PGXCheckLaunch("PCDILU KLevel");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1225,6 +1301,12 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
     PetscCall(d->work.resize(n));
     PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
     PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
+    /* the entries of U's first level (read after the synchronization below) */
+    d->u0ptr[0] = d->u0ptr[1] = -1;
+    if (d->U.nlevels == d->ncolors && d->L.nlevels == d->ncolors && d->ncolors > 1) {
+      PGXCallCUDA(cudaMemcpyAsync(&d->u0ptr[0], d->U.ptr.data() + d->U.lptr[0], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaMemcpyAsync(&d->u0ptr[1], d->U.ptr.data() + d->U.lptr[1], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+    }
   }
   PetscCall(mark(4));
   PetscCall(d->diagsrc.resize(n));
@@ -1235,6 +1317,7 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
   PetscCall(d->bad.resize(1));
   if (!d->multicolor) PetscCall(SetUpSpSV(d, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
+  d->uskip0 = d->multicolor && d->u0ptr[0] >= 0 && d->u0ptr[0] == d->u0ptr[1] && !getenv("PGX_DILU_NO_SKIP0");
   PetscCall(TrimScratch(s)); /* the analysis' scratch memory back to the device */
   if (prof) {
     PetscCall(PetscTime(&tp[5]));
@@ -1303,17 +1386,23 @@ PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one launch per level (color) */
+/* one launch per level (color). With programmatic dependent launches, chained says whether an earlier launch of
+   this chain (the apply's forward sweep, for its backward sweep) precedes the first one: every launch after the
+   chain's first runs KLevelPre (the apply's sweeps), the first KLevel, which reads nothing before its wait. */
 template <int KIND>
-static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t s)
+static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t s, bool chained = false, PetscInt first = 0, bool ylast = false)
 {
+  const bool pdl = d->pdl && d->multicolor && KIND != FACTOR;
+
   PetscFunctionBegin;
-  for (PetscInt l = 0; l < S.nlevels; l++) {
+  for (PetscInt l = first; l < S.nlevels; l++) {
     PetscInt lo = S.lptr[l], hi = S.lptr[l + 1];
     if (hi == lo) continue;
+    a.ylast = ylast && l == S.nlevels - 1;
     if (a.perm && &S == &d->U) a.off = d->L.lptr[d->ncolors - 1 - l] - lo; /* U's color block -> its ranks */
     else a.off = 0;
-    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : (KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n)), s, d->pdl && d->multicolor && KIND != FACTOR));
+    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : (KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n)), s, pdl, pdl && d->pdlpre && chained));
+    chained = true;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1453,12 +1542,15 @@ static PetscErrorCode ApplyLaunches(Data *d, const PetscScalar *r, PetscScalar *
   a.ptr   = d->L.ptr.data();
   a.col   = d->L.col.data();
   a.val   = d->L.val.data();
-  PetscCall(RunSweep<FORWARD>(d, d->L, a, s));
+  /* multicolor: the backward sweep's first level (the last color) has no entries, so its rows keep the forward
+     sweep's values; the forward sweep writes them to y (unless rperm) and that launch is skipped */
+  const bool skip0 = d->multicolor && d->uskip0;
+  PetscCall(RunSweep<FORWARD>(d, d->L, a, s, false, 0, skip0 && !rperm));
   a.order = d->U.order.data();
   a.ptr   = d->U.ptr.data();
   a.col   = d->U.col.data();
   a.val   = d->U.val.data();
-  PetscCall(RunSweep<BACKWARD>(d, d->U, a, s));
+  PetscCall(RunSweep<BACKWARD>(d, d->U, a, s, true, skip0 ? 1 : 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1673,6 +1765,10 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl)
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetDeviceProperties(&prop));
   d->pdl = pdl && prop->major >= 9;
+  {
+    const char *e = getenv("PGX_DILU_PDL_PRE");
+    d->pdlpre     = !(e && e[0] == '0');
+  }
   d->gapply.reset();
   d->gstaged.reset();
   d->gperm.reset();
