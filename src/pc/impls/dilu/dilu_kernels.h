@@ -185,9 +185,11 @@ PetscErrorCode SetSingleBlockRows(Data *d, PetscInt nmax);
    staging arrays around the row-by-row sweeps (PETSC_FALSE). Same bits either way. */
 PetscErrorCode SetPermutedApply(Data *d, PetscBool perm);
 /* multicolor sweeps: launch each color's kernel as a programmatic dependent launch of the previous one (compute
-   capability 9.0 and later; ignored below), so that its launch overlaps the previous color's last blocks. Default
-   PETSC_FALSE. Same bits either way. */
+   capability 9.0 and later; ignored below): every color after the apply's first loads its rows' entries, E and r
+   before it waits for the previous color, and lets the next color launch as soon as it may start. Default
+   PETSC_FALSE here (PCDILU's -pc_dilu_pdl defaults to true). Same bits either way. GetPDL: whether it is in effect. */
 PetscErrorCode SetPDL(Data *d, PetscBool pdl);
+PetscErrorCode GetPDL(const Data *d, PetscBool *pdl);
 /* the device copy of A that the factorization read (A's CSR in its own ordering, values as of the last
    Factor/FactorDevice): the resident KSPs use it for their products instead of a second copy */
 PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val);

@@ -196,9 +196,6 @@ struct Data {
   PoolArray<PetscScalar> rr, rc;
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
-  /* ... whose kernels after the chain's first load their rows before the wait (KLevelPre; PGX_DILU_PDL_PRE=0 turns it
-     off, for measurements) */
-  bool pdlpre = true;
   /* multicolor: the backward sweep's first level (the last color) has no entries (ApplyLaunches skips its launch) */
   bool     uskip0 = false;
   PetscInt u0ptr[2] = {0, 0};
@@ -1317,7 +1314,7 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
   PetscCall(d->bad.resize(1));
   if (!d->multicolor) PetscCall(SetUpSpSV(d, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
-  d->uskip0 = d->multicolor && d->u0ptr[0] >= 0 && d->u0ptr[0] == d->u0ptr[1] && !getenv("PGX_DILU_NO_SKIP0");
+  d->uskip0 = d->multicolor && d->u0ptr[0] >= 0 && d->u0ptr[0] == d->u0ptr[1];
   PetscCall(TrimScratch(s)); /* the analysis' scratch memory back to the device */
   if (prof) {
     PetscCall(PetscTime(&tp[5]));
@@ -1401,7 +1398,7 @@ static PetscErrorCode RunSweep(Data *d, const Sweep &S, RowArgs a, cudaStream_t 
     a.ylast = ylast && l == S.nlevels - 1;
     if (a.perm && &S == &d->U) a.off = d->L.lptr[d->ncolors - 1 - l] - lo; /* U's color block -> its ranks */
     else a.off = 0;
-    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : (KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n)), s, pdl, pdl && d->pdlpre && chained));
+    PetscCall(LaunchLevel<KIND>(a, lo, hi, KIND == FACTOR ? 1 : (KIND == FWD_RES ? ThreadsPerRow(d->nnz, d->n) : ThreadsPerRow(S, d->n)), s, pdl, pdl && chained));
     chained = true;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1765,15 +1762,18 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl)
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetDeviceProperties(&prop));
   d->pdl = pdl && prop->major >= 9;
-  {
-    const char *e = getenv("PGX_DILU_PDL_PRE");
-    d->pdlpre     = !(e && e[0] == '0');
-  }
   d->gapply.reset();
   d->gstaged.reset();
   d->gperm.reset();
   d->grich.reset();
   d->grich0.reset();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetPDL(const Data *d, PetscBool *pdl)
+{
+  PetscFunctionBegin;
+  *pdl = d->pdl ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
