@@ -115,16 +115,25 @@ __device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, Pet
 /* y = A x (add: y += A x), SUB threads per row (coalesced reads of a row's entries, shuffle reduction): SUB is
    chosen from the average row length, so a 7-point row is read by 4 threads, not by a whole warp of which 25
    would idle (with one warp per row, a million rows took ~120 waves of latency-bound warps) */
+/* (A x)_row by the SUB lanes of a row group (lane 0 gets the sum); every lane of the warp calls it, valid row or not,
+   because all of them take part in the shuffles. The one row loop of spmv_kernel and spmv_add_dot_kernel. */
+template <int SUB>
+__device__ __forceinline__ PetscScalar RowProduct(PetscInt row, PetscInt nrows, int lane, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x)
+{
+  PetscScalar s = 0;
+  if (row < nrows)
+    for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
+  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  return s;
+}
+
 template <int SUB>
 __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
 {
-  const PetscInt t    = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
-  const PetscInt row  = t / SUB;
-  const int      lane = (int)(t % SUB);
-  PetscScalar    s    = 0;
-  if (row < nrows) /* no early return: every lane takes part in the shuffles */
-    for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
-  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  const PetscInt    t    = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
+  const PetscInt    row  = t / SUB;
+  const int         lane = (int)(t % SUB);
+  const PetscScalar s    = RowProduct<SUB>(row, nrows, lane, rowptr, colidx, val, x); /* no early return: see RowProduct */
   if (row < nrows && !lane) y[row] = add ? y[row] + s : s;
 }
 
@@ -364,19 +373,16 @@ __global__ void aypx_idx_dev_kernel(PetscInt m, const PetscInt *__restrict__ idx
 }
 
 /* y += A x (the off-diagonal block on the ghost values x) and res[0] += sum_i (A x)_i p_i (the off-diagonal part of
-   p'A p), SUB threads a row as spmv_kernel, grid-stride over at most NPART blocks, the finishing sum added to res */
+   p'A p), SUB threads a row by spmv_kernel's RowProduct, grid-stride over at most NPART blocks, the finishing sum added to res */
 template <int SUB>
 __global__ void __launch_bounds__(BLOCK) spmv_add_dot_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
   PetscScalar a = 0;
   for (PetscInt base = (PetscInt)blockIdx.x * BLOCK; base < nrows * (PetscInt)SUB; base += (PetscInt)gridDim.x * BLOCK) {
-    const PetscInt t    = base + threadIdx.x;
-    const PetscInt row  = t / SUB;
-    const int      lane = (int)(t % SUB);
-    PetscScalar    s    = 0;
-    if (row < nrows)
-      for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
-    for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+    const PetscInt    t    = base + threadIdx.x;
+    const PetscInt    row  = t / SUB;
+    const int         lane = (int)(t % SUB);
+    const PetscScalar s    = RowProduct<SUB>(row, nrows, lane, rowptr, colidx, val, x);
     if (row < nrows && !lane && rowptr[row + 1] > rowptr[row]) {
       y[row] = y[row] + s;
       a += s * p[row];
