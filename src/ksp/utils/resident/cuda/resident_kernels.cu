@@ -112,9 +112,6 @@ __device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, Pet
   if (!threadIdx.x) *count = 0;
 }
 
-/* y = A x (add: y += A x), SUB threads per row (coalesced reads of a row's entries, shuffle reduction): SUB is
-   chosen from the average row length, so a 7-point row is read by 4 threads, not by a whole warp of which 25
-   would idle (with one warp per row, a million rows took ~120 waves of latency-bound warps) */
 /* (A x)_row by the SUB lanes of a row group (lane 0 gets the sum); every lane of the warp calls it, valid row or not,
    because all of them take part in the shuffles. The one row loop of spmv_kernel and spmv_add_dot_kernel. */
 template <int SUB>
@@ -127,6 +124,9 @@ __device__ __forceinline__ PetscScalar RowProduct(PetscInt row, PetscInt nrows, 
   return s;
 }
 
+/* y = A x (add: y += A x), SUB threads per row (coalesced reads of a row's entries, shuffle reduction): SUB is
+   chosen from the average row length, so a 7-point row is read by 4 threads, not by a whole warp of which 25
+   would idle (with one warp per row, a million rows took ~120 waves of latency-bound warps) */
 template <int SUB>
 __global__ void __launch_bounds__(BLOCK) spmv_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, int add)
 {
