@@ -38,6 +38,7 @@ namespace ref = pgx::kernels::denselu::reference;
 namespace cu  = pgx::kernels::denselu::cuda;
 namespace dl  = pgx::kernels::denselu;
 static int nfail = 0;
+#include "denselu_cuda_checks.h"
 
 /* The cuda factors of d against the reference's (lr, pr): the same pivots, and (values) the factors within 1e-12
    relative to max |LU_ref| (round-off of a different operation order); unwritten (NaN) entries count as infinite */
@@ -45,35 +46,15 @@ static PetscErrorCode CheckFactors(cu::Data *d, PetscInt n, const std::vector<do
 {
   std::vector<double>   lc(n * n, NAN);
   std::vector<PetscInt> pc(n, -1);
-  PetscInt              np = 0;
-  double                dm = 0, m = 0;
+  PetscInt              np;
+  double                dm, m;
 
   PetscFunctionBegin;
   PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
-  for (PetscInt k = 0; k < n; k++) np += pr[k] != pc[k];
-  for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lc[i]) ? PetscMax(dm, std::fabs(lc[i] - lr[i])) : INFINITY, m = PetscMax(m, std::fabs(lr[i]));
+  np = DenseLUPivotDiffs(n, pr.data(), pc.data());
+  DenseLUMaxDiff(n * n, lc.data(), lr.data(), &dm, &m);
   CHECK(np == 0, "%s: %d pivots differ from the reference", what, (int)np);
   if (values) CHECK(dm <= 1e-12 * m, "%s: max |LU_cuda - LU_ref| = %g (max %g)", what, dm, m);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Solve and transpose Solve with d's factors, nrhs random right-hand sides each: backward error below tol; refined
-   (mixed precision): without fallback */
-static PetscErrorCode CheckSolves(cu::Data *d, PetscInt n, const std::vector<double> &a, PetscInt nrhs, double tol, PetscBool refined, const char *what)
-{
-  PetscFunctionBegin;
-  for (int t = 0; t < 2; t++) {
-    std::vector<double> b(n * nrhs), x;
-    dl::RefineResult    rr;
-    for (auto &v : b) v = DenseLURand();
-    x = b;
-    PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
-    for (PetscInt r = 0; r < nrhs; r++) {
-      double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
-      CHECK(be < tol, "%s %s: backward error %g", what, t ? "transpose" : "solve", be);
-    }
-    if (refined) CHECK(!rr.fellback, "%s: the refinement fell back", what);
-  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,7 +86,7 @@ static PetscErrorCode Compare(const char *kind, PetscInt n, PetscInt nb, double 
     PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
     if (n > nsmall) CHECK(w == (leafw ? leafw : 32) && (coop ? nc > 0 && nbl == 0 : nc == 0 && nbl > 0), "%s n %d leaf %d coop %d: leaf width %d, %d cooperative leaves, %d one-block leaves", kind, (int)n, (int)leafw, (int)coop, (int)w, (int)nc, (int)nbl);
   }
-  if (zr < 0) PetscCall(CheckSolves(d, n, a, 3, 10, PETSC_FALSE, what));
+  if (zr < 0) PetscCall(DenseLUCheckSolves(d, n, a, 3, 10, PETSC_FALSE, what));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -142,7 +123,7 @@ static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, 
   CHECK(used == expect_used && nrefactored == expect_fail, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d (expected %d), failed checks %d (expected %d)", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)expect_used, (int)nrefactored, (int)expect_fail);
   CHECK(finite && zc == zr, "nopivot %s %s n %d: cuda zerocol %d finite %d, reference zerocol %d", modes[mode], kind, (int)n, (int)zc, (int)finite, (int)zr);
   if (prec == dl::PRECISION_DOUBLE) PetscCall(CheckFactors(d, n, lr, pr, (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) ? PETSC_TRUE : PETSC_FALSE, what));
-  if (zr < 0) PetscCall(CheckSolves(d, n, a, 2, prec == dl::PRECISION_DOUBLE ? 10 : 1, prec == dl::PRECISION_DOUBLE ? PETSC_FALSE : PETSC_TRUE, what));
+  if (zr < 0) PetscCall(DenseLUCheckSolves(d, n, a, 2, prec == dl::PRECISION_DOUBLE ? 10 : 1, prec == dl::PRECISION_DOUBLE ? PETSC_FALSE : PETSC_TRUE, what));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d, failed checks %d\n", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)nrefactored));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -213,8 +194,8 @@ static PetscErrorCode Profiled(dl::Precision prec, PetscBool lookahead)
   PetscCall(PetscTime(&t1));
   pr.wall[dl::PROFILE_FACTOR] = (t1 - t0) * 1e3;
   PetscCall(cu::GetFactors(d, lu1.data(), p1.data()));
-  for (PetscInt i = 0; i < n; i++) np += p0[i] != p1[i];
-  for (PetscInt i = 0; i < n * n; i++) dm = PetscMax(dm, std::fabs(lu0[i] - lu1[i])), m = PetscMax(m, std::fabs(lu0[i]));
+  np = DenseLUPivotDiffs(n, p0.data(), p1.data());
+  DenseLUMaxDiff(n * n, lu1.data(), lu0.data(), &dm, &m);
   CHECK(finite && zc == -1 && np == 0 && dm <= 1e-12 * m, "profile %s look-ahead %d: %d pivots differ, max |LU - LU_unprofiled| %g (max %g)", name, (int)lookahead, (int)np, dm, m);
   CHECK(pr.count[dl::PHASE_LEAF] == 8 * nsteps && pr.count[dl::PHASE_SWAP] == nsteps && pr.count[dl::PHASE_CHECK] == (prec == dl::PRECISION_DOUBLE ? 1 : 2) && pr.count[dl::PHASE_FINISH] == 1, "profile %s look-ahead %d: counts leaves %d swaps %d check %d finish %d", name, (int)lookahead, (int)pr.count[dl::PHASE_LEAF], (int)pr.count[dl::PHASE_SWAP], (int)pr.count[dl::PHASE_CHECK], (int)pr.count[dl::PHASE_FINISH]);
   CHECK(pr.count[dl::PHASE_PANEL_SWAP] > 0 && pr.count[dl::PHASE_PANEL_TRSM] > 0 && pr.count[dl::PHASE_PANEL_GEMM] > 0 && pr.count[dl::PHASE_TRSM] > 0 && pr.count[dl::PHASE_GEMM] > 0 && pr.count[dl::PHASE_CONVERT] == 1, "profile %s look-ahead %d: a phase of the path was not timed", name, (int)lookahead);
@@ -260,8 +241,8 @@ static PetscErrorCode TournamentPanels(void)
         std::vector<double> lr(a.begin(), a.end());
         PetscCall(ref::TournamentPanel(m, w, lr.data(), m, pr.data(), &zr));
         PetscCall(cu::TournamentPanelTest(m, w, a.data(), m, lc.data(), pc.data(), &zc));
-        double d = 0, mx = 0;
-        for (size_t i = 0; i < lr.size(); i++) d = PetscMax(d, std::isnan(lc[i]) ? INFINITY : std::fabs(lc[i] - lr[i])), mx = PetscMax(mx, std::fabs(lr[i]));
+        double d, mx;
+        DenseLUMaxDiff((PetscInt)lr.size(), lc.data(), lr.data(), &d, &mx);
         CHECK(pr == pc && zr == zc, "tournament panel %d x %d (kind %d): pivots %s, zero column %d (reference %d)", (int)m, (int)w, kind, pr == pc ? "equal" : "differ", (int)zc, (int)zr);
         CHECK(d <= 1e-12 * mx, "tournament panel %d x %d (kind %d): factors differ by %g (max|LU| %g)", (int)m, (int)w, kind, d, mx);
         npanels++;

@@ -37,6 +37,7 @@ namespace ref = pgx::kernels::denselu::reference;
 namespace cu  = pgx::kernels::denselu::cuda;
 namespace dl  = pgx::kernels::denselu;
 static int nfail = 0;
+#include "denselu_cuda_checks.h"
 
 struct Setup {
   PetscInt      n = 1000, nb = 256, leaf = 0, leafrows = 0;
@@ -96,25 +97,6 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CheckSolves(const Setup &su, cu::Data *d, const std::vector<double> &a, const char *what)
-{
-  const PetscInt n = su.n, nrhs = 2;
-
-  PetscFunctionBegin;
-  for (int t = 0; t < 2; t++) {
-    std::vector<double> b(n * nrhs), x;
-    dl::RefineResult    rr;
-    for (auto &v : b) v = DenseLURand();
-    x = b;
-    PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, nrhs, x.data(), n, &rr));
-    for (PetscInt r = 0; r < nrhs; r++) {
-      const double be = DenseLUBackwardError(n, a.data(), x.data() + r * n, b.data() + r * n, t ? 'T' : 'N');
-      CHECK(be < (su.prec == dl::PRECISION_DOUBLE ? 10.0 : 1.0), "%s %s: backward error %g", what, t ? "transpose solve" : "solve", be);
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   Setup       su;
@@ -157,20 +139,20 @@ int main(int argc, char **argv)
   PetscCall(Run(su, PETSC_FALSE, a, lu0, p0, &z0, &r0, &d0));
   PetscCall(Run(su, PETSC_TRUE, a, lu1, p1, &z1, &r1, &d1));
   CHECK(z0 == z1, "zero pivot column: default %d, variant %d", (int)z0, (int)z1);
-  for (PetscInt k = 0; k < n; k++) np += p0[k] != p1[k];
+  np = DenseLUPivotDiffs(n, p0.data(), p1.data());
   CHECK(np == 0, "%d pivots of the variant differ from the default path's", (int)np);
-  for (PetscInt i = 0; i < n * n; i++) dm = std::isfinite(lu1[i]) ? PetscMax(dm, std::fabs(lu1[i] - lu0[i])) : INFINITY, m = PetscMax(m, std::fabs(lu0[i]));
+  DenseLUMaxDiff(n * n, lu1.data(), lu0.data(), &dm, &m);
   CHECK(dm <= (dbl ? 1e-12 : 1e-5) * m, "max |LU_variant - LU_default| = %g (max |LU| %g)", dm, m);
   if (refcheck && dbl && n <= 1500) {
     std::vector<double>   lr = a;
     std::vector<PetscInt> pr(n);
-    PetscInt              zr, npr = 0;
+    PetscInt              zr, npr;
     PetscCall(ref::Factor(n, lr.data(), n, su.nb, pr.data(), &zr));
-    for (PetscInt k = 0; k < n; k++) npr += pr[k] != p1[k];
+    npr = DenseLUPivotDiffs(n, pr.data(), p1.data());
     CHECK(npr == 0 && zr == z1, "%d pivots of the variant differ from the reference's (zero column %d, reference %d)", (int)npr, (int)z1, (int)zr);
     if (su.path != dl::PATH_AUTO && (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom"))) { /* a forced path: its factors against the reference's */
-      double dr = 0, mr = 0;
-      for (PetscInt i = 0; i < n * n; i++) dr = std::isfinite(lu1[i]) ? PetscMax(dr, std::fabs(lu1[i] - lr[i])) : INFINITY, mr = PetscMax(mr, std::fabs(lr[i]));
+      double dr, mr;
+      DenseLUMaxDiff(n * n, lu1.data(), lr.data(), &dr, &mr);
       CHECK(dr <= 1e-12 * mr, "max |LU_variant - LU_reference| = %g (max |LU| %g)", dr, mr);
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "factors of the %s path against the reference: within 1e-12 max|LU|\n", path));
     }
@@ -194,8 +176,8 @@ int main(int argc, char **argv)
     } else CHECK(r0 == (su.coop ? 1 : 0) && r1 == want, "cooperative leaf rows per thread: default %d (expected %d), variant %d (expected %d)", (int)r0, su.coop ? 1 : 0, (int)r1, (int)want);
   }
   if (z1 < 0) {
-    if (dbl) PetscCall(CheckSolves(su, d0, a, "default"));
-    PetscCall(CheckSolves(su, d1, a, "variant"));
+    if (dbl) PetscCall(DenseLUCheckSolves(d0, n, a, 2, 10.0, PETSC_FALSE, "default"));
+    PetscCall(DenseLUCheckSolves(d1, n, a, 2, dbl ? 10.0 : 1.0, PETSC_FALSE, "variant"));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s n %d nb %d leaf %d coop %d look-ahead %d: priority %d, leaf rows %d (used %d), leaf swaps %d: same pivots as the default path\n", prec, kind, (int)n, (int)su.nb, (int)su.leaf, (int)su.coop, (int)su.lookahead, (int)su.priority, (int)su.leafrows, (int)r1, (int)su.leafswaps));
   PetscCall(cu::Destroy(&d0));

@@ -197,8 +197,7 @@ struct Data {
   /* multicolor sweeps: each color's kernel a programmatic dependent launch of the previous one (SetPDL; sm_90) */
   bool pdl = false;
   /* multicolor: the backward sweep's first level (the last color) has no entries (ApplyLaunches skips its launch) */
-  bool     uskip0 = false;
-  PetscInt u0ptr[2] = {0, 0};
+  bool uskip0 = false;
   /* multicolor, n <= smallrows: the apply is one kernel of one thread block (KApplySmall; no graph, no staging) */
   PetscInt              smallrows = 0;
   PoolArray<PetscInt> llptr, ulptr; /* device copies of L.lptr and U.lptr */
@@ -1238,6 +1237,7 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
   d->grich0.reset();
   d->FreeSpSV();
   d->multicolor = multicolor ? true : false;
+  d->uskip0     = false;
   d->n          = n;
   if (n == 0) { /* a rank without rows */
     if (nlower) *nlower = 0;
@@ -1245,6 +1245,7 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PGXCUDAGetStream(&s));
+  PetscInt u0ptr[2] = {-1, -1}; /* multicolor: U's first level in U's entries (Data::uskip0) */
   /* -info: the time of each phase (a synchronization after each; none without -info) */
   PetscBool      prof = PETSC_FALSE;
   PetscLogDouble tp[6] = {0, 0, 0, 0, 0, 0};
@@ -1298,11 +1299,10 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
     PetscCall(d->work.resize(n));
     PetscCall(d->llptr.upload(d->L.lptr.data(), d->L.nlevels + 1));
     PetscCall(d->ulptr.upload(d->U.lptr.data(), d->U.nlevels + 1));
-    /* the entries of U's first level (read after the synchronization below) */
-    d->u0ptr[0] = d->u0ptr[1] = -1;
+    /* where U's first level starts and ends in U's entries (read after the synchronization below) */
     if (d->U.nlevels == d->ncolors && d->L.nlevels == d->ncolors && d->ncolors > 1) {
-      PGXCallCUDA(cudaMemcpyAsync(&d->u0ptr[0], d->U.ptr.data() + d->U.lptr[0], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
-      PGXCallCUDA(cudaMemcpyAsync(&d->u0ptr[1], d->U.ptr.data() + d->U.lptr[1], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaMemcpyAsync(&u0ptr[0], d->U.ptr.data() + d->U.lptr[0], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
+      PGXCallCUDA(cudaMemcpyAsync(&u0ptr[1], d->U.ptr.data() + d->U.lptr[1], sizeof(PetscInt), cudaMemcpyDeviceToHost, s));
     }
   }
   PetscCall(mark(4));
@@ -1314,7 +1314,7 @@ static PetscErrorCode AnalyzeImpl(Data *d, PetscInt n, const PetscInt *rowptr, c
   PetscCall(d->bad.resize(1));
   if (!d->multicolor) PetscCall(SetUpSpSV(d, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
-  d->uskip0 = d->multicolor && d->u0ptr[0] >= 0 && d->u0ptr[0] == d->u0ptr[1];
+  d->uskip0 = d->multicolor && u0ptr[0] >= 0 && u0ptr[0] == u0ptr[1];
   PetscCall(TrimScratch(s)); /* the analysis' scratch memory back to the device */
   if (prof) {
     PetscCall(PetscTime(&tp[5]));
