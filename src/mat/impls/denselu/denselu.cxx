@@ -29,6 +29,7 @@ typedef struct {
   PetscBool       priority;  /* -mat_pgx_lu_priority: cuda factorization on a private greatest-priority stream */
   PetscInt        leafrows;  /* -mat_pgx_lu_leaf_rows: rows per thread of the cooperative leaf (1, 2, 4, 8; 0: default rule) */
   PetscBool       leafswaps; /* -mat_pgx_lu_leaf_swaps: the leaves swap the rest of their panel (no LaswpKernel in the recursion) */
+  PetscBool       leftstream; /* -mat_pgx_lu_left_swap_stream: look-ahead's left swaps on their own stream */
   kern::Path      pathreq;   /* -mat_pgx_lu_path: auto, fused, blocked, cluster (cuda backend) */
   PetscInt        clustermax; /* -mat_pgx_lu_cluster_max: auto takes the cluster path for nsmall < n <= this (0: never) */
   PetscInt        automin;    /* -mat_pgx_lu_auto_min: precision auto takes tf32 from this n on for row-dominant A (cuda) */
@@ -145,8 +146,8 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->leafrows) PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread %" PetscInt_FMT ", leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafswaps ? "on" : "off"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread by the default rule, leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafswaps ? "on" : "off"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "path (cuda): %s requested, auto takes the cluster path up to n %" PetscInt_FMT "%s; CUDA graph %s\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->clustermax ? "" : " (never)", lu->graph ? "on" : "off"));
-  if (lu->lasms) PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on at most %" PetscInt_FMT " SMs\n", lu->lookahead ? "on" : "off", lu->lasms));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on all SMs\n", lu->lookahead ? "on" : "off"));
+  if (lu->lasms) PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on at most %" PetscInt_FMT " SMs; left swaps %s\n", lu->lookahead ? "on" : "off", lu->lasms, lu->leftstream ? "on their own stream" : "on the panel's stream"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on all SMs; left swaps %s\n", lu->lookahead ? "on" : "off", lu->leftstream ? "on their own stream" : "on the panel's stream"));
 #if PGX_DENSELU_HAVE_CUDA
   if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
     PetscInt ncl, gmax;
@@ -465,6 +466,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_cluster_max", "Largest n at which -mat_pgx_lu_path auto takes the cluster path of the cuda backend (0: never)", "MatGetFactor", lu->clustermax, &lu->clustermax, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_graph", "Capture the cuda factorization in a CUDA graph at its second call and replay it in later factorizations of the same size", "MatGetFactor", lu->graph, &lu->graph, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_left_swap_stream", "Look-ahead: apply each panel's interchanges to the columns left of it on a third stream, off the panel's critical path (cuda backend)", "MatGetFactor", lu->leftstream, &lu->leftstream, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_lookahead_sms", "Most SMs the look-ahead stream's cuBLAS kernels use, leaving the others to the panel (cublasSetSmCountTarget; 0: all)", "MatGetFactor", lu->lasms, &lu->lasms, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_profile", "Time each phase of the factorization and of the solves (cuda: cudaEvent pairs; host: PetscTime) and report the sums with PetscInfo (-info)", "MatGetFactor", lu->profile, &lu->profile, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_nopivot", "Skip the pivot search (cuda): auto when A is strictly diagonally dominant by columns (partial pivoting then interchanges no rows; the factors are checked and refactored with pivoting if not), never, always (try on any matrix)", "MatGetFactor", PGXDenseLUNoPivots, (PetscEnum)lu->nopivot, (PetscEnum *)&lu->nopivot, NULL));
@@ -497,6 +499,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetPrecision(lu->d, lu->precreq));
     PetscCall(kern::cuda::SetAutoMin(lu->d, lu->automin));
     PetscCall(kern::cuda::SetLookAhead(lu->d, lu->lookahead));
+    PetscCall(kern::cuda::SetLeftSwapStream(lu->d, lu->leftstream));
     PetscCall(kern::cuda::SetLookAheadSMs(lu->d, lu->lasms));
     PetscCall(kern::cuda::SetPath(lu->d, lu->pathreq, lu->clustermax));
     PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
@@ -534,6 +537,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_lookahead_sms <n> - cuda look-ahead: the rest of each trailing update runs its cuBLAS kernels on at
   most n SMs (cublasSetSmCountTarget), leaving the others to the panel (0: all, the default)
 . -mat_pgx_lu_lookahead - cuda blocked path: factor the next panel while a second stream updates the rest
+. -mat_pgx_lu_left_swap_stream <bool> - cuda look-ahead: each panel's interchanges on the columns left of it run on a
+  third stream, off the panel's critical path; nothing reads those columns again until the end (default true)
 . -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
 . -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
   when its blocks fit on the device, else by one thread block (default true)
@@ -615,6 +620,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->lookahead              = PETSC_TRUE;
   lu->priority               = PETSC_TRUE;
   lu->leafswaps              = PETSC_TRUE;
+  lu->leftstream             = PETSC_TRUE; /* measured on an H200 (bench/results, twenty-second session): 0.6-2% faster from n = 8192 on */
   lu->pathreq                = kern::PATH_AUTO;
   lu->automin                = 16384; /* measured on the H100 (bench/results): the mixed solve is 0.95x of FP64 getrf+getrs at 8192, 1.34x at 16384 */
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */

@@ -200,6 +200,10 @@ PetscErrorCode SetProfile(Data *, Profile *prof);
 /* Blocked path: factor the next panel on PGX's stream while the rest of the trailing update runs on a second
    stream (same operations, so the same factors) */
 PetscErrorCode SetLookAhead(Data *, PetscBool);
+/* Look-ahead: each panel's interchanges on the columns left of it run on a third stream (the least priority), off the
+   panel's critical path (on by default; off: with the next panel's interchanges on PGX's stream, as before). The same
+   interchanges on the same columns, so the same factors and pivots */
+PetscErrorCode SetLeftSwapStream(Data *, PetscBool);
 /* Panel recursion: leaves of at most leafw columns (1..32; 0: 32), factored by the cooperative register kernel
    when coop and its blocks fit on the device, else by one thread block in global memory */
 PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);

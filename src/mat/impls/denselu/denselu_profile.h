@@ -35,6 +35,7 @@ typedef enum {
   PHASE_LA_TRSM,    /* look-ahead stream: U block row right of the next panel */
   PHASE_LA_GEMM,    /* look-ahead stream: trailing update right of the next panel */
   PHASE_LA_WAIT,    /* look-ahead stream waiting for the panel */
+  PHASE_LEFT_SWAP,  /* look-ahead with the left swaps on their own stream: a panel's interchanges on the columns left of it */
   PHASE_FINISH,     /* pivots and zero-pivot flag to the host, permutation to the device */
   /* solve */
   PHASE_RESIDUAL,   /* refinement: R = B - op(A) X in FP64 and the column norms (also the start: R = B) */
@@ -58,12 +59,12 @@ struct Profile {
 
 static inline const char *PhaseName(Phase p)
 {
-  static const char *const names[PHASE_COUNT] = {"check", "convert", "panel leaves", "panel swaps", "panel trsm", "panel gemm", "swaps", "trsm", "gemm", "wait", "la swaps", "la trsm", "la gemm", "la wait", "finish", "residual", "low solve", "gmres", "fp64 solve"};
+  static const char *const names[PHASE_COUNT] = {"check", "convert", "panel leaves", "panel swaps", "panel trsm", "panel gemm", "swaps", "trsm", "gemm", "wait", "la swaps", "la trsm", "la gemm", "la wait", "left swaps", "finish", "residual", "low solve", "gmres", "fp64 solve"};
   return (int)p >= 0 && p < PHASE_COUNT ? names[p] : "unknown";
 }
 static inline int PhaseStream(Phase p)
 {
-  return p >= PHASE_LA_SWAP && p <= PHASE_LA_WAIT ? 1 : 0;
+  return p >= PHASE_LA_SWAP && p <= PHASE_LA_WAIT ? 1 : (p == PHASE_LEFT_SWAP ? 2 : 0);
 }
 static inline ProfileGroup PhaseGroup(Phase p)
 {
@@ -97,20 +98,24 @@ static inline double ProfileStreamSum(const Profile *pr, ProfileGroup g, int str
 /* Whether each stream's sum is at most the wall time (plus slack ms: event and host clocks differ slightly) */
 static inline PetscBool ProfileWithinWall(const Profile *pr, ProfileGroup g, double slack)
 {
-  return ProfileStreamSum(pr, g, 0) <= pr->wall[g] + slack && ProfileStreamSum(pr, g, 1) <= pr->wall[g] + slack ? PETSC_TRUE : PETSC_FALSE;
+  return ProfileStreamSum(pr, g, 0) <= pr->wall[g] + slack && ProfileStreamSum(pr, g, 1) <= pr->wall[g] + slack && ProfileStreamSum(pr, g, 2) <= pr->wall[g] + slack ? PETSC_TRUE : PETSC_FALSE;
 }
 
-/* One line: "<what>: wall W ms, stream S0 ms[, look-ahead stream S1 ms]; name t ms (count), ..." with every phase of
+/* One line: "<what>: wall W ms, stream S0 ms[, look-ahead stream S1 ms][, left-swap stream S2 ms]; name t ms (count), ..." with every phase of
    the group that ran (all of them when all is true); times in ms with 3 decimals */
 static inline std::string ProfileFormat(const Profile *pr, ProfileGroup g, PetscBool all)
 {
   char        buf[128];
   std::string s = g == PROFILE_FACTOR ? "dense LU profile (factor)" : "dense LU profile (solve)";
-  const double s1 = ProfileStreamSum(pr, g, 1);
+  const double s1 = ProfileStreamSum(pr, g, 1), s2 = ProfileStreamSum(pr, g, 2);
   snprintf(buf, sizeof(buf), ": wall %.3f ms, stream %.3f ms", pr->wall[g], ProfileStreamSum(pr, g, 0));
   s += buf;
   if (s1 > 0) {
     snprintf(buf, sizeof(buf), ", look-ahead stream %.3f ms", s1);
+    s += buf;
+  }
+  if (s2 > 0) {
+    snprintf(buf, sizeof(buf), ", left-swap stream %.3f ms", s2);
     s += buf;
   }
   const char *sep = "; ";

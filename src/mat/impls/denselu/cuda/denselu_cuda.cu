@@ -97,6 +97,10 @@ struct Data {
   int                           lasms     = 0;       /* look-ahead: SM count target of h2's kernels (cublasSetSmCountTarget; 0: all) */
   int                           lasmsset  = 0;       /* the target h2 has */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
+  bool                          leftstream = true;   /* look-ahead: the left swaps on s3 (SetLeftSwapStream) */
+  cudaStream_t                  s3         = nullptr; /* look-ahead: stream of the interchanges left of each panel */
+  cublasHandle_t                h3         = nullptr;
+  cudaEvent_t                   eleft = nullptr, eleft2 = nullptr; /* s3's work done (eleft2 unused) */
   Path                          pathreq   = PATH_AUTO; /* -mat_pgx_lu_path */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
@@ -1526,6 +1530,8 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
   if (!d->s2) PetscCall(CreateStream(false, &d->s2, &d->h2, &d->epanel, &d->erest)); /* the least priority: explicit, as the panel's stream may have the greatest */
+  if (d->leftstream && !d->nopiv && !d->s3) PetscCall(CreateStream(false, &d->s3, &d->h3, &d->eleft, &d->eleft2));
+  bool leftused = false; /* s3 took work: s waits for it at the end */
   if (d->lasmsset != d->lasms) { /* the rest of the trailing update on at most lasms SMs: the others stay free for the panel */
     PGXCallCUBLAS(cublasSetSmCountTarget(d->h2, d->lasms));
     d->lasmsset = d->lasms;
@@ -1540,11 +1546,26 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
     PetscCall(ProfEnd(d, s, tok));
-    /* the columns left of the panel and the next panel's, on s */
-    if (!d->nopiv) {
+    /* the columns left of the panel and the next panel's, on s; or the left ones on s3, off the critical path: s3
+       waits for the panel (its pivots) and for the rest of step k-1 (whose gemm reads the rows of panel K-1's L21
+       that these swaps move); the columns left of the panel are read by nothing else until the end */
+    if (!d->nopiv && !d->leftstream) {
       PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
       PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
       PetscCall(ProfEnd(d, s, tok));
+    } else if (!d->nopiv) {
+      PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
+      if (nb2 > 0) PetscCall(Laswp<T>(s, nb2, nb2, 0, a + (size_t)k2 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (next panel)"));
+      PetscCall(ProfEnd(d, s, tok));
+      if (k > 0) {
+        PGXCallCUDA(cudaStreamWaitEvent(d->s3, d->epanel, 0));
+        PGXCallCUDA(cudaStreamWaitEvent(d->s3, d->erest, 0));
+        PetscCall(ProfBegin(d, d->s3, PHASE_LEFT_SWAP, &tok));
+        PetscCall(Laswp<T>(d->s3, k, k, 0, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left, own stream)"));
+        PetscCall(ProfEnd(d, d->s3, tok));
+        PGXCallCUDA(cudaEventRecord(d->eleft, d->s3));
+        leftused = true;
+      }
     }
     if (nb2 > 0) {
       PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
@@ -1575,6 +1596,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   }
   PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
   PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0)); /* s: everything done */
+  if (leftused) PGXCallCUDA(cudaStreamWaitEvent(s, d->eleft, 0));
   PetscCall(ProfEnd(d, s, tok));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1687,6 +1709,10 @@ PetscErrorCode Destroy(Data **d)
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
   if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
+  if ((*d)->h3) PGXCallCUBLAS(cublasDestroy((*d)->h3));
+  if ((*d)->eleft) PGXCallCUDA(cudaEventDestroy((*d)->eleft));
+  if ((*d)->eleft2) PGXCallCUDA(cudaEventDestroy((*d)->eleft2));
+  if ((*d)->s3) PGXCallCUDA(cudaStreamDestroy((*d)->s3));
   if ((*d)->hp) PGXCallCUBLAS(cublasDestroy((*d)->hp));
   if ((*d)->espin) PGXCallCUDA(cudaEventDestroy((*d)->espin));
   if ((*d)->espout) PGXCallCUDA(cudaEventDestroy((*d)->espout));
@@ -1791,6 +1817,14 @@ PetscErrorCode SetLookAhead(Data *d, PetscBool flg)
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
   d->lookahead = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLeftSwapStream(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  d->leftstream = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
