@@ -98,9 +98,8 @@ struct Data {
   int                           lasmsset  = 0;       /* the target h2 has */
   cudaEvent_t                   epanel = nullptr, erest = nullptr;
   bool                          leftstream = true;   /* look-ahead: the left swaps on s3 (SetLeftSwapStream) */
-  cudaStream_t                  s3         = nullptr; /* look-ahead: stream of the interchanges left of each panel */
-  cublasHandle_t                h3         = nullptr;
-  cudaEvent_t                   eleft = nullptr, eleft2 = nullptr; /* s3's work done (eleft2 unused) */
+  cudaStream_t                  s3         = nullptr; /* look-ahead: stream of the interchanges left of each panel (least priority) */
+  cudaEvent_t                   eleft      = nullptr; /* s3's last swap done */
   Path                          pathreq   = PATH_AUTO; /* -mat_pgx_lu_path */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
@@ -1530,7 +1529,12 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
   if (!d->s2) PetscCall(CreateStream(false, &d->s2, &d->h2, &d->epanel, &d->erest)); /* the least priority: explicit, as the panel's stream may have the greatest */
-  if (d->leftstream && !d->nopiv && !d->s3) PetscCall(CreateStream(false, &d->s3, &d->h3, &d->eleft, &d->eleft2));
+  if (d->leftstream && !d->nopiv && !d->s3) { /* only Laswp runs there: no cuBLAS handle */
+    int least, great;
+    PGXCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &great));
+    PGXCallCUDA(cudaStreamCreateWithPriority(&d->s3, cudaStreamNonBlocking, least));
+    PGXCallCUDA(cudaEventCreateWithFlags(&d->eleft, cudaEventDisableTiming));
+  }
   bool leftused = false; /* s3 took work: s waits for it at the end */
   if (d->lasmsset != d->lasms) { /* the rest of the trailing update on at most lasms SMs: the others stay free for the panel */
     PGXCallCUBLAS(cublasSetSmCountTarget(d->h2, d->lasms));
@@ -1709,9 +1713,7 @@ PetscErrorCode Destroy(Data **d)
   if ((*d)->epanel) PGXCallCUDA(cudaEventDestroy((*d)->epanel));
   if ((*d)->erest) PGXCallCUDA(cudaEventDestroy((*d)->erest));
   if ((*d)->s2) PGXCallCUDA(cudaStreamDestroy((*d)->s2));
-  if ((*d)->h3) PGXCallCUBLAS(cublasDestroy((*d)->h3));
   if ((*d)->eleft) PGXCallCUDA(cudaEventDestroy((*d)->eleft));
-  if ((*d)->eleft2) PGXCallCUDA(cudaEventDestroy((*d)->eleft2));
   if ((*d)->s3) PGXCallCUDA(cudaStreamDestroy((*d)->s3));
   if ((*d)->hp) PGXCallCUBLAS(cublasDestroy((*d)->hp));
   if ((*d)->espin) PGXCallCUDA(cudaEventDestroy((*d)->espin));
