@@ -185,6 +185,7 @@ struct Config {
   dl::Pivoting pivoting = dl::PIVOTING_PARTIAL; /* -pivotings (mixed precisions): SetPivoting */
   dl::NoPivot  nopiv    = dl::NOPIVOT_AUTO;     /* -nopivots: SetNoPivot */
   PetscBool    leftstream = PETSC_TRUE;         /* -leftstream: SetLeftSwapStream */
+  PetscBool    swapplan   = PETSC_TRUE;         /* -swapplan: SetSwapPlan */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -213,6 +214,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetPath(d, cf.path, cf.clustermax));
   PetscCall(cu::SetGraph(d, cf.graph));
   PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
+  PetscCall(cu::SetSwapPlan(d, cf.swapplan));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
@@ -254,6 +256,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     }
     if (cf.lasms) note += " la_sms " + std::to_string((long long)cf.lasms);
     if (cf.lookahead && !cf.leftstream) note += " left swaps on s";
+    if (!cf.swapplan) note += " plan per block";
     note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
   }
   if (prec != dl::PRECISION_DOUBLE) {
@@ -406,7 +409,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
-  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1;
+  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1, splans[2] = {1}, nsplans = 1;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1, lstreams[2] = {1}, nlstreams = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
@@ -428,6 +431,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-leftstream", "PGX look-ahead: left swaps on their own stream (1) or on the panel's (0) to sweep", lstreams, 2, &nlstreams));
   PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-swapplan", "PGX: each panel's swap plan made once (1) or in every swap block (0) to sweep", splans, 2, &nsplans));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
   PetscCall(PetscOptionsString("-nopivots", "PGX: -mat_pgx_lu_nopivot modes to sweep (auto, never, always; rows other than auto are named 'nopiv <mode>')", NULL, nopivs, nopivs, sizeof(nopivs), NULL));
@@ -511,6 +515,7 @@ int main(int argc, char **argv)
         const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
         const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
         for (PetscInt ils = 0; ils < nlstreams; ils++)
+        for (PetscInt isp = 0; isp < nsplans; isp++)
         for (PetscInt iq = 0; iq < nlasms; iq++)
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
@@ -524,6 +529,7 @@ int main(int argc, char **argv)
                         Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
                         cf.nopiv      = np;
                         cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
+                  cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
@@ -531,6 +537,7 @@ int main(int argc, char **argv)
                   Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
                   cf.nopiv      = np;
                   cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
+                  cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                   PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                 }
               }

@@ -2,7 +2,8 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
                      "  -matrix <random,diagdom,zerolead,singular,illcond>  -n <n>  -nb <nb>  -leaf <w>  -lookahead  -precision <double,tf32,half,bf16>\n"
                      "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n"
                      "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)  -graph (the variant in a CUDA graph: factored 4 times)\n"
-                     "  -leftstream <bool> (the variant's look-ahead left swaps on their own stream: -mat_pgx_lu_left_swap_stream; default true, as the default path's)\n";
+                     "  -leftstream <bool> (the variant's look-ahead left swaps on their own stream: -mat_pgx_lu_left_swap_stream; default true, as the default path's)\n"
+                     "  -swapplan <bool> (the variant's swap plans made once per panel: SetSwapPlan; default true, as the default path's)\n";
 /* One matrix (seeded), factored twice on the device: by the default path (priority off, leaf rows by the default
    rule, recursion swaps) and by the variant the options name (with the same block size, leaf width, look-ahead and
    precision). Checks (prints "all checks passed" and one line naming the variant):
@@ -24,6 +25,7 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
      graph captured, the third factorization replayed it with the second's factors and pivots bitwise, and the fourth
      (replayed too) gives the factors compared above;
    - -leftstream 0 with look-ahead: the factors are bitwise the default's (left swaps on their own stream);
+   - -swapplan 0: the factors are bitwise the default's (every swap block builds its own plan: the same moves);
    - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
      (or its FP64 fallback) of the variant has backward error < 1. */
 #include <petscsys.h>
@@ -45,6 +47,7 @@ struct Setup {
   PetscInt      n = 1000, nb = 256, leaf = 0, leafrows = 0;
   PetscBool     lookahead = PETSC_FALSE, priority = PETSC_FALSE, leafswaps = PETSC_FALSE, coop = PETSC_TRUE;
   PetscBool     leftstream = PETSC_TRUE; /* the variant's */
+  PetscBool     swapplan   = PETSC_TRUE; /* the variant's */
   dl::Precision prec = dl::PRECISION_DOUBLE;
   dl::Path      path = dl::PATH_AUTO; /* the variant's */
   PetscBool     graph = PETSC_FALSE;  /* the variant's */
@@ -66,6 +69,7 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   if (variant) PetscCall(cu::SetPanelOptions(d, su.priority, su.leafrows, su.leafswaps));
   if (variant) PetscCall(cu::SetPath(d, su.path, 0));
   if (variant) PetscCall(cu::SetLeftSwapStream(d, su.leftstream));
+  if (variant) PetscCall(cu::SetSwapPlan(d, su.swapplan));
   if (variant && su.graph) { /* direct, captured, replayed */
     std::vector<double>   lu2(n * n);
     std::vector<PetscInt> piv2(n);
@@ -126,6 +130,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-coop", &su.coop, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-graph", &su.graph, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-leftstream", &su.leftstream, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-swapplan", &su.swapplan, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
   for (int p = 0; p < 4; p++)
     if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;
@@ -185,6 +190,12 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < n * n; i++) nd += !(lu1[i] == lu0[i]);
     CHECK(nd == 0, "left swaps on the panel's stream: %d entries of the factors differ from the default's (expected the same bits)", (int)nd);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "left swaps on the panel's stream: the same factors as on their own stream\n"));
+  }
+  if (!su.swapplan) { /* the same moves from plans built per block: the same bits */
+    PetscInt nd = 0;
+    for (PetscInt i = 0; i < n * n; i++) nd += !(lu1[i] == lu0[i]);
+    CHECK(nd == 0, "swap plans per block: %d entries of the factors differ from the default's (expected the same bits)", (int)nd);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "swap plans built per block: the same factors as with one plan per panel\n"));
   }
   if (z1 < 0) {
     if (dbl) PetscCall(DenseLUCheckSolves(d0, n, a, 2, 10.0, PETSC_FALSE, "default"));

@@ -238,6 +238,10 @@ PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
 /* Look-ahead: the rest of each trailing update (second stream) runs its cuBLAS kernels on at most sms SMs
    (cublasSetSmCountTarget; 0: all), leaving the others to the panel and the next panel's update */
 PetscErrorCode SetLookAheadSMs(Data *, PetscInt sms);
+/* Each panel's interchanges on the columns outside it: the gather plan (denselu_swapplan.h) made once per panel by one
+   thread block and read by every swap launch of that panel (on by default), or built again in every block of every swap
+   launch (off: the old kernel). The same moves, so the same factors bitwise */
+PetscErrorCode SetSwapPlan(Data *, PetscBool);
 /* CUDA graph (-mat_pgx_lu_graph; off by default): the factorization's launches are captured at the second
    factorization of the same n and precision (into the same device buffer) and replayed by the later ones (one
    cudaGraphLaunch: no host-side launch per panel). Not with a profile (its events are timed). Any setter (block size,

@@ -84,6 +84,8 @@ struct Data {
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
+  bool                          swapplan = true;   /* SetSwapPlan: each panel's gather plan made once (SwapPlanKernel), read by its LaswpPlanKernels */
+  pgx::cuda::DeviceArray<int>    swplan;           /* the plans: panel at column k in [4 k, 4 (k + kb)) as {dst, src} pairs (no reuse within a factorization) */
   int                           leafrows  = 0;     /* rows per thread of the cooperative leaf (1, 2, 4, 8; 0: R = 1 first, then more) */
   int                           leafrowsused = 0;  /* largest rows per thread a cooperative leaf used in the last factorization */
   bool                          leafswaps = false; /* the leaves apply their interchanges to the panel's other columns (no Laswp in the recursion) */
@@ -230,6 +232,53 @@ __global__ void LaswpKernel(int ncol, int skip0, int skipn, T *a, int lda, int k
     const int e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
     int       dst, src;
     if (SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src)) a[dst + (size_t)c * lda] = vals[t];
+  }
+}
+
+/* The gather plan of the interchanges k1..k2-1 (denselu_swapplan.h), made once by one block: plan[e] = {dst, src} for
+   the 2 kb entries e, {-1, -1} where nothing moves. LaswpKernel builds the same plan in every one of its blocks (an
+   O(kb^2 / threads) search and an O(kb) chain on one thread, before any column moves); LaswpPlanKernel reads it */
+__global__ void SwapPlanKernel(int k1, int k2, const int *ipiv, int2 *plan)
+{
+  __shared__ int piv[DENSELU_NBMAX], slot[DENSELU_NBMAX], top[DENSELU_NBMAX], low[DENSELU_NBMAX];
+  const int      kb = k2 - k1;
+  for (int t = threadIdx.x; t < kb; t += blockDim.x) piv[t] = ipiv[k1 + t];
+  __syncthreads();
+  SwapPlanSlots(kb, piv, slot, threadIdx.x, blockDim.x);
+  __syncthreads();
+  if (threadIdx.x == 0) SwapPlanSequential(k1, kb, piv, slot, top, low);
+  __syncthreads();
+  for (int e = threadIdx.x; e < 2 * kb; e += blockDim.x) {
+    int dst, src;
+    plan[e] = SwapPlanEntry(k1, kb, piv, slot, top, low, e, &dst, &src) ? make_int2(dst, src) : make_int2(-1, -1);
+  }
+}
+
+/* LaswpKernel's gather from SwapPlanKernel's plan (2 kb entries): block b moves the C logical columns from b C, C 2 kb
+   <= 16 * 256 entries, each thread its at most 16 in registers (reads first, a barrier, then writes) */
+template <class T>
+__global__ void __launch_bounds__(256) LaswpPlanKernel(int ncol, int skip0, int skipn, T *a, int lda, int kb, const int2 *plan, int C)
+{
+  const int ne = 2 * kb, q0 = blockIdx.x * C, nq = min(C, ncol - q0), tot = ne * nq;
+  T         v[16];
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const int t = threadIdx.x + i * 256;
+    if (t < tot) {
+      const int  e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+      const int2 pl = __ldg(plan + e);
+      if (pl.x >= 0) v[i] = a[pl.y + (size_t)c * lda];
+    }
+  }
+  __syncthreads(); /* a column's rows are sources and destinations */
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const int t = threadIdx.x + i * 256;
+    if (t < tot) {
+      const int  e = t % ne, q = q0 + t / ne, c = q < skip0 ? q : q + skipn;
+      const int2 pl = __ldg(plan + e);
+      if (pl.x >= 0) a[pl.x + (size_t)c * lda] = v[i];
+    }
   }
 }
 
@@ -991,17 +1040,39 @@ static PetscErrorCode WorkStream(Data *d, cudaStream_t *s, cublasHandle_t *h)
 
 /* The interchanges k1..k2-1 on ncol logical columns of a (see LaswpKernel: q < skip0 -> column q, else q + skipn) */
 template <class T>
-static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, const char *what)
+static PetscErrorCode Laswp(cudaStream_t s, int ncol, int skip0, int skipn, T *a, int lda, int k1, int k2, const int *ipiv, const char *what, const int2 *plan = nullptr)
 {
   const int kb = k2 - k1;
 
   PetscFunctionBegin;
   if (ncol <= 0 || kb <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(kb <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: %d interchanges in one block; at most %d", kb, DENSELU_NBMAX);
+  if (plan) { /* SwapPlanKernel's plan: no plan built per block */
+    const int C = PetscMax(1, 2048 / kb); /* 2 kb C <= 16 * 256 entries */
+    LaswpPlanKernel<T><<<PGXCUDAGridSize(ncol, (unsigned)C), 256, 0, s>>>(ncol, skip0, skipn, a, lda, kb, plan, C);
+    PGXCheckLaunch(what);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   const int    C    = PetscMax(1, 2048 / kb); /* columns per thread block: 2 kb C values in shared memory */
   const size_t smem = (size_t)2 * kb * C * sizeof(T) + (size_t)4 * kb * sizeof(int);
   LaswpKernel<T><<<PGXCUDAGridSize(ncol, (unsigned)C), 256, smem, s>>>(ncol, skip0, skipn, a, lda, k1, k2, ipiv, C);
   PGXCheckLaunch(what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The plan of panel [k1, k2)'s interchanges (SetSwapPlan; pivoting factorizations): made once on s into its own slice
+   of d->swplan, which the panel's LaswpPlanKernels on every stream read (nothing rewrites it in this factorization);
+   NULL when the plan is off (each LaswpKernel block builds it) */
+static PetscErrorCode SwapPlan(Data *d, cudaStream_t s, int k1, int k2, const int2 **plan)
+{
+  PetscFunctionBegin;
+  *plan = nullptr;
+  if (!d->swapplan || d->nopiv || k2 <= k1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck((size_t)4 * k2 <= d->swplan.size(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: the swap plans hold %zu entries, panel [%d, %d) needs %d", d->swplan.size(), k1, k2, 4 * k2);
+  int2 *pl = (int2 *)(d->swplan.data() + (size_t)4 * k1);
+  SwapPlanKernel<<<1, 256, 0, s>>>(k1, k2, d->ipiv.data(), pl);
+  PGXCheckLaunch("denselu SwapPlanKernel");
+  *plan = pl;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1357,9 +1428,12 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
   /* defaults measured (bench_denselu -blocks). Without pivoting the panel is cheap and the trailing gemm's depth
      decides (H200, twentieth session, dominant matrix, FP64 factor ms: n = 16384 nb 256/512/1024 93/88/84, 32768
      659/580/550; half at 512: 40 and 180 ms); a look-ahead of two panels (the panel after next updated first) was
-     measured the same and is not kept */
+     measured the same and is not kept. With partial pivoting in FP64 (H200, twenty-third session, random matrix):
+     256 up to 8192 (4096: 18.3 against 18.7-18.9 ms with 512; 8192: 44.7-45.0 against 45.7-46.6), 512 from 16384
+     (139.8-142.6 against 145.5-145.8 ms), 768 from 32768 (684.8-697.6 against 703.4-717.4 ms with 512, 776-779 with
+     256) */
   const bool dbl = sizeof(T) == sizeof(double);
-  d->nb          = d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (n >= 4096 ? 256 : 128)));
+  d->nb          = d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (!d->nopiv && dbl && n >= 32768 ? 768 : (!d->nopiv && dbl && n >= 16384 ? 512 : (n >= 4096 ? 256 : 128)))));
   const int nb = (int)d->nb;
   if (d->lookahead) {
     d->path = d->nopiv ? "blocked look-ahead (no pivoting)" : (d->oncluster ? "cluster look-ahead" : "blocked look-ahead");
@@ -1371,8 +1445,10 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
     /* the panel's interchanges on the columns left and right of it, one launch */
     if (!d->nopiv) {
+      const int2 *plan;
       PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
-      PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)"));
+      PetscCall(SwapPlan(d, s, k, k2, &plan));
+      PetscCall(Laswp<T>(s, k + mt, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and right)", plan));
       PetscCall(ProfEnd(d, s, tok));
     }
     if (mt > 0) {
@@ -1420,6 +1496,7 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
   }
+  if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n)); /* every panel's plan, 2 kb {dst, src} pairs */
   if (!d->priority) {
     PetscCall(FactorDeviceWork<T>(d, a, prec));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -1546,6 +1623,8 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
     PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
+    const int2 *plan;
+    PetscCall(SwapPlan(d, s, k, k2, &plan)); /* before epanel: s2 and s3 read it */
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
     PetscCall(ProfBegin(d, s, PHASE_WAIT, &tok));
     PGXCallCUDA(cudaStreamWaitEvent(s, d->erest, 0));
@@ -1555,17 +1634,17 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
        that these swaps move); the columns left of the panel are read by nothing else until the end */
     if (!d->nopiv && !d->leftstream) {
       PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
-      PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)"));
+      PetscCall(Laswp<T>(s, k + nb2, k, kb, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left and next panel)", plan));
       PetscCall(ProfEnd(d, s, tok));
     } else if (!d->nopiv) {
       PetscCall(ProfBegin(d, s, PHASE_SWAP, &tok));
-      if (nb2 > 0) PetscCall(Laswp<T>(s, nb2, nb2, 0, a + (size_t)k2 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (next panel)"));
+      if (nb2 > 0) PetscCall(Laswp<T>(s, nb2, nb2, 0, a + (size_t)k2 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (next panel)", plan));
       PetscCall(ProfEnd(d, s, tok));
       if (k > 0) {
         PGXCallCUDA(cudaStreamWaitEvent(d->s3, d->epanel, 0));
         PGXCallCUDA(cudaStreamWaitEvent(d->s3, d->erest, 0));
         PetscCall(ProfBegin(d, d->s3, PHASE_LEFT_SWAP, &tok));
-        PetscCall(Laswp<T>(d->s3, k, k, 0, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left, own stream)"));
+        PetscCall(Laswp<T>(d->s3, k, k, 0, a, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (left, own stream)", plan));
         PetscCall(ProfEnd(d, d->s3, tok));
         PGXCallCUDA(cudaEventRecord(d->eleft, d->s3));
         leftused = true;
@@ -1586,7 +1665,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     if (mr > 0) {
       if (!d->nopiv) {
         PetscCall(ProfBegin(d, d->s2, PHASE_LA_SWAP, &tok));
-        PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)"));
+        PetscCall(Laswp<T>(d->s2, mr, mr, 0, a + (size_t)k3 * n, n, k, k2, d->ipiv.data(), "denselu LaswpKernel (look-ahead rest)", plan));
         PetscCall(ProfEnd(d, d->s2, tok));
       }
       PetscCall(ProfBegin(d, d->s2, PHASE_LA_TRSM, &tok));
@@ -1827,6 +1906,14 @@ PetscErrorCode SetLeftSwapStream(Data *d, PetscBool flg)
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
   d->leftstream = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetSwapPlan(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  d->swapplan = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
