@@ -186,6 +186,7 @@ struct Config {
   dl::NoPivot  nopiv    = dl::NOPIVOT_AUTO;     /* -nopivots: SetNoPivot */
   PetscBool    leftstream = PETSC_TRUE;         /* -leftstream: SetLeftSwapStream */
   PetscBool    swapplan   = PETSC_TRUE;         /* -swapplan: SetSwapPlan */
+  PetscInt     trsmleaf   = 64;                 /* -trsm_leaf: SetTrsmLeaf */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -215,6 +216,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetGraph(d, cf.graph));
   PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
   PetscCall(cu::SetSwapPlan(d, cf.swapplan));
+  PetscCall(cu::SetTrsmLeaf(d, cf.trsmleaf));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
@@ -257,6 +259,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     if (cf.lasms) note += " la_sms " + std::to_string((long long)cf.lasms);
     if (cf.lookahead && !cf.leftstream) note += " left swaps on s";
     if (!cf.swapplan) note += " plan per block";
+    if (cf.trsmleaf != 64) note += " trsm leaf " + std::to_string((long long)cf.trsmleaf);
     note += " prio " + std::to_string((int)cf.priority) + " rows " + std::to_string((long long)cf.leafrows) + " (used " + std::to_string((long long)ru) + ") lsw " + std::to_string((int)cf.leafswaps);
   }
   if (prec != dl::PRECISION_DOUBLE) {
@@ -409,7 +412,7 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
-  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1, splans[2] = {1}, nsplans = 1;
+  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1, splans[2] = {1}, nsplans = 1, tleaves[8] = {64}, ntleaves = 1;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1, lstreams[2] = {1}, nlstreams = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
@@ -431,6 +434,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-leftstream", "PGX look-ahead: left swaps on their own stream (1) or on the panel's (0) to sweep", lstreams, 2, &nlstreams));
   PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-trsm_leaf", "PGX FP64: U-row solves split by halves down to this many rows, to sweep (64: the default; 0: one cublasDtrsm)", tleaves, 8, &ntleaves));
   PetscCall(IntArrayOption(PetscOptionsObject, "-swapplan", "PGX: each panel's swap plan made once (1) or in every swap block (0) to sweep", splans, 2, &nsplans));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
@@ -516,6 +520,7 @@ int main(int argc, char **argv)
         const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
         for (PetscInt ils = 0; ils < nlstreams; ils++)
         for (PetscInt isp = 0; isp < nsplans; isp++)
+        for (PetscInt itl = 0; itl < ntleaves; itl++)
         for (PetscInt iq = 0; iq < nlasms; iq++)
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
@@ -530,6 +535,7 @@ int main(int argc, char **argv)
                         cf.nopiv      = np;
                         cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
+                  cf.trsmleaf   = tleaves[itl];
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
@@ -538,6 +544,7 @@ int main(int argc, char **argv)
                   cf.nopiv      = np;
                   cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
+                  cf.trsmleaf   = tleaves[itl];
                   PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                 }
               }

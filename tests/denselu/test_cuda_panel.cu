@@ -3,7 +3,8 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
                      "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n"
                      "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)  -graph (the variant in a CUDA graph: factored 4 times)\n"
                      "  -leftstream <bool> (the variant's look-ahead left swaps on their own stream: -mat_pgx_lu_left_swap_stream; default true, as the default path's)\n"
-                     "  -swapplan <bool> (the variant's swap plans made once per panel: SetSwapPlan; default true, as the default path's)\n";
+                     "  -swapplan <bool> (the variant's swap plans made once per panel: SetSwapPlan; default true, as the default path's)\n"
+                     "  -trsmleaf <rows> (the variant's FP64 U-row solves split down to cublasDtrsm of this many rows: SetTrsmLeaf; default 64, as the default path's; 0: one cublasDtrsm)  -factol <t> (the factors' agreement, relative to max|LU|; default 1e-12 FP64)\n";
 /* One matrix (seeded), factored twice on the device: by the default path (priority off, leaf rows by the default
    rule, recursion swaps) and by the variant the options name (with the same block size, leaf width, look-ahead and
    precision). Checks (prints "all checks passed" and one line naming the variant):
@@ -26,6 +27,9 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
      (replayed too) gives the factors compared above;
    - -leftstream 0 with look-ahead: the factors are bitwise the default's (left swaps on their own stream);
    - -swapplan 0: the factors are bitwise the default's (every swap block builds its own plan: the same moves);
+   - -trsmleaf r: the variant's U rows split down to solves of r rows (0: one cublasDtrsm; the default path's 64),
+     other round-off: -factol loosens the factors' check, which is relative to max|LU| and so scales with the
+     condition of the panels' L11; the same pivots;
    - FP64: Solve and transpose Solve (2 right-hand sides) have backward error < 10 with both; mixed: the refined solve
      (or its FP64 fallback) of the variant has backward error < 1. */
 #include <petscsys.h>
@@ -48,6 +52,7 @@ struct Setup {
   PetscBool     lookahead = PETSC_FALSE, priority = PETSC_FALSE, leafswaps = PETSC_FALSE, coop = PETSC_TRUE;
   PetscBool     leftstream = PETSC_TRUE; /* the variant's */
   PetscBool     swapplan   = PETSC_TRUE; /* the variant's */
+  PetscInt      trsmleaf   = 64;         /* the variant's (the default path's: 64) */
   dl::Precision prec = dl::PRECISION_DOUBLE;
   dl::Path      path = dl::PATH_AUTO; /* the variant's */
   PetscBool     graph = PETSC_FALSE;  /* the variant's */
@@ -70,6 +75,7 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   if (variant) PetscCall(cu::SetPath(d, su.path, 0));
   if (variant) PetscCall(cu::SetLeftSwapStream(d, su.leftstream));
   if (variant) PetscCall(cu::SetSwapPlan(d, su.swapplan));
+  if (variant) PetscCall(cu::SetTrsmLeaf(d, su.trsmleaf));
   if (variant && su.graph) { /* direct, captured, replayed */
     std::vector<double>   lu2(n * n);
     std::vector<PetscInt> piv2(n);
@@ -111,6 +117,7 @@ int main(int argc, char **argv)
   char        kind[32] = "random", prec[16] = "double", path[16] = "auto";
   PetscBool   refcheck = PETSC_TRUE;
   PetscReal   cond     = 1e6;
+  PetscReal   factol   = 0; /* 0: 1e-12 (FP64) or 1e-5 */
   const char *precs[]  = {"double", "tf32", "half", "bf16"};
   const char *paths[]  = {"auto", "fused", "blocked", "cluster"};
 
@@ -131,6 +138,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-graph", &su.graph, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-leftstream", &su.leftstream, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-swapplan", &su.swapplan, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-trsmleaf", &su.trsmleaf, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-factol", &factol, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
   for (int p = 0; p < 4; p++)
     if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;
@@ -152,7 +161,9 @@ int main(int argc, char **argv)
   np = DenseLUPivotDiffs(n, p0.data(), p1.data());
   CHECK(np == 0, "%d pivots of the variant differ from the default path's", (int)np);
   DenseLUMaxDiff(n * n, lu1.data(), lu0.data(), &dm, &m);
-  CHECK(dm <= (dbl ? 1e-12 : 1e-5) * m, "max |LU_variant - LU_default| = %g (max |LU| %g)", dm, m);
+  if (factol <= 0) factol = dbl ? 1e-12 : 1e-5;
+  CHECK(dm <= factol * m, "max |LU_variant - LU_default| = %g (max |LU| %g)", dm, m);
+  if (su.trsmleaf != 64) PetscCall(PetscPrintf(PETSC_COMM_SELF, "U rows %s%d-row solves in the variant: the same pivots, factors within %g max|LU|\n", su.trsmleaf ? "split down to " : "by one cublasDtrsm, not ", (int)(su.trsmleaf ? su.trsmleaf : 64), (double)factol));
   if (refcheck && dbl && n <= 1500) {
     std::vector<double>   lr = a;
     std::vector<PetscInt> pr(n);

@@ -84,6 +84,7 @@ struct Data {
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
+  int                           trsmleaf = 64;     /* SetTrsmLeaf: FP64 U-row solves split by halves down to this many rows (0: one cublasDtrsm) */
   bool                          swapplan = true;   /* SetSwapPlan: each panel's gather plan made once (SwapPlanKernel), read by its LaswpPlanKernels */
   pgx::cuda::DeviceArray<int>    swplan;           /* the plans: panel at column k in [4 k, 4 (k + kb)) as {dst, src} pairs (no reuse within a factorization) */
   int                           leafrows  = 0;     /* rows per thread of the cooperative leaf (1, 2, 4, 8; 0: R = 1 first, then more) */
@@ -1023,6 +1024,27 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* B <- L^-1 B, L unit lower kb x kb (ldl), B kb x ncol (ldb), on h's stream: one cublas<t>trsm, or in FP64 with
+   SetTrsmLeaf (d->trsmleaf > 0) by halves of multiples of 32 rows down to solves of at most trsmleaf rows, each pair of
+   halves joined by one gemm (the bottom half minus L21 times the solved top): a blocked forward substitution whose
+   launches are few and large, where cuBLAS's own blocking of a 512-row solve launches many small kernels that each
+   wait for SMs behind the look-ahead's gemm. No inverse of L is formed */
+template <class T>
+static PetscErrorCode TrsmLower(Data *d, cublasHandle_t h, Precision prec, int kb, int ncol, const T *L, int ldl, T *B, int ldb)
+{
+  PetscFunctionBegin;
+  if (kb <= 0 || ncol <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->trsmleaf <= 0 || kb <= d->trsmleaf || sizeof(T) != sizeof(double)) {
+    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, ncol, L, ldl, B, ldb));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const int h1 = ((kb / 2 + 31) / 32) * 32;
+  PetscCall(TrsmLower<T>(d, h, prec, h1, ncol, L, ldl, B, ldb));
+  PGXCallCUBLAS(TrailingGemm(h, prec, kb - h1, ncol, h1, L + h1, ldl, B, ldb, B + h1, ldb));
+  PetscCall(TrsmLower<T>(d, h, prec, kb - h1, ncol, L + h1 + (size_t)h1 * ldl, ldl, B + h1, ldb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The stream and cuBLAS handle of the factorization's own work: the private greatest-priority stream sp while a
    factorization with -mat_pgx_lu_priority runs on it (FactorDevice), else PGX's */
 static PetscErrorCode WorkStream(Data *d, cudaStream_t *s, cublasHandle_t *h)
@@ -1384,7 +1406,7 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
     PetscCall(ProfEnd(d, s, tok));
   }
   PetscCall(ProfBegin(d, s, PHASE_PANEL_TRSM, &tok));
-  PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
+  PetscCall(TrsmLower<T>(d, h, prec, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
   PetscCall(ProfBegin(d, s, PHASE_PANEL_GEMM, &tok));
   PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
@@ -1453,7 +1475,7 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     }
     if (mt > 0) {
       PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
-      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PetscCall(TrsmLower<T>(d, h, prec, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
       PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
@@ -1652,7 +1674,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
     }
     if (nb2 > 0) {
       PetscCall(ProfBegin(d, s, PHASE_TRSM, &tok));
-      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
+      PetscCall(TrsmLower<T>(d, h, prec, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
       PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
@@ -1669,7 +1691,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
         PetscCall(ProfEnd(d, d->s2, tok));
       }
       PetscCall(ProfBegin(d, d->s2, PHASE_LA_TRSM, &tok));
-      PGXCallCUBLAS(Trsm(d->h2, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
+      PetscCall(TrsmLower<T>(d, d->h2, prec, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
       PetscCall(ProfEnd(d, d->s2, tok));
       PetscCall(ProfBegin(d, d->s2, PHASE_LA_GEMM, &tok));
       PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
@@ -1906,6 +1928,15 @@ PetscErrorCode SetLeftSwapStream(Data *d, PetscBool flg)
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
   d->leftstream = flg ? true : false;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetTrsmLeaf(Data *d, PetscInt rows)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(rows >= 0 && rows <= DENSELU_NBMAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the triangular solves' leaf must be in 0..%d rows (0: one cuBLAS solve), not %" PetscInt_FMT, DENSELU_NBMAX, rows);
+  d->trsmleaf = (int)rows;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
