@@ -5,9 +5,11 @@
    the host); the eigenvalues are broadcast. EPSSolve solves T once, with its eigenvectors (kept by PGXSytrd, on
    the device for the divide and conquer) unless -eps_pgx_tridiag_vectors 0; the back-transformation Z = Q Z_T
    runs when the eigenvectors are first asked for (EPSGetEigenpair, EPSComputeError...), and rank 0 scatters
-   their rows. */
+   their rows. SLEPc's basis V, which only holds those eigenvectors, gets its storage (n^2 scalars) then too, not in
+   EPSSetUp (EPSPGXAllocateSolution): an eigenvalue-only run never allocates it. */
 #include <slepcpgx.h>
 #include <slepc/private/epsimpl.h>
+#include <slepc/private/bvimpl.h> /* the deferred basis: its type's pending create (EPSPGXAllocateSolution) */
 #include <pgx/private/pgximpl.h>
 #include <vector>
 #include <algorithm>
@@ -49,6 +51,109 @@ static PetscErrorCode EPSPGXGatherLocal(EPS eps, Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* SLEPc's default type of a basis without one, which EPSAllocateSolution would give it (BVMAT since SLEPc 3.20) */
+#if SLEPC_VERSION_LT(3, 20, 0)
+  #define EPSPGX_BV_DEFAULT BVSVEC
+#else
+  #define EPSPGX_BV_DEFAULT BVMAT
+#endif
+
+/* Whether eps->V has its sizes but no storage yet: its type's create still pending (EPSPGXAllocateSolution). A BV's
+   create is pending only while it has no sizes (BVSetType keeps it, BVSetSizes/BVSetSizesFromVec run it), so a BV with
+   columns and a pending create is one deferred here. */
+static PetscBool EPSPGXBasisDeferred(EPS eps)
+{
+  return (eps->V && eps->V->m > 0 && eps->V->ops->create) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* The only operation of a deferred basis: reading a column (BVGetColumn, BVCopyVec: EPSGetInvariantSubspace, or a BV
+   taken with EPSGetBV) before the eigenvectors were asked for says why it cannot, where it would otherwise fail with
+   "No method getcolumn". EPSGetInvariantSubspace calls no EPS method that could fill V first. */
+static PetscErrorCode BVGetColumn_PGXDeferred(BV bv, PetscInt j, Vec *v)
+{
+  PetscFunctionBegin;
+  (void)v;
+  SETERRQ(PetscObjectComm((PetscObject)bv), PETSC_ERR_ORDER, "EPSPGX allocates and fills its basis (column %" PetscInt_FMT " asked for) only when the eigenvectors are first asked for: call EPSGetEigenpair(), EPSGetEigenvector() or EPSComputeError() before EPSGetInvariantSubspace() or reading the columns of EPSGetBV()", j);
+}
+
+/* Gives the basis deferred by EPSPGXAllocateSolution its storage: runs its type's create, as BVSetSizesFromVec would
+   have (its ops are then the type's); nothing when V is not deferred. Collective. */
+static PetscErrorCode EPSPGXAllocateBasis(EPS eps)
+{
+  BV             V = eps->V;
+  PetscErrorCode (*create)(BV);
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  if (!EPSPGXBasisDeferred(eps)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscTime(&t0));
+  create            = V->ops->create;
+  V->ops->getcolumn = NULL; /* BVGetColumn_PGXDeferred: the type's create sets its own */
+  PetscCall(PetscLogEventBegin(BV_Create, V, 0, 0, 0));
+  PetscCall((*create)(V));
+  PetscCall(PetscLogEventEnd(BV_Create, V, 0, 0, 0));
+  V->ops->create = NULL;
+  V->defersfo    = PETSC_FALSE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)V));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(eps, "EPSPGX: basis V of %" PetscInt_FMT " columns allocated for the eigenvectors in %g s\n", V->m, t1 - t0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* EPSAllocateSolution(eps, 0) without the basis' storage where it can wait. SLEPc's gives V its n columns (n^2 scalars,
+   zeroed on the host: 1.2 s of a 1.7 s EPSSetUp at n = 16384), which only the eigenvectors need: EPSSolve only sets
+   V's active columns, EPSView prints its sizes, EPSGetEigenvector, EPSComputeError and EPSVectorsView go through
+   EPSComputeVectors first. So V gets its sizes (and SLEPc its eigenvalue arrays) here, while the create of its type,
+   which allocates, stays pending as BVSetType leaves it for a BV without sizes, until EPSPGXAllocateBasis runs it from
+   EPSComputeVectors_PGX. Eager where EPSSetUp writes into V after this: initial vectors (EPSSetInitialSpace) and
+   deflation vectors (EPSSetDeflationSpace). *what says which for -info. */
+static PetscErrorCode EPSPGXAllocateSolution(EPS eps, const char **what)
+{
+  PetscInt oldsize;
+
+  PetscFunctionBegin;
+  if (eps->nini < 0 || eps->nds < 0) {
+    PetscCall(EPSPGXAllocateBasis(eps)); /* deferred by an earlier setup */
+    PetscCall(EPSAllocateSolution(eps, 0));
+    *what = "basis V allocated (initial or deflation vectors to insert)";
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!eps->V) PetscCall(EPSGetBV(eps, &eps->V));
+  if (!((PetscObject)eps->V)->type_name) PetscCall(BVSetType(eps->V, EPSPGX_BV_DEFAULT));
+  PetscCall(BVGetSizes(eps->V, NULL, NULL, &oldsize));
+  if (!oldsize && eps->V->ops->create) { /* no sizes yet (the first setup, or the first after EPSReset): its create is pending */
+    PetscErrorCode (*create)(BV) = eps->V->ops->create;
+    PetscErrorCode ierr;
+    eps->V->ops->create    = NULL; /* BVSetSizesFromVec (in EPSAllocateSolution) runs a pending create only */
+    ierr                   = EPSAllocateSolution(eps, 0);
+    eps->V->ops->create    = create;
+    eps->V->ops->getcolumn = BVGetColumn_PGXDeferred;
+    PetscCall(ierr);
+  } else {
+    if (oldsize != eps->ncv) PetscCall(EPSPGXAllocateBasis(eps)); /* BVResize needs the storage (not seen: EPSSetOperators resets V when n changes) */
+    PetscCall(EPSAllocateSolution(eps, 0)); /* the same columns: V as it was, deferred or allocated */
+  }
+  *what = EPSPGXBasisDeferred(eps) ? "basis V deferred (its storage allocated when eigenvectors are first asked for)" : "basis V allocated (by an earlier request for eigenvectors, or given with its storage)";
+  if (EPSPGXBasisDeferred(eps)) {
+    /* EPSComputeError takes its work vectors (EPSSetWorkVecs) from a column of V before it asks for the eigenvector:
+       made here from the operator's vectors (the type of V's columns), so that it finds them */
+#if defined(PETSC_USE_COMPLEX)
+    const PetscInt nw = 3;
+#else
+    const PetscInt nw = 5;
+#endif
+    if (eps->nwork < nw) {
+      Vec t;
+      PetscCall(VecDestroyVecs(eps->nwork, &eps->work));
+      PetscCall(STMatCreateVecs(eps->st, &t, NULL));
+      PetscCall(VecDuplicateVecs(t, nw, &eps->work));
+      PetscCall(VecDestroy(&t));
+      eps->nwork = nw;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode EPSSetUp_PGX(EPS eps)
 {
   EPS_PGX       *ctx = (EPS_PGX *)eps->data;
@@ -56,6 +161,7 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   Mat            A;
   PetscMPIInt    size;
   PetscLogDouble t0, t1, ta, tb;
+  const char    *basis;
 
   PetscFunctionBegin;
   PetscCheck(!eps->isgeneralized, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; generalized problems are not supported yet");
@@ -69,7 +175,7 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   EPSCheckUnsupported(eps, EPS_FEATURE_BALANCE | EPS_FEATURE_ARBITRARY | EPS_FEATURE_REGION | EPS_FEATURE_STOPPING);
   EPSCheckIgnored(eps, EPS_FEATURE_EXTRACTION | EPS_FEATURE_CONVERGENCE);
   PetscCall(PetscTime(&ta));
-  PetscCall(EPSAllocateSolution(eps, 0)); /* SLEPc's: the basis V of n columns (n^2 scalars, zeroed on the host) */
+  PetscCall(EPSPGXAllocateSolution(eps, &basis)); /* the eigenvalue arrays; the basis V's storage deferred when it can be */
   PetscCall(PetscTime(&tb));
   PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)eps), "EPSPGX", ctx->devreq, &ctx->device));
   /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
@@ -92,7 +198,7 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   }
   PetscCall(PetscTime(&t1));
   ctx->tgather = t1 - t0;
-  PetscCall(PetscInfo(eps, "EPSPGX setup of order %" PetscInt_FMT ": EPSAllocateSolution %g s, device %g s, gather %g s\n", eps->n, tb - ta, t0 - tb, t1 - t0));
+  PetscCall(PetscInfo(eps, "EPSPGX setup of order %" PetscInt_FMT ": %s, %g s; device %g s, gather %g s\n", eps->n, basis, tb - ta, t0 - tb, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -215,7 +321,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
 }
 
 /* The eigenvectors, when first asked for: Z = Q Z_T with the Z_T kept by EPSSolve (T is solved again only with
-   -eps_pgx_tridiag_vectors 0); each rank copies its rows */
+   -eps_pgx_tridiag_vectors 0); each rank copies its rows into the basis V, which gets its storage here */
 static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
 {
   EPS_PGX     *ctx = (EPS_PGX *)eps->data;
@@ -230,6 +336,7 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
 
   PetscFunctionBegin;
   if (!eps->nconv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(EPSPGXAllocateBasis(eps));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (ctx->S) {
@@ -265,7 +372,7 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PGXOptionItems PetscOptionsObject)
 {
   EPS_PGX *ctx = (EPS_PGX *)eps->data;
   PetscInt b   = ctx->b;
@@ -334,6 +441,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   }
   if (ctx->As) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as CSR (MATSEQAIJ), densified by the backend (%s)\n", ctx->device == PGX_DEVICE_CUDA ? "cuda: on the GPU" : "host"));
   else if (ctx->Ad) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as a dense matrix on the host%s\n", ctx->gatherdense ? " (-eps_pgx_gather_dense)" : ""));
+  if (eps->state >= EPS_STATE_SETUP && eps->V) PetscCall(PetscViewerASCIIPrintf(viewer, "  basis V: %s\n", EPSPGXBasisDeferred(eps) ? "not allocated (eigenvalues only so far: allocated when eigenvectors are first asked for)" : "allocated"));
   if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -535,7 +643,8 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   (on the GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstemr or
   dstedc or PGX's divide and conquer (eigenvector gemms on the GPU with the cuda backend, the default there), once,
   with its eigenvectors; the eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for; rank
-  0 sends the eigenvalues to every rank and each rank its rows of the eigenvectors.
+  0 sends the eigenvalues to every rank and each rank its rows of the eigenvectors. SLEPc's basis (n columns) is
+  allocated only then too: `EPSSolve()` with `EPSGetEigenvalue()` alone never allocates it.
 
   Options Database Keys:
 + -eps_pgx_block <b> - panel width (default 64)
@@ -559,7 +668,9 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   copy and the reduction's), once for a sparse (AIJ) one, whose CSR arrays the reduction densifies itself (on the
   GPU with the cuda backend, where the host then holds no n^2 array until eigenvectors are asked for).
   Generalized problems, non-Hermitian problem types and spectral transformations other than `STSHIFT` are
-  errors; the shift of `STSHIFT` is not applied.
+  errors; the shift of `STSHIFT` is not applied. The basis (`EPSGetBV()`, `EPSGetInvariantSubspace()`) holds the
+  eigenvectors once they were asked for (`EPSGetEigenpair()`, `EPSGetEigenvector()`, `EPSComputeError()`); before
+  that, unless initial or deflation vectors were given, it has its sizes but no storage, and reading it is an error.
 
 .seealso: `EPSLAPACK`, `EPSPGXSetBlockSize()`, `EPSPGXSetSymv()`, `EPSPGXGetTimes()`, `PGXSytrdCreate()`
 M*/
