@@ -243,7 +243,7 @@ PetscErrorCode SetLookAheadSMs(Data *, PetscInt sms);
    launch (off: the old kernel). The same moves, so the same factors bitwise */
 PetscErrorCode SetSwapPlan(Data *, PetscBool);
 /* The FP64 factorization's solves for the U rows (the panel recursion's, the next panel's, the rest's): split by
-   halves of multiples of 32 rows down to cublasDtrsm of at most rows rows, the halves joined by cuBLAS gemms (a blocked
+   halves of multiples of 32 rows down to cublasDtrsm of at most max(rows, 32) rows, the halves joined by cuBLAS gemms (a blocked
    forward substitution: the same pivots, the factors to round-off; default 64, measured on an H200: random matrix 1.8-3.4%
    faster from 4096 to 32768), or one cublasDtrsm (rows 0) */
 PetscErrorCode SetTrsmLeaf(Data *, PetscInt rows);

@@ -1034,7 +1034,7 @@ static PetscErrorCode TrsmLower(Data *d, cublasHandle_t h, Precision prec, int k
 {
   PetscFunctionBegin;
   if (kb <= 0 || ncol <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (d->trsmleaf <= 0 || kb <= d->trsmleaf || sizeof(T) != sizeof(double)) {
+  if (d->trsmleaf <= 0 || kb <= d->trsmleaf || kb <= 32 || sizeof(T) != sizeof(double)) { /* halves are multiples of 32 rows: none below */
     PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, kb, ncol, L, ldl, B, ldb));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
