@@ -1,4 +1,5 @@
 // host emulation of PhaseBMMA's index logic for one warp over all tiles of a small L (PTX m8n8k4 f64 layouts)
+// build and run: g++ -O1 mma-emulation.cpp -o emu && ./emu (prints the largest error of y for each L)
 #include <cstdio>
 #include <cmath>
 #include <vector>
