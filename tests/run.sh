@@ -78,11 +78,9 @@ order=()
 pass=0 fail=0 skip=0 failed_names=()
 for f in tests/*.tests; do
   while IFS='|' read -r name req nsize cmd; do
-    case "$name" in \#* | '') continue ;; esac # comments (which may hold quotes xargs would reject) and blank lines
     # trimmed with bash alone: a subprocess per field and line cost about two CPU minutes a suite
     trim "$name"; name=$REPLY; trim "$req"; req=$REPLY; trim "$nsize"; nsize=$REPLY; trim "$cmd"; cmd=$REPLY
-    [ -z "$name" ] && continue
-    case "$name" in \#*) continue ;; esac
+    case "$name" in \#* | '') continue ;; esac # comments and blank lines
     if [ -n "${PGX_TESTS:-}" ] && ! [[ $name =~ $PGX_TESTS ]]; then continue; fi
     if req_has slepc && [ $have_slepc = 0 ]; then
       echo "skip $name (needs PGX built with SLEPc)"; skip=$((skip + 1)); continue
