@@ -94,7 +94,12 @@ ifeq ($(CUDA),1)
 endif
 CUDA_ARCH ?= 80 90
 CUDA_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCH)),code=compute_$(lastword $(CUDA_ARCH))
+# libpgx links the CUDA runtime only: it loads cuBLAS, cuSPARSE and cuSOLVER at their first use (src/sys/cuda/cudalibs.cu,
+# by the sonames of this toolkit's libraries), so that a program that never needs them does not map them. The test and
+# benchmark programs that call those libraries themselves link them (CUDA_LIBS).
+CUDA_RT_LIBS := -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcudart_static -ldl -lrt -lpthread
 CUDA_LIBS := -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcusolver -lcusparse -lcublas -lcudart_static -ldl -lrt -lpthread
+cudasoname = $(or $(shell objdump -p $(CUDA_DIR)/lib64/lib$(1).so 2>/dev/null | awk '/SONAME/{print $$2}'),lib$(1).so)
 
 # ----------------------------------------------------------------------------------------------- flags
 OPT ?= -O2
@@ -106,7 +111,7 @@ CFLAGS_ALL := $(OPT) -g -fPIC $(WARN) $(DEFS) $(INCLUDES)
 CXXFLAGS_ALL := -std=c++17 $(CFLAGS_ALL)
 NVCCFLAGS_ALL := $(OPT) -g -std=c++17 -ccbin g++ $(CUDA_GENCODE) -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter \
   --expt-relaxed-constexpr -Werror=all-warnings $(DEFS) $(INCLUDES) $(MPI_CFLAGS) -I$(CUDA_DIR)/include
-LIB_LDLIBS := $(SLEPC_LIBS) $(PETSC_LIBS) -lmetis -lamd -lz $(if $(filter 1,$(CUDA)),$(CUDA_LIBS)) -lm
+LIB_LDLIBS := $(SLEPC_LIBS) $(PETSC_LIBS) -lmetis -lamd -lz $(if $(filter 1,$(CUDA)),$(CUDA_RT_LIBS)) -lm
 EXE_LDLIBS := -L$(ROOT)/$(LIBDIR) -Wl,-rpath,$(ROOT)/$(LIBDIR) -lpgx $(SLEPC_LIBS) $(PETSC_LIBS) $(call petscvar,BLASLAPACK_LIB) -lm
 EXE_CU_LDLIBS := $(EXE_LDLIBS) $(CUDA_LIBS)
 
@@ -162,6 +167,8 @@ $(OBJDIR)/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(NVCCFLAGS_ALL) -MMD -MP -c $< -o $@
+$(OBJDIR)/src/sys/cuda/cudalibs.cu.o: private NVCCFLAGS_ALL += -DPGX_CUBLAS_SONAME='"$(call cudasoname,cublas)"' \
+  -DPGX_CUSPARSE_SONAME='"$(call cudasoname,cusparse)"' -DPGX_CUSOLVER_SONAME='"$(call cudasoname,cusolver)"'
 
 # lib/libpgx.so.MAJOR.MINOR.PATCH with soname libpgx.so.MAJOR.MINOR (0.x: each minor version may change the
 # ABI), and the links libpgx.so.MAJOR.MINOR and libpgx.so (what -dll_append and -lpgx name)

@@ -1,7 +1,9 @@
 static char help[] = "Device-layer tests.\n"
                      "  -mode resolve : -pgx_device resolution (host and no-GPU paths)\n"
                      "  -mode cuda    : allocation, copies, a trivial kernel, Vec staging, error translation\n"
-                     "  -mode select  : the rank-to-device rule (PGXDeviceSelect) on fake device counts, no GPU needed\n";
+                     "  -mode select  : the rank-to-device rule (PGXDeviceSelect) on fake device counts, no GPU needed\n"
+                     "  -mode libs    : cuBLAS, cuSPARSE and cuSOLVER are not mapped until PGX first needs them, then load with\n"
+                     "                  every function PGX calls (-pc_type: a PC set up on the host backend first), no GPU needed\n";
 #include <pgx/private/pgximpl.h>
 #include "../common/pgxtest.h"
 
@@ -159,6 +161,70 @@ static PetscErrorCode TestSelect(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* is a library whose file name contains name mapped into this process? */
+static PetscBool Mapped(const char *name)
+{
+  char  line[4096];
+  FILE *f = fopen("/proc/self/maps", "r");
+  PetscBool found = PETSC_FALSE;
+  if (!f) return PETSC_FALSE;
+  while (!found && fgets(line, sizeof(line), f))
+    if (strstr(line, name)) found = PETSC_TRUE;
+  fclose(f);
+  return found;
+}
+
+static PetscErrorCode TestLibs(void)
+{
+  const char *const files[3] = {"libcublas.so", "libcusparse.so", "libcusolver.so"};
+  PetscBool         haspc;
+  char              pctype[64];
+
+  PetscFunctionBeginUser;
+#if PGX_HAVE_CUDA
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_type", pctype, sizeof(pctype), &haspc));
+  if (haspc) { /* a PGX PC set up and applied on the host backend maps none of them */
+    Mat A;
+    Vec x, y;
+    PC  pc;
+    PetscCall(MatCreateAIJ(PETSC_COMM_SELF, 10, 10, 10, 10, 3, NULL, 0, NULL, &A));
+    for (PetscInt i = 0; i < 10; i++) {
+      PetscCall(MatSetValue(A, i, i, 4.0, INSERT_VALUES));
+      if (i > 0) PetscCall(MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES));
+      if (i < 9) PetscCall(MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatCreateVecs(A, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
+    PetscCall(PCSetOperators(pc, A, A));
+    PetscCall(PCSetFromOptions(pc));
+    PetscCall(PCSetUp(pc));
+    PetscCall(PCApply(pc, x, y));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&A));
+  }
+#if !defined(PETSC_HAVE_CUDA) /* a PETSc built with CUDA links cuBLAS and cuSPARSE itself */
+  for (int l = 0; l < 3; l++) CHECK(!Mapped(files[l]), "%s is mapped before PGX needs it%s", files[l], haspc ? " (after a PC on the host backend)" : "");
+#endif
+  for (int l = 0; l < 3; l++) {
+    PetscCall(PGXCUDALibCheck((PGXCUDALib)l));
+    CHECK(Mapped(files[l]), "%s is not mapped after PGXCUDALibCheck", files[l]);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cuBLAS, cuSPARSE and cuSOLVER loaded at first use, every function PGX calls found\n"));
+#else
+  (void)files;
+  (void)haspc;
+  (void)pctype;
+  (void)Mapped;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no CUDA in this build: nothing to load\n"));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      mode[32] = "resolve";
@@ -172,7 +238,11 @@ int main(int argc, char **argv)
   else {
     PetscCall(PetscStrcmp(mode, "select", &flg));
     if (flg) PetscCall(TestSelect());
-    else PetscCall(TestResolve());
+    else {
+      PetscCall(PetscStrcmp(mode, "libs", &flg));
+      if (flg) PetscCall(TestLibs());
+      else PetscCall(TestResolve());
+    }
   }
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " checks failed\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));

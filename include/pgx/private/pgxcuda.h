@@ -4,7 +4,8 @@
      (PETSC_ERR_GPU) naming the call and the library's error string.
    - PGXCheckLaunch(name): after every kernel launch; catches bad configurations and earlier faults.
    - PGXCUDAGetStream/GetCUBLAS/GetCUSPARSE/GetCUSOLVER: one lazily created context per process,
-     destroyed at PetscFinalize. Every PGX kernel runs on that stream.
+     destroyed at PetscFinalize. Every PGX kernel runs on that stream. cuBLAS, cuSPARSE and cuSOLVER are loaded
+     at their first use (pgxcudalibs.h): libpgx links only the CUDA runtime.
    - PGXCUDACopy2D: host <-> device copies, large ones through pinned staging and host threads (pgxcopy.h).
    - pgx::cuda::DeviceArray<T>: a device buffer freed by its destructor, so early returns on error
      leak nothing. Use it for temporaries; persistent buffers live in the glue's context. */
@@ -14,6 +15,7 @@
 #include <cublas_v2.h>
 #include <cusparse.h>
 #include <cusolverDn.h>
+#include <pgx/private/pgxcudalibs.h>
 #include <pgx/private/pgxcopy.h>
 
 PETSC_EXTERN const char *PGXCUSOLVERGetErrorString(cusolverStatus_t);

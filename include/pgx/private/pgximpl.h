@@ -98,6 +98,18 @@ PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
    With a complex PETSc only the CUDA code generic in PetscScalar is built (the device layer and the sparse LDL^T);
    the glue of every other capability tests PGX_HAVE_CUDA_REAL instead of PGX_HAVE_CUDA and resolves -pgx_device
    with PGXDeviceResolveReal(). */
+#if PGX_HAVE_CUDA
+/* The CUDA libraries that PGX loads at their first use (pgxcudalibs.h): PGXCUDALibCheck loads lib if it is not yet
+   loaded and returns PETSC_SUCCESS when it and every function PGX calls in it are there, else a PETSc error with the
+   loader's message. It needs no GPU. */
+typedef enum {
+  PGX_CUDALIB_CUBLAS   = 0,
+  PGX_CUDALIB_CUSPARSE = 1,
+  PGX_CUDALIB_CUSOLVER = 2
+} PGXCUDALib;
+PETSC_EXTERN PetscErrorCode PGXCUDALibCheck(PGXCUDALib);
+#endif
+
 #if PGX_HAVE_CUDA && !defined(PETSC_USE_COMPLEX)
   #define PGX_HAVE_CUDA_REAL 1
 #else

@@ -183,6 +183,7 @@ PetscErrorCode PGXCUDAGetCUBLAS(cublasHandle_t *h)
   PetscFunctionBegin;
   PetscCall(ContextInit());
   if (!ctx.cublas) {
+    PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUBLAS));
     PGXCallCUBLAS(cublasCreate(&ctx.cublas));
     PGXCallCUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
   }
@@ -195,6 +196,7 @@ PetscErrorCode PGXCUDAGetCUSPARSE(cusparseHandle_t *h)
   PetscFunctionBegin;
   PetscCall(ContextInit());
   if (!ctx.cusparse) {
+    PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUSPARSE));
     PGXCallCUSPARSE(cusparseCreate(&ctx.cusparse));
     PGXCallCUSPARSE(cusparseSetStream(ctx.cusparse, ctx.stream));
   }
@@ -207,6 +209,7 @@ PetscErrorCode PGXCUDAGetCUSOLVER(cusolverDnHandle_t *h)
   PetscFunctionBegin;
   PetscCall(ContextInit());
   if (!ctx.cusolver) {
+    PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUSOLVER));
     PGXCallCUSOLVER(cusolverDnCreate(&ctx.cusolver));
     PGXCallCUSOLVER(cusolverDnSetStream(ctx.cusolver, ctx.stream));
   }
