@@ -4,12 +4,14 @@
    (the host backends, PCDILU's multicolor schedule, the resident KSPs, ...) does not map them (about 260 MB and 0.4 s
    of start-up on Debian 12 with CUDA 13). Every call of PGX's sources goes through a table of function pointers that
    pgx::cudalibs::Get() fills on first use, one library at a time (the sonames are the toolkit's that PGX was built
-   with; the environment variables PGX_CUBLAS_LIBRARY, PGX_CUSPARSE_LIBRARY and PGX_CUSOLVER_LIBRARY name other files). If a library cannot be loaded, its entries are stubs that return the library's NOT_INITIALIZED status, so
+   with; the environment variables PGX_CUBLAS_LIBRARY, PGX_CUSPARSE_LIBRARY and PGX_CUSOLVER_LIBRARY name other
+   files). If a library cannot be loaded, its entries are stubs that return the library's NOT_INITIALIZED status, so
    the call's PGXCallCUBLAS/CUSPARSE/CUSOLVER fails with a PETSc error naming it, and PGXCUDAGetCUBLAS/CUSPARSE/
    CUSOLVER (the first use of each library) raise the loader's own message. Included by pgxcuda.h after the libraries'
    headers; the redirection macros below rename every listed function at its call sites (cudalibs.cu, which fills the
    table, defines PGX_CUDALIBS_NO_REDIRECT). A function of these libraries that PGX starts to call must be added to
-   PGX_CUDALIB_FUNCTIONS and to the macros, or libpgx fails to link (undefined symbol). */
+   PGX_CUDALIB_FUNCTIONS and to the macros; otherwise libpgx gets an undefined symbol of that library (a shared library
+   links with one), which test sys_cuda_libs_unlinked reports. */
 #pragma once
 
 /* cublasGemmEx is overloaded in C++ (an inline variant with a cudaDataType compute type): the C function's type */
