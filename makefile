@@ -130,8 +130,9 @@ LIB_OBJ := $(patsubst %.cxx,$(OBJDIR)/%.o,$(LIB_CXX)) $(patsubst %.cu,$(OBJDIR)/
 LIB_SO  := $(LIBDIR)/libpgx.so
 
 # Programs: tests/, examples/, bench/. A .cu program is built only with CUDA (with a complex PETSc, those of CUDA_COMPLEX_PROG only).
-PROG_SRC := $(shell find tests examples bench -name '*.c' -o -name '*.cxx' 2>/dev/null | sort) \
-            $(if $(filter 1,$(CUDA)),$(call cudaforscalar,$(shell find tests examples bench -name '*.cu' 2>/dev/null | sort),$(CUDA_COMPLEX_PROG)))
+# (bench/results/ holds the records of GPU runs, among them experiment sources that are not built)
+PROG_SRC := $(shell find tests examples bench -path bench/results -prune -o \( -name '*.c' -o -name '*.cxx' \) -print 2>/dev/null | sort) \
+            $(if $(filter 1,$(CUDA)),$(call cudaforscalar,$(shell find tests examples bench -path bench/results -prune -o -name '*.cu' -print 2>/dev/null | sort),$(CUDA_COMPLEX_PROG)))
 PROG_SRC := $(if $(filter 0,$(HAVE_SLEPC)),$(filter-out tests/eps/%,$(PROG_SRC)),$(PROG_SRC))
 PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 

@@ -5,6 +5,7 @@ static char help[] = "Device-layer tests.\n"
                      "  -mode libs    : cuBLAS, cuSPARSE and cuSOLVER are not mapped until PGX first needs them, then load with\n"
                      "                  every function PGX calls (-pc_type: a PC set up on the host backend first), no GPU needed\n";
 #include <pgx/private/pgximpl.h>
+#include <pgx/gallery.h>
 #include "../common/pgxtest.h"
 
 PETSC_EXTERN PetscErrorCode PGXDeviceTestAXPBY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar *);
@@ -187,14 +188,7 @@ static PetscErrorCode TestLibs(void)
     Mat A;
     Vec x, y;
     PC  pc;
-    PetscCall(MatCreateAIJ(PETSC_COMM_SELF, 10, 10, 10, 10, 3, NULL, 0, NULL, &A));
-    for (PetscInt i = 0; i < 10; i++) {
-      PetscCall(MatSetValue(A, i, i, 4.0, INSERT_VALUES));
-      if (i > 0) PetscCall(MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES));
-      if (i < 9) PetscCall(MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(PGXMatCreateGallery(PETSC_COMM_SELF, "laplace1d", 10, &A));
     PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecSet(x, 1.0));
     PetscCall(PCCreate(PETSC_COMM_SELF, &pc));
