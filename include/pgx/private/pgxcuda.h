@@ -1,7 +1,8 @@
 /* pgxcuda.h: the CUDA side of the device layer; included only by .cu files.
 
    - PGXCallCUDA/PGXCallCUBLAS/PGXCallCUSPARSE/PGXCallCUSOLVER: a failed call becomes a PETSc error
-     (PETSC_ERR_GPU) naming the call and the library's error string.
+     (PETSC_ERR_GPU) naming the call and the library's error string; where the library itself could not be loaded
+     (the stubs of pgxcudalibs.h answer NOT_INITIALIZED), the error says that instead (PGXCUDALibCheck).
    - PGXCheckLaunch(name): after every kernel launch; catches bad configurations and earlier faults.
    - PGXCUDAGetStream/GetCUBLAS/GetCUSPARSE/GetCUSOLVER: one lazily created context per process,
      destroyed at PetscFinalize. Every PGX kernel runs on that stream. cuBLAS, cuSPARSE and cuSOLVER are loaded
@@ -35,18 +36,21 @@ PETSC_EXTERN const char *PGXCUSOLVERGetErrorString(cusolverStatus_t);
 #define PGXCallCUBLAS(...) \
   do { \
     cublasStatus_t _pgx_s = (__VA_ARGS__); \
+    if (_pgx_s != CUBLAS_STATUS_SUCCESS) PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUBLAS)); /* a library that could not be loaded: say so */ \
     PetscCheck(_pgx_s == CUBLAS_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuBLAS error %d (%s: %s) in %s", (int)_pgx_s, cublasGetStatusName(_pgx_s), cublasGetStatusString(_pgx_s), #__VA_ARGS__); \
   } while (0)
 
 #define PGXCallCUSPARSE(...) \
   do { \
     cusparseStatus_t _pgx_s = (__VA_ARGS__); \
+    if (_pgx_s != CUSPARSE_STATUS_SUCCESS) PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUSPARSE)); /* a library that could not be loaded: say so */ \
     PetscCheck(_pgx_s == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s: %s) in %s", (int)_pgx_s, cusparseGetErrorName(_pgx_s), cusparseGetErrorString(_pgx_s), #__VA_ARGS__); \
   } while (0)
 
 #define PGXCallCUSOLVER(...) \
   do { \
     cusolverStatus_t _pgx_s = (__VA_ARGS__); \
+    if (_pgx_s != CUSOLVER_STATUS_SUCCESS) PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUSOLVER)); /* a library that could not be loaded: say so */ \
     PetscCheck(_pgx_s == CUSOLVER_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSOLVER error %d (%s) in %s", (int)_pgx_s, PGXCUSOLVERGetErrorString(_pgx_s), #__VA_ARGS__); \
   } while (0)
 

@@ -108,6 +108,10 @@ typedef enum {
   PGX_CUDALIB_CUSOLVER = 2
 } PGXCUDALib;
 PETSC_EXTERN PetscErrorCode PGXCUDALibCheck(PGXCUDALib);
+/* PGXCUDALibInitialize: PGXCUDALibCheck, then PGX's handle of lib on PGX's stream (needs a GPU). Setup routines call it
+   for the libraries their solve will use: loading a library registers its kernels with the CUDA runtime, which a
+   context that exists already processes at its next call; both happen then in the setup, not in the solve. */
+PETSC_EXTERN PetscErrorCode PGXCUDALibInitialize(PGXCUDALib);
 #endif
 
 #if PGX_HAVE_CUDA && !defined(PETSC_USE_COMPLEX)

@@ -217,6 +217,22 @@ PetscErrorCode PGXCUDAGetCUSOLVER(cusolverDnHandle_t *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode PGXCUDALibInitialize(PGXCUDALib lib)
+{
+  cublasHandle_t     hb;
+  cusparseHandle_t   hs;
+  cusolverDnHandle_t hd;
+
+  PetscFunctionBegin;
+  switch (lib) {
+  case PGX_CUDALIB_CUBLAS: PetscCall(PGXCUDAGetCUBLAS(&hb)); break;
+  case PGX_CUDALIB_CUSPARSE: PetscCall(PGXCUDAGetCUSPARSE(&hs)); break;
+  case PGX_CUDALIB_CUSOLVER: PetscCall(PGXCUDAGetCUSOLVER(&hd)); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Unknown CUDA library %d", (int)lib);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **p)
 {
   PetscFunctionBegin;
