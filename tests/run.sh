@@ -59,11 +59,20 @@ now_ms() { if [ -n "${EPOCHREALTIME:-}" ]; then local t=${EPOCHREALTIME/[.,]/}; 
 run_one() {
   local name=$1 cmd=$2 log=$LOGDIR/$1.log t0 rc ms dt
   t0=$(now_ms)
+  local again=""
   timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
   rc=$?
+  # Open MPI itself failing to start (a transient of its session directory, seen once in a fresh clone's suite:
+  # "orte_ess_init failed"; no PGX code has run then) gets one more run, and the line says so
+  if [ $rc -ne 0 ] && grep -qE 'orte_ess_init failed|orte_init failed|ompi_rte_init failed' "$log"; then
+    mv "$log" "$log.mpistart"
+    timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
+    rc=$?
+    again="; run again after Open MPI failed to start, $LOGDIR/$name.log.mpistart"
+  fi
   ms=$(($(now_ms) - t0)); dt="$((ms / 1000)).$(((ms % 1000) / 100))"
   if [ $rc -eq 0 ]; then
-    printf 'ok   %s (%s s)\n' "$name" "$dt"
+    printf 'ok   %s (%s s%s)\n' "$name" "$dt" "$again"
   else
     printf 'FAIL %s (exit %d, %s s): %s\n' "$name" "$rc" "$dt" "$cmd"
     tail -n 25 "$log" | sed 's/^/     | /'
