@@ -62,8 +62,8 @@ run_one() {
   local again=""
   timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
   rc=$?
-  # Open MPI itself failing to start (a transient of its session directory, seen once in a fresh clone's suite:
-  # "orte_ess_init failed"; no PGX code has run then) gets one more run, and the line says so
+  # Open MPI itself failing to start (a transient seen once in a fresh clone's suite, "orte_ess_init failed", that
+  # did not recur in five runs of the test; no PGX code has run then) gets one more run, and the line says so
   if [ $rc -ne 0 ] && grep -qE 'orte_ess_init failed|orte_init failed|ompi_rte_init failed' "$log"; then
     mv "$log" "$log.mpistart"
     timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null

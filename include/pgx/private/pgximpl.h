@@ -109,8 +109,8 @@ typedef enum {
 } PGXCUDALib;
 PETSC_EXTERN PetscErrorCode PGXCUDALibCheck(PGXCUDALib);
 /* PGXCUDALibInitialize: PGXCUDALibCheck, then PGX's handle of lib on PGX's stream (needs a GPU). Setup routines call it
-   for the libraries their solve will use: loading a library registers its kernels with the CUDA runtime, which a
-   context that exists already processes at its next call; both happen then in the setup, not in the solve. */
+   for the libraries their solve will use, so that the load and the handle's creation are paid in the setup (and a
+   missing library is reported there), not in the solve. */
 PETSC_EXTERN PetscErrorCode PGXCUDALibInitialize(PGXCUDALib);
 #endif
 

@@ -180,8 +180,8 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
   PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)eps), "EPSPGX", ctx->devreq, &ctx->device));
 #if PGX_HAVE_CUDA_REAL
   /* the reduction, the divide and conquer and the back-transformation call cuBLAS, which PGX loads at its first use:
-     load it and make PGX's handle here, so that EPSSolve's time holds none of it (about 0.1 s on an H200) and a
-     missing library is reported before the gather */
+     load it and make PGX's handle here (50-110 ms on an H200), so that the solve proper holds none of it and a missing
+     library is reported before the gather */
   if (ctx->device == PGX_DEVICE_CUDA) PetscCall(PGXCUDALibInitialize(PGX_CUDALIB_CUBLAS));
 #endif
   /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
