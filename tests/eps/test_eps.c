@@ -1,11 +1,18 @@
 /* EPSPGX on the Frank matrix a_ij = n - max(i,j) + 1 (1-based), whose eigenvalues are known in closed form,
-   lambda_k = 1 / (2 (1 - cos((2k-1) pi / (2n+1)))), k = 1..n. Every option reaches EPSSetFromOptions
+   lambda_k = 1 / (2 (1 - cos((2k-1) pi / (2n+1)))) = 1 / (4 sin^2((2k-1) pi / (2 (2n+1)))), k = 1..n (evaluated in
+   the second form: 1 - cos(x) loses about eps / x^2 relative to cancellation, 3e-9 for the largest at n = 4096). Every
+   option reaches EPSSetFromOptions
    (-eps_type, -eps_nev, -eps_smallest_real, -eps_interval a,b -eps_all, ...). Checks: every returned
    eigenvalue is the expected one (the largest, the smallest, or the ones in the interval, in order) to 1e-10
    relative; EPSComputeError (relative) < 1e-10 for every returned pair; with -eps_all the count equals the
    number of closed-form eigenvalues in the interval. Prints the count and "all checks passed".
-   -n N (default 100), -expect largest|smallest|interval (default largest), -expect_tridiag_solves K: T was solved
+   -n N (default 100), -phase (complex scalars: the complex Hermitian D F D^H, D = diag(exp(0.7 i k)), same eigenvalues),
+   -expect largest|smallest|interval (default largest), -expect_tridiag_solves K: T was solved
    K times (PETSc's log of PGXSytrdTridiag) once the eigenvectors were used (1: EPSSolve's solve was reused).
+   -error_stride S: the backward error of every S-th pair and of the last one only (default 1: all; benchmarks).
+   -eig_tol T (default 1e-10) relative to each eigenvalue, or with -eig_tol_norm relative to the largest (|lambda -
+   lambda_k| <= T lambda_1: what a backward-stable solver guarantees; Frank's small eigenvalues are ill-conditioned,
+   eps ||A|| / lambda_k relative, about 6e-9 at n = 4096).
    -print_hash: prints a 64-bit FNV-1a hash of the bits of the returned eigenvalues and eigenvectors (each rank's
    rows, in rank order), for comparisons of runs that must agree bitwise (tests/eps/threads_bitwise.sh). */
 #include <slepceps.h>
@@ -43,8 +50,20 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-expect", expect, sizeof(expect), NULL));
   PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, NULL, &A));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  for (PetscInt i = rstart; i < rend; i++)
-    for (PetscInt j = 0; j < n; j++) PetscCall(MatSetValue(A, i, j, (PetscScalar)(n - PetscMax(i, j)), INSERT_VALUES));
+  {
+    PetscBool phase = PETSC_FALSE; /* -phase (complex scalars): D F D^H with D = diag(exp(0.7 i k)), a complex Hermitian matrix
+                                      unitarily similar to Frank's, so with the same eigenvalues */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-phase", &phase, NULL));
+    PetscCheck(!phase || PetscDefined(USE_COMPLEX), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-phase needs complex scalars");
+    for (PetscInt i = rstart; i < rend; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        PetscScalar v = (PetscScalar)(n - PetscMax(i, j));
+#if defined(PETSC_USE_COMPLEX)
+        if (phase) v *= PetscExpScalar(PETSC_i * (PetscReal)(0.7 * (double)(i - j)));
+#endif
+        PetscCall(MatSetValue(A, i, j, v, INSERT_VALUES));
+      }
+  }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   {
@@ -73,7 +92,7 @@ int main(int argc, char **argv)
 
   /* the closed form, descending */
   PetscCall(PetscMalloc1(n, &lam));
-  for (PetscInt k = 1; k <= n; k++) lam[k - 1] = 1.0 / (2.0 * (1.0 - PetscCosReal((2.0 * k - 1.0) * PETSC_PI / (2.0 * n + 1.0))));
+  for (PetscInt k = 1; k <= n; k++) lam[k - 1] = PGXFrankEigenvalue(n, k);
   qsort(lam, n, sizeof(PetscReal), cmpdesc);
   count = n;
   if (!strcmp(expect, "smallest")) { /* ascending */
@@ -92,14 +111,26 @@ int main(int argc, char **argv)
     CHECK(nconv == count, "interval [%g, %g]: %d eigenvalues returned, %d expected", (double)inta, (double)intb, (int)nconv, (int)count);
   }
   CHECK(nconv >= PetscMin(nev, count), "%d converged, fewer than nev = %d", (int)nconv, (int)nev);
-  for (PetscInt i = 0; i < PetscMin(nconv, count); i++) {
-    PetscScalar kr;
-    PetscReal   err;
-    PetscCall(EPSGetEigenpair(eps, i, &kr, NULL, NULL, NULL));
-    PetscCall(EPSComputeError(eps, i, EPS_ERROR_BACKWARD, &err)); /* ||A x - k x|| / ((||A|| + |k|) ||x||): the small
-                                                                      eigenvalues of Frank's matrix make the relative error eps ||A|| / |k| */
-    CHECK(PetscAbsReal(PetscRealPart(kr) - lam[first + i]) <= 1e-10 * lam[first + i], "eigenvalue %d: %.15g, expected %.15g", (int)i, (double)PetscRealPart(kr), (double)lam[first + i]);
-    CHECK(err < 1e-12, "eigenpair %d: backward error %g", (int)i, (double)err);
+  {
+    PetscInt  stride = 1, ncheck = PetscMin(nconv, count); /* -error_stride s: the backward error of every s-th pair and the last (benchmarks: each costs a product with A on the host) */
+    PetscReal tol = 1e-10, scale = 0;                       /* -eig_tol t (default 1e-10), relative to each eigenvalue, or with -eig_tol_norm to the largest */
+    PetscBool tolnorm = PETSC_FALSE;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-error_stride", &stride, NULL));
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-eig_tol", &tol, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-eig_tol_norm", &tolnorm, NULL));
+    if (tolnorm) scale = PGXFrankEigenvalue(n, 1);
+    PetscCheck(stride >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-error_stride %d must be at least 1", (int)stride);
+    for (PetscInt i = 0; i < ncheck; i++) {
+      PetscScalar kr;
+      PetscReal   err;
+      PetscCall(EPSGetEigenvalue(eps, i, &kr, NULL));
+      CHECK(PetscAbsReal(PetscRealPart(kr) - lam[first + i]) <= tol * (tolnorm ? scale : lam[first + i]), "eigenvalue %d: %.15g, expected %.15g", (int)i, (double)PetscRealPart(kr), (double)lam[first + i]);
+      if (i % stride && i != ncheck - 1) continue;
+      PetscCall(EPSGetEigenpair(eps, i, &kr, NULL, NULL, NULL));
+      PetscCall(EPSComputeError(eps, i, EPS_ERROR_BACKWARD, &err)); /* ||A x - k x|| / ((||A|| + |k|) ||x||): the small
+                                                                        eigenvalues of Frank's matrix make the relative error eps ||A|| / |k| */
+      CHECK(err < 1e-12, "eigenpair %d: backward error %g", (int)i, (double)err);
+    }
   }
   {
     PetscInt  want = -1;

@@ -234,7 +234,7 @@ static PetscErrorCode Run(const std::string &type, PetscInt n, PetscInt seed, Pe
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s n=%d: secular order %d (%d deflated): roots agree with dlaed4, S orthogonal, eigenvalues of T agree with LAPACK\n", type.c_str(), (int)n, (int)k, (int)P.defl.size()));
   PetscCall(PetscInfo(NULL, "%s: at most %d iterations; lambda - dlaed4 %g eps scale; tau %g relative; T %g ||T||; orthogonality %g k eps; residual %g k eps\n", type.c_str(), (int)itmax, (double)(errl / (eps * scale)), (double)errt, (double)errT, (double)(orth / (k * eps)), (double)(res / (k * eps))));
 
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dev == PGX_DEVICE_CUDA) {
     K::cuda::Scratch *scr = nullptr;
     const PetscInt    off = 5, lds = k + 3;

@@ -35,8 +35,11 @@ typedef cublasStatus_t (*PGXcublasGemmExFn)(cublasHandle_t, cublasOperation_t, c
   X(PGX_CUDALIB_CUBLAS, cublasGemmEx, PGXcublasGemmExFn) \
   X(PGX_CUDALIB_CUBLAS, cublasStrsm_v2, decltype(&::cublasStrsm_v2)) \
   X(PGX_CUDALIB_CUBLAS, cublasZgemm_v2, decltype(&::cublasZgemm_v2)) \
+  X(PGX_CUDALIB_CUBLAS, cublasZgemv_v2, decltype(&::cublasZgemv_v2)) \
+  X(PGX_CUDALIB_CUBLAS, cublasZhemv_v2, decltype(&::cublasZhemv_v2)) \
   X(PGX_CUDALIB_CUBLAS, cublasZherkx, decltype(&::cublasZherkx)) \
   X(PGX_CUDALIB_CUBLAS, cublasZsyrkx, decltype(&::cublasZsyrkx)) \
+  X(PGX_CUDALIB_CUBLAS, cublasZtrmm_v2, decltype(&::cublasZtrmm_v2)) \
   X(PGX_CUDALIB_CUBLAS, cublasZtrsm_v2, decltype(&::cublasZtrsm_v2)) \
   X(PGX_CUDALIB_CUSPARSE, cusparseCreate, decltype(&::cusparseCreate)) \
   X(PGX_CUDALIB_CUSPARSE, cusparseDestroy, decltype(&::cusparseDestroy)) \
@@ -92,8 +95,11 @@ const Table &Get(PGXCUDALib lib);
 #define cublasGemmEx (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasGemmEx)
 #define cublasStrsm_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasStrsm_v2)
 #define cublasZgemm_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZgemm_v2)
+#define cublasZgemv_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZgemv_v2)
+#define cublasZhemv_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZhemv_v2)
 #define cublasZherkx (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZherkx)
 #define cublasZsyrkx (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZsyrkx)
+#define cublasZtrmm_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZtrmm_v2)
 #define cublasZtrsm_v2 (::pgx::cudalibs::Get(PGX_CUDALIB_CUBLAS).cublasZtrsm_v2)
 #define cusparseCreate (::pgx::cudalibs::Get(PGX_CUDALIB_CUSPARSE).cusparseCreate)
 #define cusparseDestroy (::pgx::cudalibs::Get(PGX_CUDALIB_CUSPARSE).cusparseDestroy)

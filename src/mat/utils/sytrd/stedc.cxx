@@ -229,7 +229,7 @@ struct DC {
   PetscReal             *Z = nullptr;                                 /* n x n, ld n (caller's) */
   PetscReal             *out = nullptr, *Qc = nullptr, *Sd = nullptr; /* n*n each (backend; Sd cuda only) */
   PetscReal             *hS = nullptr;                               /* host n*n: differences, then S */
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   K::cuda::Scratch *scr = nullptr;
 #endif
   PGXStedcStats *st = nullptr;
@@ -243,7 +243,7 @@ struct DC {
 PetscErrorCode Gather(DC &dc, int nt, PetscInt m, PetscInt ncol, const PetscInt *idx, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || ncol <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::gather_columns(dc.scr, m, ncol, idx, src, lds, dst, ldd);
 #endif
   bool ok = ParallelFor(nt > 1 ? dc.pool : nullptr, nt, ncol, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt p0, PetscInt p1) { K::reference::gather_columns(m, p1 - p0, idx + p0, src, lds, dst + (size_t)p0 * ldd, ldd); });
@@ -253,7 +253,7 @@ PetscErrorCode Gather(DC &dc, int nt, PetscInt m, PetscInt ncol, const PetscInt 
 PetscErrorCode Rotate(DC &dc, int nt, PetscInt m, PetscInt nrot, const K::Rotation *rot, PetscReal *Q, PetscInt ldq)
 {
   if (m <= 0 || nrot <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::rotate_columns(dc.scr, m, nrot, rot, Q, ldq);
 #endif
   /* each row is rotated by the whole chain, in order: rows are independent */
@@ -264,7 +264,7 @@ PetscErrorCode Rotate(DC &dc, int nt, PetscInt m, PetscInt nrot, const K::Rotati
 PetscErrorCode Gemm(DC &dc, int nt, PetscInt m, PetscInt n, PetscInt k, const PetscReal *A, PetscInt lda, const PetscReal *B, PetscInt ldb, PetscReal *C, PetscInt ldc)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::gemm(m, n, k, A, lda, B, ldb, C, ldc);
 #endif
   PetscInt nb = (n + GEMM_BLOCK - 1) / GEMM_BLOCK;
@@ -281,7 +281,7 @@ PetscErrorCode Gemm(DC &dc, int nt, PetscInt m, PetscInt n, PetscInt k, const Pe
 PetscErrorCode Upload(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::upload(m, n, src, lds, dst, ldd);
 #endif
   K::reference::copy(m, n, src, lds, dst, ldd);
@@ -292,7 +292,7 @@ PetscErrorCode Upload(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, Pets
 PetscErrorCode Download(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, PetscInt lds, PetscReal *dst, PetscInt ldd)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::download(m, n, src, lds, dst, ldd);
 #endif
   K::reference::copy(m, n, src, lds, dst, ldd);
@@ -302,7 +302,7 @@ PetscErrorCode Download(DC &dc, PetscInt m, PetscInt n, const PetscReal *src, Pe
 PetscErrorCode Zero(DC &dc, PetscInt m, PetscInt n, PetscReal *A, PetscInt lda)
 {
   if (m <= 0 || n <= 0) return PETSC_SUCCESS;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dc.cuda) return K::cuda::zero(m, n, A, lda);
 #endif
   bool ok = ParallelFor(dc.pool, dc.threads, n, COPY_CHUNK / PetscMax(m, (PetscInt)1), [&](PetscInt j0, PetscInt j1) { K::reference::zero(m, j1 - j0, A + (size_t)j0 * lda, lda); });
@@ -590,7 +590,7 @@ PetscErrorCode DoLevel(DC &dc, const Merge *first, const Merge *last, PetscReal 
   PetscCall(ForMerges(dc, ms, hb, PH_GATHER, [&](MergeState &s, int nt) -> PetscErrorCode { return RotateGather(dc, nt, s); }));
   const bool ds = dc.cuda && dc.devsec; /* the secular phases on the device: from the caller's thread */
   PetscCall(ForMerges(dc, ms, !ds, PH_ROOTS, [&](MergeState &s, int nt) -> PetscErrorCode {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (ds) return s.k >= 3 ? K::cuda::secular_roots(dc.scr, s.mg->off, s.k, s.dl.data(), s.w.data(), s.rho, s.lam.data()) : PETSC_SUCCESS;
 #endif
     return Roots(nt > 1 ? dc.pool : nullptr, nt, s, dc.devsec) ? PETSC_SUCCESS : PETSC_ERR_MEM;
@@ -598,7 +598,7 @@ PetscErrorCode DoLevel(DC &dc, const Merge *first, const Merge *last, PetscReal 
   for (PetscInt i = 0; i < cnt; i++)
     for (PetscInt j = 0; j < (PetscInt)ms[i].info.size(); j++) PetscCheck(ms[i].info[j] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dlaed4 failed for root %" PetscInt_FMT " of a secular equation of order %" PetscInt_FMT ": info %d", j + 1, ms[i].k, (int)ms[i].info[j]);
   PetscCall(ForMerges(dc, ms, !ds, PH_VECTORS, [&](MergeState &s, int nt) -> PetscErrorCode {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (ds && s.k >= 3) return K::cuda::secular_vectors(dc.scr, s.mg->off, s.k, s.cidx.data(), s.Sd, s.k);
 #endif
     return Vectors(nt > 1 ? dc.pool : nullptr, nt, s, dc.devsec) ? PETSC_SUCCESS : PETSC_ERR_MEM;
@@ -655,7 +655,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PGXStedcSecular secular, PetscInt
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscBLASIntCast(n, &bn));
   PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXStedcRun needs a resolved device type");
-#if !PGX_HAVE_CUDA_REAL
+#if !PGX_HAVE_CUDA
   PetscCheck(type == PGX_DEVICE_HOST, PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of the divide and conquer eigensolver is not available in this build: use -pgx_device host");
 #endif
   if (threads <= 0) PetscCall(PGXStedcDefaultThreads(&threads));
@@ -714,7 +714,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PGXStedcSecular secular, PetscInt
   /* the merges, a level at a time; buffers of the backend for the largest */
   if (!merges.empty()) {
     size_t nn = (size_t)n * n;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (dc.cuda) {
       PetscCall(K::cuda::create(n, &dc.scr));
       ierr = PGXDeviceMallocArray(nn, &dc.out);
@@ -737,7 +737,7 @@ PetscErrorCode PGXStedcRun(PGXDeviceType type, PGXStedcSecular secular, PetscInt
       ierr = DoLevel(dc, merges.data() + a, merges.data() + b, dd.data());
       a    = b;
     }
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (dc.cuda) {
       PetscCall(PGXDeviceFree(&dc.out));
       PetscCall(PGXDeviceFree(&dc.Qc));

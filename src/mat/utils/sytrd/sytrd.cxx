@@ -9,8 +9,9 @@
 #include "stedc.h"
 #include <vector>
 
-/* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/) */
-#define PGX_SYTRD_CUDA PGX_HAVE_CUDA_REAL
+/* the cuda backend of the reduction (src/mat/utils/sytrd/cuda/): real double (sytrd_kernels.cu) and complex double
+   (hetrd_kernels.cu); the divide and conquer's cuda kernels are real in both */
+#define PGX_SYTRD_CUDA PGX_HAVE_CUDA
 
 namespace K = pgx::kernels::sytrd;
 
@@ -1147,18 +1148,28 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
   PetscCall(PetscTime(&t1));
 #if PGX_SYTRD_CUDA
   if (S->dZT && n > 0) { /* the divide and conquer left Z_T on the device: Z = Q Z_T there, downloaded by column chunks overlapping the computation */
-  #if defined(PETSC_USE_COMPLEX)
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
-  #else
     PetscErrorCode ierr;
     PetscInt       nchunks = S->backchunks; /* chunks of Z's columns: each downloaded while the next is computed (1: no overlap) */
+    PetscScalar   *dZ      = NULL;
+  #if defined(PETSC_USE_COMPLEX)
+    /* Z_T is real: the complex Z = Q Z_T starts from it as a complex array (n^2 complex beside the n^2 real ones) */
+    PetscCall(PGXDeviceMallocArray((size_t)n * n, &dZ));
+    ierr = K::cuda::real_to_scalar((size_t)n * n, S->dZT, dZ);
+    if (ierr) PetscCall(PGXDeviceFree(&dZ));
+    PetscCall(ierr);
+    PetscCall(PGXDeviceFree(&S->dZT));
+  #else
+    dZ = S->dZT;
+  #endif
     PetscCall(PetscLogGpuTimeBegin());
-    ierr = K::cuda::apply_q_download(S->work, S->dA, n, S->dZT, Z, ldz, nchunks);
+    ierr = K::cuda::apply_q_download(S->work, S->dA, n, dZ, Z, ldz, nchunks);
     PetscCall(PetscLogGpuTimeEnd());
+  #if defined(PETSC_USE_COMPLEX)
+    PetscCall(PGXDeviceFree(&dZ));
+  #endif
     PetscCall(PGXDeviceFree(&S->dZT));
     PetscCall(ierr);
-    PetscCall(PetscLogGpuFlops(2.0 * n * n * n));
-  #endif
+    PetscCall(PetscLogGpuFlops((PetscDefined(USE_COMPLEX) ? 8.0 : 2.0) * n * n * n));
   } else
 #endif
   {

@@ -1,6 +1,7 @@
 /* sytrd_kernels.h: the kernels of PGX's dense Hermitian tridiagonal reduction, declared once and implemented
    per backend (reference/: plain sequential C++, the specification; cuda/: the GPU one-stage reduction of
-   Liu, Zhao, Yu and Huang, 2020).
+   Liu, Zhao, Yu and Huang, 2020: sytrd_kernels.cu for real double, with the fused panel; hetrd_kernels.cu for
+   complex double, the launch sequence with cuBLAS Z-calls).
 
    Mathematics. A is an n x n Hermitian (real symmetric) matrix. One-stage blocked Householder
    tridiagonalization computes
@@ -38,6 +39,9 @@
    finite (no scaling against overflow or underflow is done beyond that of the Householder norms). */
 #pragma once
 #include <petscsys.h>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -45,6 +49,16 @@ namespace kernels
 {
 namespace sytrd
 {
+/* The scalar of the cuda interface: PetscScalar as host code sees it. Under nvcc, PETSc's headers make PetscScalar
+   thrust::complex<double> in complex builds, a distinct type of the same layout as the host's std::complex<double>;
+   declaring the interface with the host's type gives both sides the same functions (hetrd_kernels.cu reinterprets
+   the arrays). In host code, and in real builds, Scalar is PetscScalar. */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 namespace reference
 {
 /* Householder reflector (LAPACK xlarfg): given alpha and x (len-1 entries, stride 1), finds beta (real), tau
@@ -102,18 +116,21 @@ PetscErrorCode destroy(Work **);
 /* blocks of the fused panel's cooperative launch (0: the launch sequence runs) */
 PetscErrorCode fused_grid(const Work *, int *);
 /* Reduces the device matrix dA (n x n, ld n, full square uploaded); d, e, tau (host) are filled */
-PetscErrorCode reduce(Work *, PetscScalar *dA, PetscReal *d, PetscReal *e, PetscScalar *tau);
+PetscErrorCode reduce(Work *, Scalar *dA, PetscReal *d, PetscReal *e, Scalar *tau);
 /* dA (n x n, ld n, device) <- the host matrix A (ld lda) with its strict upper triangle replaced by the mirror of
    its lower one (what the reduction reads); synchronous */
-PetscErrorCode upload_symmetric(PetscInt n, const PetscScalar *A, PetscInt lda, PetscScalar *dA);
+PetscErrorCode upload_symmetric(PetscInt n, const Scalar *A, PetscInt lda, Scalar *dA);
 /* dA (n x n, ld n, device) <- the matrix of the CSR arrays (host): zeroed, the entries with column <= row scattered
    into the lower triangle, the upper one mirrored from it; only the CSR arrays cross to the device */
-PetscErrorCode upload_symmetric_csr(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *vals, PetscScalar *dA);
+PetscErrorCode upload_symmetric_csr(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const Scalar *vals, Scalar *dA);
 /* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and the tau that reduce() left on the device */
-PetscErrorCode apply_q(Work *, int trans, const PetscScalar *dA, PetscInt k, PetscScalar *dZ);
+PetscErrorCode apply_q(Work *, int trans, const Scalar *dA, PetscInt k, Scalar *dZ);
 /* Z (host, n x k, ldz) <- Q dZ: dZ <- Q dZ by nchunks chunks of columns (Z = Q Z_T is independent per column), each
    chunk downloaded into Z (pinned staging filled by host threads, on a second stream) while the next one computes */
-PetscErrorCode apply_q_download(Work *, const PetscScalar *dA, PetscInt k, PetscScalar *dZ, PetscScalar *Z, PetscInt ldz, PetscInt nchunks);
+PetscErrorCode apply_q_download(Work *, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks);
+/* dst (device) <- src (device, real), count entries, on PGX's stream: the real eigenvectors of T as the complex Z_T
+   that the back-transformation of a complex Hermitian A works on (complex builds only) */
+PetscErrorCode real_to_scalar(size_t count, const PetscReal *src, Scalar *dst);
 } // namespace cuda
 #endif
 } // namespace sytrd

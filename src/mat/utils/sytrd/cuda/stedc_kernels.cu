@@ -1,4 +1,4 @@
-/* CUDA kernels of the divide and conquer tridiagonal eigensolver (stedc_kernels.h), real double precision, all on
+/* CUDA kernels of the divide and conquer tridiagonal eigensolver (stedc_kernels.h), real double precision (also in complex builds: T is real), all on
    PGX's stream: column gathers and rotation chains (one small kernel each), cuBLAS dgemm, 2D copies. */
 #include <pgx/private/pgxcuda.h>
 #include "../stedc_kernels.h"
@@ -12,7 +12,7 @@ namespace stedc
 {
 namespace cuda
 {
-#if !defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)
+#if defined(PETSC_USE_REAL_DOUBLE) /* real or complex builds: T and its eigenvectors are real */
 struct Scratch {
   PetscInt  n   = 0;
   PetscInt *idx = nullptr; /* n indices */
@@ -293,7 +293,7 @@ struct Scratch {
 };
 PetscErrorCode create(PetscInt, Scratch **)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of the divide and conquer eigensolver supports real double precision only; use -pgx_device host");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of the divide and conquer eigensolver supports double precision only; use -pgx_device host");
 }
 PetscErrorCode destroy(Scratch **s)
 {
@@ -302,39 +302,39 @@ PetscErrorCode destroy(Scratch **s)
 }
 PetscErrorCode gather_columns(Scratch *, PetscInt, PetscInt, const PetscInt *, const PetscReal *, PetscInt, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode rotate_columns(Scratch *, PetscInt, PetscInt, const Rotation *, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode gemm(PetscInt, PetscInt, PetscInt, const PetscReal *, PetscInt, const PetscReal *, PetscInt, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode upload(PetscInt, PetscInt, const PetscReal *, PetscInt, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode download(PetscInt, PetscInt, const PetscReal *, PetscInt, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode zero(PetscInt, PetscInt, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode secular_roots(Scratch *, PetscInt, PetscInt, const PetscReal *, const PetscReal *, PetscReal, PetscReal *)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode secular_vectors(Scratch *, PetscInt, PetscInt, const PetscInt *, PetscReal *, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 PetscErrorCode secular_download_roots(Scratch *, PetscInt, PetscInt, PetscInt *, PetscReal *)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "real double only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "double precision only");
 }
 #endif
 } // namespace cuda

@@ -65,10 +65,9 @@ __device__ double BlockSum(double v)
 /* reflector of [alpha; x] (x: len-1 entries below alpha, contiguous): x <- v(1:), alpha <- 1, e <- beta */
 __global__ void k_larfg(PetscInt len, double *alpha, double *tau, double *e)
 {
-  double *x = alpha + 1, s = 0;
+  double *x = alpha + 1, s = 0, a = *alpha; /* alpha read before the block's barriers: thread 0 overwrites it below */
   for (PetscInt i = threadIdx.x; i < len - 1; i += BLOCK) s += x[i] * x[i];
-  s        = BlockSum(s);
-  double a = *alpha;
+  s = BlockSum(s);
   if (s == 0) {
     if (threadIdx.x == 0) *tau = 0, *e = a, *alpha = 1;
     return;
@@ -755,13 +754,13 @@ PetscErrorCode apply_q_download(Work *W, const PetscScalar *dA, PetscInt k, Pets
   PGXCallCUDA(cudaStreamSynchronize(W->s0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#else
+#elif !(defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)) /* complex double: hetrd_kernels.cu */
 struct Work {
   int unused;
 };
 PetscErrorCode create(PetscInt, const Options &, Work **)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only; use -pgx_device host");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only; use -pgx_device host");
 }
 PetscErrorCode destroy(Work **w)
 {
@@ -775,15 +774,15 @@ PetscErrorCode fused_grid(const Work *, int *g)
 }
 PetscErrorCode reduce(Work *, PetscScalar *, PetscReal *, PetscReal *, PetscScalar *)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
 PetscErrorCode apply_q(Work *, int, const PetscScalar *, PetscInt, PetscScalar *)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
 PetscErrorCode apply_q_download(Work *, const PetscScalar *, PetscInt, PetscScalar *, PetscScalar *, PetscInt, PetscInt)
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports real double precision only");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
 #endif
 } // namespace cuda
