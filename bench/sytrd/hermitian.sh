@@ -7,7 +7,7 @@
 # ill-conditioned, so 1e-10 relative to each, test_eps's default, holds only up to n ~ 1000 for any backward-stable
 # solver; the backward error of every 256th pair and of the last below 1e-12: "all checks passed"; each error costs a
 # product with A on the host, after the timed events).
-# Solvers: EPS pgx with the cuda backend (the complex launch sequence of the reduction, the divide and conquer's gemms
+# Solvers: EPS pgx with the cuda backend (the complex reduction with its defaults: fused panel; the divide and conquer's gemms
 # on the GPU, the complex back-transformation), EPS pgx with the host reference backend, SLEPc's EPSLAPACK (zheev
 # through SLEPc's DS, on the host with the runtime's BLAS). Columns from -log_view (seconds, rank 0): EPSSolve, PGX's
 # reduction, tridiagonal solve and back-transformation events (the back-transformation runs when the eigenvectors are

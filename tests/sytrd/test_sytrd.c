@@ -288,8 +288,7 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
     PetscCall(PGXSytrdReduce(S));
     PetscCall(PGXSytrdGetPanel(S, &used, &blocks));
-    /* the fused panel is real double only: complex Hermitian matrices take the launches in every variant */
-    want = PetscDefined(USE_COMPLEX) ? PGX_SYTRD_PANEL_LAUNCHES : expect[v];
+    want = expect[v]; /* real and complex alike */
     CHECK(used == want && (used == PGX_SYTRD_PANEL_FUSED) == (blocks > 0), "cuda %s: the %s panel ran (%d blocks), expected the %s one", names[v], PGXSytrdPanels[used], (int)blocks, PGXSytrdPanels[want]);
     PetscCall(PGXSytrdGetTridiagonal(S, &d, &e));
     /* T is determined by A only up to round-off amplified along the reduction (as in Lanczos): compare relative to

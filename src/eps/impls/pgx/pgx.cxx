@@ -426,7 +426,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s, symmetric product %s\n", eps->state >= EPS_STATE_SETUP ? PGXDeviceName(ctx->device) : PGXDeviceTypes[ctx->devreq], PGXSytrdSymvs[ctx->symv]));
   if (eps->state >= EPS_STATE_SOLVED && ctx->device == PGX_DEVICE_CUDA) {
     if (ctx->panelgrid > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: fused (one cooperative kernel per panel, %" PetscInt_FMT " blocks); back-transformation blocks of %" PetscInt_FMT " reflectors, %" PetscInt_FMT " column chunks\n", ctx->panelgrid, ctx->bback, ctx->backchunks));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s; back-transformation blocks of %" PetscInt_FMT " reflectors, %" PetscInt_FMT " column chunks\n", ctx->panel != PGX_SYTRD_PANEL_FUSED ? "" : (PetscDefined(USE_COMPLEX) ? " (fused asked for: it is real double only, complex scalars take the launches)" : " (fused asked for: it needs the lower product and resident blocks)"), ctx->bback, ctx->backchunks));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: launches%s; back-transformation blocks of %" PetscInt_FMT " reflectors, %" PetscInt_FMT " column chunks\n", ctx->panel != PGX_SYTRD_PANEL_FUSED ? "" : " (fused asked for: it needs the lower product and resident blocks)", ctx->bback, ctx->backchunks));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU panel: %s\n", PGXSytrdPanels[ctx->panel]));
   {
     PetscMPIInt size;
@@ -655,7 +655,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   Options Database Keys:
 + -eps_pgx_block <b> - panel width (default 64)
 . -eps_pgx_symv <lower,full> - symmetric product of the GPU panel
-. -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default; real scalars) or the paper's launches per column (complex scalars always)
+. -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
 . -eps_pgx_back_block <bb> - reflectors per compact WY block of the GPU back-transformation (default 256)
 . -eps_pgx_back_chunks <c> - column chunks of the GPU back-transformation, each downloaded while the next is computed (default 8; 1: no overlap)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
@@ -673,8 +673,9 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   matrix and solves, so n is limited by one process's memory: n^2 scalars twice for a dense operator (the gathered
   copy and the reduction's), once for a sparse (AIJ) one, whose CSR arrays the reduction densifies itself (on the
   GPU with the cuda backend, where the host then holds no n^2 array until eigenvectors are asked for).
-  With complex scalars the matrix is complex Hermitian and the cuda backend reduces it by the launch sequence with
-  cuBLAS Z-calls (tau complex, T real, its divide and conquer real on the GPU, Z = Q Z_T complex on the GPU).
+  With complex scalars the matrix is complex Hermitian and the cuda backend reduces it with the same fused panel as
+  real matrices (or the launch sequence with cuBLAS Z-calls; tau complex, T real, its divide and conquer real on the
+  GPU, Z = Q Z_T complex on the GPU).
   Generalized problems, non-Hermitian problem types and spectral transformations other than `STSHIFT` are
   errors; the shift of `STSHIFT` is not applied. The basis (`EPSGetBV()`, `EPSGetInvariantSubspace()`) holds the
   eigenvectors once they were asked for (`EPSGetEigenpair()`, `EPSGetEigenvector()`, `EPSComputeError()`); before

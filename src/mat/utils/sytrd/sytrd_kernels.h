@@ -1,7 +1,8 @@
 /* sytrd_kernels.h: the kernels of PGX's dense Hermitian tridiagonal reduction, declared once and implemented
    per backend (reference/: plain sequential C++, the specification; cuda/: the GPU one-stage reduction of
-   Liu, Zhao, Yu and Huang, 2020: sytrd_kernels.cu for real double, with the fused panel; hetrd_kernels.cu for
-   complex double, the launch sequence with cuBLAS Z-calls).
+   Liu, Zhao, Yu and Huang, 2020: sytrd_kernels.cu for real double, hetrd_kernels.cu for complex double (the launch
+   sequence with cuBLAS Z-calls); the fused panel, the upload and the back-transformation are templates on the
+   scalar shared by both, cuda/sytrd_fused.cuh and cuda/sytrd_common.cuh).
 
    Mathematics. A is an n x n Hermitian (real symmetric) matrix. One-stage blocked Householder
    tridiagonalization computes

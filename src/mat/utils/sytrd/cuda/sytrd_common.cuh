@@ -1,0 +1,423 @@
+/* What the real (sytrd_kernels.cu) and the complex (hetrd_kernels.cu) cuda backends of the Hermitian tridiagonal
+   reduction share, templated on the device scalar T (double, or thrust::complex<double>, PETSc's PetscScalar under
+   nvcc): the upload of the operator as a full square (dense or CSR lower triangle, mirrored to the strict upper
+   triangle with conjugation), and the compact WY back-transformation: blocks of b reflectors as I - V Tb V^H, Tb from
+   the Gram matrix V^H V (LAPACK xlarft), Z <- Q Z (or Q^H Z) with Y = V^H Z, Y = Tb Y (Tb^H Y), Z -= V Y, optionally by
+   column chunks of Z, each downloaded on a second stream while the next one is computed.
+
+   Also the device state of a reduction (WorkOf<T>, each backend's Work), its creation and destruction. Included by
+   those two files only (at file scope). */
+#pragma once
+#include <pgx/private/pgxcuda.h>
+#include "../sytrd_kernels.h"
+#include <thrust/complex.h>
+
+namespace pgx
+{
+namespace kernels
+{
+namespace sytrd
+{
+namespace cuda
+{
+namespace common
+{
+typedef thrust::complex<double> Cx;
+
+/* the scalar's conjugation, real and imaginary parts, |x|^2, and its conjugate transpose for cuBLAS */
+__host__ __device__ inline double Conj(double x)
+{
+  return x;
+}
+__host__ __device__ inline Cx Conj(const Cx &x)
+{
+  return thrust::conj(x);
+}
+__host__ __device__ inline double Real(double x)
+{
+  return x;
+}
+__host__ __device__ inline double Real(const Cx &x)
+{
+  return x.real();
+}
+__host__ __device__ inline double Imag(double)
+{
+  return 0.0;
+}
+__host__ __device__ inline double Imag(const Cx &x)
+{
+  return x.imag();
+}
+__host__ __device__ inline double Norm(double x) /* |x|^2 */
+{
+  return x * x;
+}
+__host__ __device__ inline double Norm(const Cx &x)
+{
+  return x.real() * x.real() + x.imag() * x.imag();
+}
+/* loads through L2 (data other blocks wrote in the same launch), warp sums, atomic sums */
+__device__ inline double LdCg(const double *p)
+{
+  return __ldcg(p);
+}
+__device__ inline Cx LdCg(const Cx *p)
+{
+  const double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
+  return Cx(v.x, v.y);
+}
+__device__ inline double WarpSum(double v)
+{
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ inline Cx WarpSum(Cx v)
+{
+  return Cx(WarpSum(v.real()), WarpSum(v.imag()));
+}
+__device__ inline void AtomicAdd(double *p, double v)
+{
+  atomicAdd(p, v);
+}
+__device__ inline void AtomicAdd(Cx *p, const Cx &v)
+{
+  atomicAdd(reinterpret_cast<double *>(p), v.real());
+  atomicAdd(reinterpret_cast<double *>(p) + 1, v.imag());
+}
+/* shared memory of the scalar: a plain type (thrust::complex has constructors, which __shared__ arrays cannot run) */
+template <typename T>
+struct Shared;
+template <>
+struct Shared<double> {
+  typedef double type;
+};
+template <>
+struct Shared<Cx> {
+  typedef double2 type;
+};
+template <typename T, typename S>
+__device__ inline T &As(S &s)
+{
+  return *reinterpret_cast<T *>(&s);
+}
+
+template <typename T>
+struct Traits;
+template <>
+struct Traits<double> {
+  static constexpr cublasOperation_t OpH = CUBLAS_OP_T;
+};
+template <>
+struct Traits<Cx> {
+  static constexpr cublasOperation_t OpH = CUBLAS_OP_C;
+};
+
+/* cuBLAS's gemm and trmm for either scalar (named as cuBLAS's "X" routines, so that a failure's message says which) */
+inline cublasStatus_t cublasXgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, double alpha, const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc)
+{
+  return cublasDgemm(h, ta, tb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+inline cublasStatus_t cublasXgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, double alpha, const Cx *A, int lda, const Cx *B, int ldb, double beta, Cx *C, int ldc)
+{
+  const cuDoubleComplex a = {alpha, 0.0}, c = {beta, 0.0};
+  return cublasZgemm(h, ta, tb, m, n, k, &a, reinterpret_cast<const cuDoubleComplex *>(A), lda, reinterpret_cast<const cuDoubleComplex *>(B), ldb, &c, reinterpret_cast<cuDoubleComplex *>(C), ldc);
+}
+inline cublasStatus_t cublasXtrmm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, cublasDiagType_t diag, int m, int n, const double *A, int lda, double *B, int ldb)
+{
+  const double one = 1.0;
+  return cublasDtrmm(h, side, uplo, t, diag, m, n, &one, A, lda, B, ldb, B, ldb);
+}
+inline cublasStatus_t cublasXtrmm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, cublasDiagType_t diag, int m, int n, const Cx *A, int lda, Cx *B, int ldb)
+{
+  const cuDoubleComplex one = {1.0, 0.0};
+  return cublasZtrmm(h, side, uplo, t, diag, m, n, &one, reinterpret_cast<const cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(B), ldb, reinterpret_cast<cuDoubleComplex *>(B), ldb);
+}
+
+/* The device state of one reduction: each backend's Work (sytrd_kernels.h) is this for its scalar */
+template <typename T>
+struct WorkOf {
+  PetscInt     n = 0;
+  Options      o;
+  T           *M = nullptr, *N = nullptr, *y = nullptr, *t = nullptr, *tau = nullptr;
+  double      *e = nullptr, *d = nullptr;
+  T           *acc   = nullptr; /* fused panel: sums of squares, dot products and M^H x, by column parity */
+  int          fgrid = 0;       /* fused panel: blocks of the cooperative launch (0: the launch sequence runs) */
+  cudaStream_t s0 = nullptr, s1 = nullptr; /* s0: PGX's stream; s1: the symmetric product of the launches */
+  cudaEvent_t  ev0 = nullptr, ev1 = nullptr;
+};
+
+/* create(): W's streams, events and arrays (the fused panel's are fused::SetUp()'s) */
+template <typename T, typename WorkT>
+PetscErrorCode CreateWork(PetscInt n, const Options &o, WorkT **w)
+{
+  PetscFunctionBegin;
+  PetscCheck(o.b >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Panel width %d", o.b);
+  *w        = new WorkT;
+  WorkT *W  = *w;
+  W->n      = n;
+  W->o      = o;
+  size_t nn = (size_t)PetscMax(n, 1);
+  PetscCall(PGXCUDAGetStream(&W->s0));
+  PGXCallCUDA(cudaStreamCreateWithFlags(&W->s1, cudaStreamNonBlocking));
+  PGXCallCUDA(cudaEventCreateWithFlags(&W->ev0, cudaEventDisableTiming));
+  PGXCallCUDA(cudaEventCreateWithFlags(&W->ev1, cudaEventDisableTiming));
+  PGXCallCUDA(cudaMalloc((void **)&W->M, nn * 2 * (o.b + 1) * sizeof(T))); /* the last panel may have b + 1 columns */
+  PGXCallCUDA(cudaMalloc((void **)&W->N, nn * 2 * (o.b + 1) * sizeof(T)));
+  PGXCallCUDA(cudaMalloc((void **)&W->y, nn * sizeof(T)));
+  PGXCallCUDA(cudaMalloc((void **)&W->t, 2 * (size_t)(o.b + 1) * sizeof(T)));
+  PGXCallCUDA(cudaMalloc((void **)&W->tau, nn * sizeof(T)));
+  PGXCallCUDA(cudaMalloc((void **)&W->e, nn * sizeof(double)));
+  PGXCallCUDA(cudaMalloc((void **)&W->d, nn * sizeof(double)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename WorkT>
+PetscErrorCode DestroyWork(WorkT **w)
+{
+  PetscFunctionBegin;
+  if (!*w) PetscFunctionReturn(PETSC_SUCCESS);
+  WorkT *W = *w;
+  for (void *p : {(void *)W->M, (void *)W->N, (void *)W->y, (void *)W->t, (void *)W->tau, (void *)W->e, (void *)W->d, (void *)W->acc})
+    if (p) PGXCallCUDA(cudaFree(p));
+  if (W->ev0) PGXCallCUDA(cudaEventDestroy(W->ev0));
+  if (W->ev1) PGXCallCUDA(cudaEventDestroy(W->ev1));
+  if (W->s1) PGXCallCUDA(cudaStreamDestroy(W->s1));
+  delete W;
+  *w = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dA[i + j n] = conj(dA[j + i n]) for i < j, by 32 x 32 tiles through shared memory (coalesced reads and writes) */
+template <typename T>
+__global__ void MirrorLowerKernel(PetscInt n, T *dA)
+{
+  __shared__ T   tile[32][33];
+  const PetscInt bi = (PetscInt)blockIdx.x * 32, bj = (PetscInt)blockIdx.y * 32; /* target tile: rows bi.., columns bj.. */
+  if (bi > bj + 31) return;                                                       /* wholly below the diagonal */
+  /* source: rows bj.., columns bi.. (the transposed tile), read along its columns */
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const PetscInt r = bj + threadIdx.x, c = bi + k;
+    if (r < n && c < n) tile[k][threadIdx.x] = dA[r + c * n];
+  }
+  __syncthreads();
+  for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+    const PetscInt r = bi + threadIdx.x, c = bj + k; /* target entry (r, c) = conj(source (c, r)) = conj(tile[r - bi][c - bj]) */
+    if (r < n && c < n && r < c) dA[r + c * n] = Conj(tile[threadIdx.x][k]);
+  }
+}
+
+/* dA(i, j) = a_ij for the CSR entries with j <= i: one warp a row (rows of a sparse operator are short) */
+template <typename T>
+__global__ void ScatterLowerCSRKernel(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const T *vals, T *dA)
+{
+  const PetscInt i = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int      l = threadIdx.x % 32;
+  if (i >= n) return;
+  for (PetscInt k = rowptr[i] + l; k < rowptr[i + 1]; k += 32) {
+    const PetscInt j = colidx[k];
+    if (j <= i) dA[i + j * n] = vals[k];
+  }
+}
+
+/* dA (n x n, ld n) <- the lower triangle of A (host, ld lda), mirrored */
+template <typename T>
+PetscErrorCode UploadSymmetric(PetscInt n, const T *A, PetscInt lda, T *dA)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  /* large matrices through pinned staging filled by host threads (-pgx_device_copy_*), ordered on s */
+  PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dA, (void *)A, (size_t)n * sizeof(T), (size_t)n, (size_t)lda * sizeof(T), s, PETSC_FALSE));
+  const unsigned nt = (unsigned)((n + 31) / 32);
+  MirrorLowerKernel<T><<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel");
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dA (n x n, ld n) <- the CSR matrix's lower triangle (host arrays), mirrored; the rest zero */
+template <typename T>
+PetscErrorCode UploadSymmetricCSR(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const T *vals, T *dA)
+{
+  cudaStream_t                     s;
+  pgx::cuda::DeviceArray<PetscInt> drp, dci;
+  pgx::cuda::DeviceArray<T>        dv;
+  const PetscInt                   nnz = n > 0 ? rowptr[n] : 0;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMemsetAsync(dA, 0, (size_t)n * n * sizeof(T), s));
+  PetscCall(drp.resize((size_t)n + 1));
+  PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, drp.data(), (void *)rowptr, ((size_t)n + 1) * sizeof(PetscInt), 1, ((size_t)n + 1) * sizeof(PetscInt), s, PETSC_FALSE));
+  if (nnz) {
+    PetscCall(dci.resize((size_t)nnz));
+    PetscCall(dv.resize((size_t)nnz));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dci.data(), (void *)colidx, (size_t)nnz * sizeof(PetscInt), 1, (size_t)nnz * sizeof(PetscInt), s, PETSC_FALSE));
+    PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, dv.data(), (void *)vals, (size_t)nnz * sizeof(T), 1, (size_t)nnz * sizeof(T), s, PETSC_FALSE));
+    ScatterLowerCSRKernel<T><<<PGXCUDAGridSize(n * 32, 256), 256, 0, s>>>(n, drp.data(), dci.data(), dv.data(), dA);
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::ScatterLowerCSRKernel");
+  }
+  const unsigned nt = (unsigned)((n + 31) / 32);
+  MirrorLowerKernel<T><<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel (CSR)");
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* before the device copies of the CSR arrays are freed */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* V (L x kb, ld L) of reflectors i..i+kb-1, rows i+1..n-1: 0 above the unit, 1, then the stored entries */
+template <typename T>
+__global__ void BuildVKernel(PetscInt n, PetscInt i, PetscInt kb, const T *A, PetscInt lda, T *V)
+{
+  PetscInt L = n - i - 1, idx = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x;
+  if (idx >= L * kb) return;
+  PetscInt r = idx % L, c = idx / L, row = i + 1 + r;
+  V[idx]     = row < i + c + 1 ? T(0.0) : (row == i + c + 1 ? T(1.0) : A[row + (i + c) * lda]);
+}
+
+/* Tb (kb x kb, upper, column-major) of reflectors i..i+kb-1 from their Gram matrix G = V^H V and tau (device):
+   Tb(c,c) = tau_c, Tb(0:c,c) = -tau_c Tb(0:c,0:c) G(0:c,c), column after column (LAPACK xlarft, forward,
+   columnwise). One thread block per reflector block (blockIdx.x = blk: reflectors blk b .. blk b + kb - 1 of nr, G
+   and Tb at blk b^2, ld kb): the serial recurrence of every block runs at once, not one block after the other. */
+template <typename T>
+__global__ void LarftKernel(int b, PetscInt nr, const T *Gall, const T *tauall, T *Tall)
+{
+  const PetscInt i  = (PetscInt)blockIdx.x * b;
+  const int      kb = (int)(nr - i < b ? nr - i : b);
+  const T       *G = Gall + (size_t)blockIdx.x * b * b, *tau = tauall + i;
+  T             *Tb = Tall + (size_t)blockIdx.x * b * b;
+  for (int c = 0; c < kb; c++) {
+    const T tc = tau[c];
+    for (int r = threadIdx.x; r < kb; r += blockDim.x) {
+      T v = T(0.0);
+      if (r < c) {
+        T sum = T(0.0);
+        for (int q = r; q < c; q++) sum += Tb[r + (size_t)q * kb] * G[q + (size_t)c * kb];
+        v = -tc * sum;
+      } else if (r == c) v = tc;
+      Tb[r + (size_t)c * kb] = v;
+    }
+    __syncthreads(); /* column c is read by the next columns */
+  }
+}
+
+/* The back-transformation's blocks: nblk blocks of b reflectors (the last one kb = nr - i), block blk from i = blk b */
+template <typename T>
+struct BackBlocks {
+  PetscInt                  n, b, nblk;
+  pgx::cuda::DeviceArray<T> V, G, Tall, Y;
+};
+
+/* Tb of every block (Tall: nblk b^2, block blk's Tb at blk b^2, ld kb), from V and G = V^H V per block; Y for ky columns */
+template <typename T, typename WorkT>
+PetscErrorCode BackSetUp(WorkT *W, cublasHandle_t h, const T *dA, PetscInt ky, BackBlocks<T> *B)
+{
+  const PetscInt n = W->n, nr = n - 1;
+
+  PetscFunctionBegin;
+  B->n    = n;
+  B->b    = PetscMin(W->o.bback > 0 ? W->o.bback : W->o.b, nr);
+  B->nblk = (nr + B->b - 1) / B->b;
+  PetscCall(B->V.resize((size_t)n * B->b));
+  PetscCall(B->G.resize((size_t)B->nblk * B->b * B->b));
+  PetscCall(B->Tall.resize((size_t)B->nblk * B->b * B->b));
+  PetscCall(B->Y.resize((size_t)B->b * ky));
+  for (PetscInt blk = 0; blk < B->nblk; blk++) {
+    const PetscInt i = blk * B->b, kb = PetscMin(B->b, nr - i), L = n - i - 1;
+    BuildVKernel<T><<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, B->V.data());
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::BuildVKernel");
+    PGXCallCUBLAS(cublasXgemm(h, Traits<T>::OpH, CUBLAS_OP_N, (int)kb, (int)kb, (int)L, 1.0, B->V.data(), (int)L, B->V.data(), (int)L, 0.0, B->G.data() + (size_t)blk * B->b * B->b, (int)kb));
+  }
+  LarftKernel<T><<<(unsigned)B->nblk, 256, 0, W->s0>>>((int)B->b, nr, B->G.data(), W->tau, B->Tall.data()); /* tau as reduce() left it on the device */
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::LarftKernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z (n x k, ld n) <- Q Z (trans 0: the blocks last to first) or Q^H Z, all on W->s0: per block V is rebuilt (cheap: a
+   copy of the block's reflectors), then Y = V^H Z, Y = Tb Y (or Tb^H Y), Z -= V Y */
+template <typename T, typename WorkT>
+PetscErrorCode BackApply(WorkT *W, cublasHandle_t h, const T *dA, int trans, BackBlocks<T> *B, PetscInt k, T *dZ)
+{
+  const PetscInt n = B->n, nr = n - 1;
+  T             *V = B->V.data(), *Y = B->Y.data();
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < B->nblk; s++) {
+    const PetscInt blk = trans ? s : B->nblk - 1 - s, i = blk * B->b, kb = PetscMin(B->b, nr - i), L = n - i - 1;
+    const T       *Tb = B->Tall.data() + (size_t)blk * B->b * B->b;
+    T             *Zi = dZ + i + 1;
+    BuildVKernel<T><<<PGXCUDAGridSize(L * kb, 256), 256, 0, W->s0>>>(n, i, kb, dA, n, V);
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::BuildVKernel");
+    PGXCallCUBLAS(cublasXgemm(h, Traits<T>::OpH, CUBLAS_OP_N, (int)kb, (int)k, (int)L, 1.0, V, (int)L, Zi, (int)n, 0.0, Y, (int)kb));
+    PGXCallCUBLAS(cublasXtrmm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, trans ? Traits<T>::OpH : CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)kb, (int)k, Tb, (int)kb, Y, (int)kb));
+    PGXCallCUBLAS(cublasXgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)L, (int)k, (int)kb, -1.0, V, (int)L, Y, (int)kb, 1.0, Zi, (int)n));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z <- Q Z or Q^H Z on the device (apply_q of sytrd_kernels.h) */
+template <typename T, typename WorkT>
+PetscErrorCode ApplyQ(WorkT *W, int trans, const T *dA, PetscInt k, T *dZ)
+{
+  cublasHandle_t h;
+  BackBlocks<T>  B;
+
+  PetscFunctionBegin;
+  if (W->n - 1 <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  PGXCallCUBLAS(cublasSetStream(h, W->s0));
+  /* blocks of W->o.bback reflectors (wider than the panel: each block streams Z once, in and out), everything on the
+     device: no host synchronization between the blocks */
+  PetscCall(BackSetUp(W, h, dA, k, &B));
+  PetscCall(BackApply(W, h, dA, trans, &B, k, dZ));
+  /* the work arrays are freed on return: wait for the queued work that reads them */
+  PGXCallCUDA(cudaStreamSynchronize(W->s0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z <- Q Z by column chunks, each downloaded into the host's Z (ld ldz) while the next one is computed
+   (apply_q_download of sytrd_kernels.h) */
+template <typename T, typename WorkT>
+PetscErrorCode ApplyQDownload(WorkT *W, const T *dA, PetscInt k, T *dZ, T *Z, PetscInt ldz, PetscInt nchunks)
+{
+  cublasHandle_t h = nullptr;
+  BackBlocks<T>  B;
+  const PetscInt n = W->n;
+  PetscInt       kc, p0 = 0, pk = 0;
+
+  PetscFunctionBegin;
+  if (n <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  nchunks = PetscMax(1, PetscMin(nchunks, k));
+  kc      = (k + nchunks - 1) / nchunks;
+  if (n - 1 > 0) {
+    PetscCall(PGXCUDAGetCUBLAS(&h));
+    PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+    PGXCallCUBLAS(cublasSetStream(h, W->s0));
+    PetscCall(BackSetUp(W, h, dA, kc, &B));
+  }
+  /* chunk c: its columns computed on s0, then ev[c % 2] recorded; its download waits for that event on s1 and is run
+     (host threads, pinned staging) after chunk c + 1 is queued on s0, so that the GPU computes while the link copies */
+  for (PetscInt c = 0, c0 = 0; c0 < k; c++, c0 += kc) {
+    const PetscInt kk = PetscMin(kc, k - c0);
+    cudaEvent_t    ev = c % 2 ? W->ev1 : W->ev0;
+    if (n - 1 > 0) PetscCall(BackApply(W, h, dA, 0, &B, kk, dZ + (size_t)c0 * n));
+    PGXCallCUDA(cudaEventRecord(ev, W->s0));
+    if (pk) PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, dZ + (size_t)p0 * n, Z + (size_t)p0 * ldz, (size_t)n * sizeof(T), (size_t)pk, (size_t)ldz * sizeof(T), W->s1, PETSC_TRUE));
+    PGXCallCUDA(cudaStreamWaitEvent(W->s1, ev, 0)); /* the next download (of this chunk) after its computation */
+    p0 = c0;
+    pk = kk;
+  }
+  PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, dZ + (size_t)p0 * n, Z + (size_t)p0 * ldz, (size_t)n * sizeof(T), (size_t)pk, (size_t)ldz * sizeof(T), W->s1, PETSC_TRUE));
+  /* the work arrays are freed on return: wait for the queued work that reads them */
+  PGXCallCUDA(cudaStreamSynchronize(W->s0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace common
+} // namespace cuda
+} // namespace sytrd
+} // namespace kernels
+} // namespace pgx
