@@ -1,5 +1,5 @@
 static char help[] = "KSP with PCDILU (or any PC) on a generated problem or a Matrix Market matrix.\n"
-                     "  -problem poisson2d|poisson3d|poisson3d27|aniso3d|convdiff3d|random|zerodiag -m <m>\n"
+                     "  -problem poisson2d|poisson3d|poisson3d27|aniso3d|convdiff3d|helmholtz3d|random|zerodiag -m <m>\n"
                      "  -matrix <name of a ../shared/matrices matrix>   -negate (use -A)\n"
                      "Prints the iteration count and the converged reason (stable across backends and ranks).\n";
 #include <petscksp.h>

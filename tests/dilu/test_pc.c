@@ -9,7 +9,8 @@ static char help[] = "PCDILU at the PETSc level.\n"
                      "                    to 1e-12 for its 1, 2, 5, zero and nonzero guess, both orderings; taken once per solve\n"
                      "                    on one rank only; Amat != Pmat and a reused preconditioner as the generic loop\n"
                      "  -mode compare   : -pgx_device cuda equals host (1e-12) for both orderings, apply, transpose and\n"
-                     "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d, BentPipe2D100 and Laplace3D10;\n"
+                     "                    PGXPCApplyDevice, on random, poisson3d, convdiff3d, helmholtz3d (complex symmetric with complex\n"
+                     "                    scalars), BentPipe2D100 and Laplace3D10, and with complex scalars a complex random matrix;\n"
                      "                    the richardson checks on cuda, and cuda's fused Richardson equals host's\n";
 #include <petscksp.h>
 #include <petsclog.h>
@@ -589,6 +590,17 @@ static PetscErrorCode TestCompare(void)
   PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "convdiff3d", 17, &A));
   PetscCall(CompareOne("convdiff3d-17", A));
   PetscCall(MatDestroy(&A));
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "helmholtz3d", 15, &A)); /* complex symmetric with complex scalars */
+  PetscCall(CompareOne("helmholtz3d-15", A));
+  PetscCall(MatDestroy(&A));
+#if defined(PETSC_USE_COMPLEX)
+  /* complex entries everywhere, nonsymmetric pattern: (0.8 + 0.6i) A + 0.5i I of the random matrix */
+  PetscCall(DILUTestProblem(PETSC_COMM_WORLD, "random", 3001, &A));
+  PetscCall(MatScale(A, PetscCMPLX(0.8, 0.6)));
+  PetscCall(MatShift(A, PetscCMPLX(0.0, 0.5)));
+  PetscCall(CompareOne("random3001-complex", A));
+  PetscCall(MatDestroy(&A));
+#endif
   PetscCall(DILUTestMatrixPath("BentPipe2D100", path, sizeof(path)));
   PetscCall(DILUTestLoadMM(PETSC_COMM_WORLD, path, &A));
   PetscCall(CompareOne("BentPipe2D100", A));
@@ -602,6 +614,7 @@ static PetscErrorCode TestCompare(void)
   PetscCall(TestRichardson("convdiff3d", 9, PGX_DEVICE_CUDA));
   PetscCall(CompareRichardson("random", 3001));
   PetscCall(CompareRichardson("convdiff3d", 17));
+  PetscCall(CompareRichardson("helmholtz3d", 13));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

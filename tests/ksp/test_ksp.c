@@ -1,7 +1,8 @@
 static char help[] = "Runs PETSc's KSP (-type cg|bcgs|gmres) and PGX's resident twin (pgxcg|pgxbcgs|pgxgmres) on the same\n"
                      "system with the same options and checks: the same iteration count and converged reason, residual\n"
                      "histories equal to -hist_tol (1e-10) relative to the initial residual norm, solutions equal to -sol_tol relative (1e-8).\n"
-                     "  -problem poisson2d|poisson3d|aniso3d|convdiff3d|random|swap -m <m> | -matrix <tests/data name> [-negate]\n"
+                     "  -problem poisson2d|poisson3d|aniso3d|convdiff3d|helmholtz3d|random|swap -m <m> | -matrix <tests/data name> [-negate]\n"
+                     "  -phase (complex scalars: D A D^H, D = diag(exp(0.7 i k)): Hermitian with complex entries when A is symmetric)\n"
                      "  -true_monitor (compare ||b - A x_k|| from KSPBuildResidual at every step)  -shift s (A + s I)  -convert <mattype>  -rhs ones|zero|e0  -nonzero_guess  -mode once|reuse  -pgx_view\n"
                      "Prints the PGX run's iteration count and reason (stable across backends and ranks).\n";
 #include <petscksp.h>
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
   KSP         kp, kq;
   char        problem[64] = "poisson3d", matrix[256] = "", path[PETSC_MAX_PATH_LEN], type[32] = "cg", pgxtype[40], rhs[16] = "ones", mode[16] = "once";
   PetscInt    m = 10;
-  PetscBool   negate = PETSC_FALSE, hasmatrix, guess = PETSC_FALSE, view = PETSC_FALSE, isswap;
+  PetscBool   negate = PETSC_FALSE, hasmatrix, guess = PETSC_FALSE, view = PETSC_FALSE, isswap, phase = PETSC_FALSE;
   PetscReal   shift = 0, htol = 1e-10, stol = 1e-8;
   static Run  rp, rq;
 
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-negate", &negate, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-phase", &phase, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nonzero_guess", &guess, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-pgx_view", &view, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-shift", &shift, NULL));
@@ -132,6 +134,27 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   } else PetscCall(DILUTestProblem(PETSC_COMM_WORLD, problem, m, &A));
   if (negate) PetscCall(MatScale(A, -1.0));
+  if (phase) { /* D A D^H with D = diag(exp(0.7 i k)): Hermitian with complex off-diagonal entries when A is real symmetric,
+                  the same spectrum (complex scalars; real builds keep A) */
+#if defined(PETSC_USE_COMPLEX)
+    Vec          dl, dr;
+    PetscScalar *a, *c;
+    PetscInt     rs, re;
+    PetscCall(MatCreateVecs(A, &dr, &dl));
+    PetscCall(VecGetOwnershipRange(dl, &rs, &re));
+    PetscCall(VecGetArray(dl, &a));
+    PetscCall(VecGetArray(dr, &c));
+    for (PetscInt k = rs; k < re; k++) {
+      a[k - rs] = PetscCMPLX(PetscCosReal(0.7 * (PetscReal)k), PetscSinReal(0.7 * (PetscReal)k));
+      c[k - rs] = PetscConj(a[k - rs]);
+    }
+    PetscCall(VecRestoreArray(dl, &a));
+    PetscCall(VecRestoreArray(dr, &c));
+    PetscCall(MatDiagonalScale(A, dl, dr));
+    PetscCall(VecDestroy(&dl));
+    PetscCall(VecDestroy(&dr));
+#endif
+  }
   {
     char      mtype[64];
     PetscBool conv;

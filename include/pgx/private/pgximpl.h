@@ -95,8 +95,8 @@ PETSC_EXTERN PetscErrorCode PGXCUDAProbeBegin(void); /* the first CUDA calls on 
 PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
 
 /* PGX_HAVE_CUDA_REAL: the cuda backends written for real scalars are built (PGX with CUDA against a real PETSc).
-   With a complex PETSc only the CUDA code that supports complex scalars is built (the device layer, the sparse LDL^T
-   and the Hermitian reduction of EPS pgx, whose glue tests PGX_HAVE_CUDA);
+   With a complex PETSc only the CUDA code that supports complex scalars is built (the device layer, the sparse LDL^T,
+   the Hermitian reduction of EPS pgx, PCDILU and the resident KSPs, whose glue tests PGX_HAVE_CUDA);
    the glue of every other capability tests PGX_HAVE_CUDA_REAL instead of PGX_HAVE_CUDA and resolves -pgx_device
    with PGXDeviceResolveReal(). */
 #if PGX_HAVE_CUDA

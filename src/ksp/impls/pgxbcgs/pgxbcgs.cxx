@@ -93,8 +93,10 @@ static PetscErrorCode PGXBCGSIterate(KSP ksp, PGXResident r, PetscScalar *X, con
     PetscCall(PGXResidentWAXPY(r, -omega, T, S, R));               /* r <- s - w t */
     if (ksp->normtype != KSP_NORM_NONE && ksp->chknorm < i + 2) {
       PetscReal r2;
-      /* ||r|| and the next rho = (r, rp) in one reduction (the same sums as VecNorm and VecDot) */
+      /* ||r|| and the next rho = (r, rp) in one reduction (the same sums as VecNorm and VecDot): DotNorm2(rp, r) gives
+         r^H rp and r^H r, and rho = rp^H r is its conjugate (complex scalars; the same value for real ones) */
       PetscCall(PGXResidentDotNorm2(r, RP, R, &rhonext, &r2));
+      rhonext  = PetscConj(rhonext);
       dp       = PetscSqrtReal(r2);
       havenext = PETSC_TRUE;
       KSPCheckNorm(ksp, dp);
@@ -213,7 +215,8 @@ static PetscErrorCode KSPView_PGXBCGS(KSP ksp, PetscViewer viewer)
   Notes:
   Same algorithm, order of operations, breakdown tests and converged reasons as `KSPBCGS`: the iterations and
   residual history equal `KSPBCGS`'s with the same preconditioner to round-off. Preconditioners: `PCNONE`,
-  `PCJACOBI`, `PCDILU`, `PCAIPS`; any other PC is an error.
+  `PCJACOBI`, `PCDILU`, `PCAIPS`; any other PC is an error. Real and complex scalars, on the host and with the cuda
+  backend; with complex scalars on the GPU `PCAIPS` is not available (its cuda backend is real-only).
 
 .seealso: `KSPBCGS`, `KSPPGXCG`, `KSPPGXGMRES`, `PCDILU`, `PCAIPS`
 M*/

@@ -285,6 +285,9 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCDILU, &isdilu));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAIPS, &isaips));
   PetscCheck(isnone || isjac || isdilu || isaips, r->comm, PETSC_ERR_SUP, "KSP type %s keeps the whole solve resident and applies only the preconditioners that work on resident arrays: none, jacobi, dilu, aips; this PC is %s (use -pc_type none|jacobi|dilu|aips, or a PETSc KSP type for other PCs)", ktype, ((PetscObject)pc)->type_name ? ((PetscObject)pc)->type_name : "not set");
+#if defined(PETSC_USE_COMPLEX)
+  PetscCheck(!(isaips && r->device == PGX_DEVICE_CUDA), r->comm, PETSC_ERR_SUP, "KSP type %s on the GPU with complex scalars: PCAIPS has no cuda backend for complex scalars (use -pc_type dilu|jacobi|none, or -pgx_device host)", ktype);
+#endif
   r->pc = pc;
   if (isnone) r->pckind = PGX_RESIDENT_PC_NONE;
   else if (isjac) r->pckind = PGX_RESIDENT_PC_JACOBI;
@@ -377,7 +380,7 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
     PetscCall(PGXResidentReset(r));
     r->device = device;
   }
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   r->K = device == PGX_DEVICE_CUDA ? &K::cuda::backend : &K::reference::backend;
 #else
   PetscCheck(device != PGX_DEVICE_CUDA, r->comm, PETSC_ERR_SUP_SYS, "PGX was built without CUDA");
@@ -908,7 +911,7 @@ PetscErrorCode PGXKSPResidentSetUp(KSP ksp, KSP_PGXResident *b)
   PetscCheck(!ksp->dscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support diagonal scaling (KSPSetDiagonalScale)", ((PetscObject)ksp)->type_name);
   PetscCheck(ksp->pc_side != PC_SYMMETRIC, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP type %s does not support symmetric preconditioning", ((PetscObject)ksp)->type_name);
   PetscCall(PetscLogEventBegin(PGX_KSPSetUp, ksp, 0, 0, 0));
-  PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)ksp), ((PetscObject)ksp)->type_name, b->devreq, &dev));
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)ksp), b->devreq, &dev));
   PetscCall(PCGetOperators(ksp->pc, &A, NULL));
   PetscCall(PGXResidentSetUp(b->res, dev, A, ksp->pc, ((PetscObject)ksp)->type_name));
   PetscCall(PetscLogEventEnd(PGX_KSPSetUp, ksp, 0, 0, 0));

@@ -55,6 +55,9 @@
    objects beyond plain arrays and sizes. */
 #pragma once
 #include <pgx/private/pgxcompat.h>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -62,6 +65,16 @@ namespace kernels
 {
 namespace resident
 {
+/* The scalar of this interface: PetscScalar as host code sees it. Under nvcc, PETSc's headers make PetscScalar
+   thrust::complex<double> in complex builds, a distinct type of the same layout as the host's std::complex<double>;
+   declaring the interface with the host's type gives both sides the same table and functions (the cuda backend
+   converts the arguments to its device scalar). In host code, and in real builds, Scalar is PetscScalar. */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 /* A CSR block as the kernels see it (arrays owned by the glue, host or device). The cuda backend may also be given
    a banded copy of a square block (include/pgx/private/pgxdia.h: ndiag > 0 offsets doff and values dval, column-major
    by diagonal, device arrays), which its SpMV then reads instead of the CSR arrays (the same sums, in the same
@@ -69,10 +82,10 @@ namespace resident
 struct CSR {
   PetscInt           nrows, ncols, nnz;
   const PetscInt    *rowptr, *colidx;
-  const PetscScalar *val;
+  const Scalar *val;
   PetscInt           ndiag;
   const PetscInt    *doff;
-  const PetscScalar *dval;
+  const Scalar *dval;
 };
 
 #if defined(__CUDACC__)
@@ -94,75 +107,75 @@ inline PGX_RESIDENT_HD bool CGStepTaken(PetscReal re, PetscReal im, PetscReal re
    or of the cuda kernels) and the Krylov methods are written once. */
 struct Backend {
   const char *name;
-  PetscErrorCode (*SpMV)(const CSR &, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*SpMVAdd)(const CSR &, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*Dot)(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *r);
-  PetscErrorCode (*MDot)(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *r);
-  PetscErrorCode (*DotNorm2)(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d, PetscReal *t2);
-  PetscErrorCode (*Norm2Sq)(PetscInt n, const PetscScalar *x, PetscReal *r);
-  PetscErrorCode (*AXPY)(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*AYPX)(PetscInt n, PetscScalar b, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*WAXPY)(PetscInt n, PetscScalar a, const PetscScalar *x, const PetscScalar *y, PetscScalar *w);
-  PetscErrorCode (*AXPBYPCZ)(PetscInt n, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z);
-  PetscErrorCode (*MAXPY)(PetscInt n, PetscInt k, const PetscScalar *a, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
-  PetscErrorCode (*Scale)(PetscInt n, PetscScalar a, PetscScalar *x);
-  PetscErrorCode (*Copy)(PetscInt n, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*Set)(PetscInt n, PetscScalar a, PetscScalar *x);
-  PetscErrorCode (*PointwiseMult)(PetscInt n, const PetscScalar *d, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*Gather)(PetscInt m, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf);
-  PetscErrorCode (*DotDev)(PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscScalar *d);
-  PetscErrorCode (*DotNorm2Dev)(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *d2);
-  PetscErrorCode (*CGStep)(PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, const PetscScalar *dpi, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r);
-  PetscErrorCode (*Fetch)(PetscInt k, const PetscScalar *d, PetscScalar *h);
-  PetscErrorCode (*MDotDev)(PetscInt n, PetscInt k, const PetscScalar *V, PetscInt ldv, const PetscScalar *w, PetscScalar *d);
-  PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y);
-  PetscErrorCode (*Norm2SqDev)(PetscInt n, const PetscScalar *x, PetscScalar *d);
-  PetscErrorCode (*SpMVDotDev)(const CSR &, const PetscScalar *x, PetscScalar *y, PetscScalar *d);
-  PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval);
-  PetscErrorCode (*AYPXDev)(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y);
-  PetscErrorCode (*CGStepDev)(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r);
-  PetscErrorCode (*SpMVDotAYPXDev)(const CSR &, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *y, PetscScalar *d);
-  PetscErrorCode (*FetchBegin)(PetscInt k, const PetscScalar *d, PetscInt slot);
-  PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, PetscScalar *h);
-  PetscErrorCode (*AYPXIdxDev)(PetscInt m, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew);
-  PetscErrorCode (*SpMVAddDotDev)(const CSR &, const PetscScalar *x, const PetscScalar *p, PetscScalar *y, PetscScalar *d);
+  PetscErrorCode (*SpMV)(const CSR &, const Scalar *x, Scalar *y);
+  PetscErrorCode (*SpMVAdd)(const CSR &, const Scalar *x, Scalar *y);
+  PetscErrorCode (*Dot)(PetscInt n, const Scalar *x, const Scalar *y, Scalar *r);
+  PetscErrorCode (*MDot)(PetscInt n, PetscInt k, const Scalar *V, PetscInt ldv, const Scalar *w, Scalar *r);
+  PetscErrorCode (*DotNorm2)(PetscInt n, const Scalar *s, const Scalar *t, Scalar *d, PetscReal *t2);
+  PetscErrorCode (*Norm2Sq)(PetscInt n, const Scalar *x, PetscReal *r);
+  PetscErrorCode (*AXPY)(PetscInt n, Scalar a, const Scalar *x, Scalar *y);
+  PetscErrorCode (*AYPX)(PetscInt n, Scalar b, const Scalar *x, Scalar *y);
+  PetscErrorCode (*WAXPY)(PetscInt n, Scalar a, const Scalar *x, const Scalar *y, Scalar *w);
+  PetscErrorCode (*AXPBYPCZ)(PetscInt n, Scalar a, Scalar b, Scalar c, const Scalar *x, const Scalar *y, Scalar *z);
+  PetscErrorCode (*MAXPY)(PetscInt n, PetscInt k, const Scalar *a, const Scalar *V, PetscInt ldv, Scalar *y);
+  PetscErrorCode (*Scale)(PetscInt n, Scalar a, Scalar *x);
+  PetscErrorCode (*Copy)(PetscInt n, const Scalar *x, Scalar *y);
+  PetscErrorCode (*Set)(PetscInt n, Scalar a, Scalar *x);
+  PetscErrorCode (*PointwiseMult)(PetscInt n, const Scalar *d, const Scalar *x, Scalar *y);
+  PetscErrorCode (*Gather)(PetscInt m, const PetscInt *idx, const Scalar *x, Scalar *buf);
+  PetscErrorCode (*DotDev)(PetscInt n, const Scalar *x, const Scalar *y, Scalar *d);
+  PetscErrorCode (*DotNorm2Dev)(PetscInt n, const Scalar *s, const Scalar *t, Scalar *d2);
+  PetscErrorCode (*CGStep)(PetscInt n, Scalar beta, Scalar dpiold, PetscBool checksign, const Scalar *dpi, const Scalar *p, const Scalar *w, Scalar *x, Scalar *r);
+  PetscErrorCode (*Fetch)(PetscInt k, const Scalar *d, Scalar *h);
+  PetscErrorCode (*MDotDev)(PetscInt n, PetscInt k, const Scalar *V, PetscInt ldv, const Scalar *w, Scalar *d);
+  PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const Scalar *d, const Scalar *V, PetscInt ldv, Scalar *y);
+  PetscErrorCode (*Norm2SqDev)(PetscInt n, const Scalar *x, Scalar *d);
+  PetscErrorCode (*SpMVDotDev)(const CSR &, const Scalar *x, Scalar *y, Scalar *d);
+  PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, Scalar *dval);
+  PetscErrorCode (*AYPXDev)(PetscInt n, const Scalar *num, const Scalar *den, const Scalar *x, Scalar *y);
+  PetscErrorCode (*CGStepDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r);
+  PetscErrorCode (*SpMVDotAYPXDev)(const CSR &, const Scalar *z, const Scalar *pold, const Scalar *num, const Scalar *den, Scalar *pnew, Scalar *y, Scalar *d);
+  PetscErrorCode (*FetchBegin)(PetscInt k, const Scalar *d, PetscInt slot);
+  PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, Scalar *h);
+  PetscErrorCode (*AYPXIdxDev)(PetscInt m, const PetscInt *idx, const Scalar *z, const Scalar *pold, const Scalar *num, const Scalar *den, Scalar *pnew);
+  PetscErrorCode (*SpMVAddDotDev)(const CSR &, const Scalar *x, const Scalar *p, Scalar *y, Scalar *d);
 };
 
 namespace reference
 {
 extern const Backend backend;
-PetscErrorCode SpMV(const CSR &, const PetscScalar *, PetscScalar *);
-PetscErrorCode SpMVAdd(const CSR &, const PetscScalar *, PetscScalar *);
-PetscErrorCode Dot(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode MDot(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
-PetscErrorCode DotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
-PetscErrorCode Norm2Sq(PetscInt, const PetscScalar *, PetscReal *);
-PetscErrorCode AXPY(PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
-PetscErrorCode AYPX(PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
-PetscErrorCode WAXPY(PetscInt, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode AXPBYPCZ(PetscInt, PetscScalar, PetscScalar, PetscScalar, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode MAXPY(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
-PetscErrorCode Scale(PetscInt, PetscScalar, PetscScalar *);
-PetscErrorCode Copy(PetscInt, const PetscScalar *, PetscScalar *);
-PetscErrorCode Set(PetscInt, PetscScalar, PetscScalar *);
-PetscErrorCode PointwiseMult(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode Gather(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
-PetscErrorCode DotDev(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode DotNorm2Dev(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode CGStep(PetscInt, PetscScalar, PetscScalar, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PetscErrorCode Fetch(PetscInt, const PetscScalar *, PetscScalar *);
-PetscErrorCode MDotDev(PetscInt, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
-PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
-PetscErrorCode Norm2SqDev(PetscInt, const PetscScalar *, PetscScalar *);
-PetscErrorCode SpMVDotDev(const CSR &, const PetscScalar *, PetscScalar *, PetscScalar *);
-PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, PetscScalar *);
-PetscErrorCode AYPXDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode CGStepDev(PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PetscErrorCode SpMVDotAYPXDev(const CSR &, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
-PetscErrorCode FetchBegin(PetscInt, const PetscScalar *, PetscInt);
-PetscErrorCode FetchEnd(PetscInt, PetscInt, PetscScalar *);
-PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PetscErrorCode SpMVAddDotDev(const CSR &, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PetscErrorCode SpMV(const CSR &, const Scalar *, Scalar *);
+PetscErrorCode SpMVAdd(const CSR &, const Scalar *, Scalar *);
+PetscErrorCode Dot(PetscInt, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode MDot(PetscInt, PetscInt, const Scalar *, PetscInt, const Scalar *, Scalar *);
+PetscErrorCode DotNorm2(PetscInt, const Scalar *, const Scalar *, Scalar *, PetscReal *);
+PetscErrorCode Norm2Sq(PetscInt, const Scalar *, PetscReal *);
+PetscErrorCode AXPY(PetscInt, Scalar, const Scalar *, Scalar *);
+PetscErrorCode AYPX(PetscInt, Scalar, const Scalar *, Scalar *);
+PetscErrorCode WAXPY(PetscInt, Scalar, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode AXPBYPCZ(PetscInt, Scalar, Scalar, Scalar, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode MAXPY(PetscInt, PetscInt, const Scalar *, const Scalar *, PetscInt, Scalar *);
+PetscErrorCode Scale(PetscInt, Scalar, Scalar *);
+PetscErrorCode Copy(PetscInt, const Scalar *, Scalar *);
+PetscErrorCode Set(PetscInt, Scalar, Scalar *);
+PetscErrorCode PointwiseMult(PetscInt, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode Gather(PetscInt, const PetscInt *, const Scalar *, Scalar *);
+PetscErrorCode DotDev(PetscInt, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode DotNorm2Dev(PetscInt, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode CGStep(PetscInt, Scalar, Scalar, PetscBool, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *);
+PetscErrorCode Fetch(PetscInt, const Scalar *, Scalar *);
+PetscErrorCode MDotDev(PetscInt, PetscInt, const Scalar *, PetscInt, const Scalar *, Scalar *);
+PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const Scalar *, const Scalar *, PetscInt, Scalar *);
+PetscErrorCode Norm2SqDev(PetscInt, const Scalar *, Scalar *);
+PetscErrorCode SpMVDotDev(const CSR &, const Scalar *, Scalar *, Scalar *);
+PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, Scalar *);
+PetscErrorCode AYPXDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode CGStepDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *);
+PetscErrorCode SpMVDotAYPXDev(const CSR &, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, Scalar *);
+PetscErrorCode FetchBegin(PetscInt, const Scalar *, PetscInt);
+PetscErrorCode FetchEnd(PetscInt, PetscInt, Scalar *);
+PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *);
+PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar *, Scalar *);
 } // namespace reference
 
 namespace cuda

@@ -84,7 +84,7 @@ static PetscErrorCode SweepsFree(PC_DILU_Sweeps *s)
 static PetscErrorCode CudaDataDestroy(void **p)
 {
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   K::cuda::Data *d = (K::cuda::Data *)*p;
   PetscCall(K::cuda::Destroy(&d));
 #endif
@@ -170,14 +170,14 @@ static PetscErrorCode RestoreCSR(Mat B, PetscInt *n, const PetscInt **ia, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA_REAL /* the cuda analysis alone calls these two (unused, and warned about, in the other builds) */
+#if PGX_HAVE_CUDA /* the cuda analysis alone calls these two (unused, and warned about, in the other builds) */
 /* A's pattern in device memory: PETSc's AIJCUSPARSE arrays (full rows), when PETSc has CUDA and PetscInt is int;
    else NULL (the caller uses the host CSR). PGX's stream is ordered after PETSc's work on them. */
 static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
 {
   PetscFunctionBegin;
   *i = *j = NULL;
-#if PGX_HAVE_CUDA_REAL && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+#if PGX_HAVE_CUDA && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
   PetscBool          cusp;
   const PetscScalar *da;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &cusp));
@@ -203,7 +203,7 @@ static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt
 static PetscErrorCode RestoreDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
 {
   PetscFunctionBegin;
-#if PGX_HAVE_CUDA_REAL && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+#if PGX_HAVE_CUDA && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
   if (*i) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, i, j));
 #else
   (void)B;
@@ -228,7 +228,7 @@ static PetscErrorCode EnsureHostPattern(PC_DILU *dilu)
     PetscCall(PetscArraycpy(dilu->A.colidx, ja, ia[n]));
     PetscCall(RestoreCSR(dilu->local, &nr, &ia, &ja));
   }
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (dilu->device == PGX_DEVICE_CUDA && dilu->ordering == PC_DILU_ORDERING_MULTICOLOR && !dilu->colorsonhost) {
     PetscCall(K::cuda::GetColors((K::cuda::Data *)dilu->cu, dilu->color, &dilu->ncolors));
     dilu->colorsonhost = PETSC_TRUE;
@@ -274,7 +274,7 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
   dilu->ncolors               = 0;
 
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     /* the pattern goes to the GPU from PETSc's device copy (AIJCUSPARSE) or from the host CSR, with no host copy
        kept (EnsureHostPattern() makes one for A^T); the colors stay on the GPU until needed */
     K::cuda::Data  *d  = NULL;
@@ -370,7 +370,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscFunctionBegin;
   PetscCall(PGXPCCheckSquare(pc, "PCDILU"));
   PetscCall(PetscLogEventBegin(PGX_DILUSetUp, pc, 0, 0, 0));
-  PetscCall(PGXDeviceResolveReal(PetscObjectComm((PetscObject)pc), "PCDILU", dilu->devreq, &device));
+  PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)pc), dilu->devreq, &device));
   redo = (PetscBool)(!pc->setupcalled || pc->flag != SAME_NONZERO_PATTERN || !dilu->analyzed || device != dilu->device || dilu->ordering != dilu->analyzed_ordering || (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR && dilu->wave != dilu->analyzed_wave));
   PetscCall(GetLocalMatrix(pc, (PetscBool)!redo));
   dilu->device = device;
@@ -379,7 +379,7 @@ static PetscErrorCode PCSetUp_DILU(PC pc)
   PetscCall(PetscTime(&t0));
   dilu->Tvalues = PETSC_FALSE;
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     const PetscScalar *da;
     PetscCall(PGXMatGetDeviceValuesRead(dilu->local, &da)); /* AIJCUSPARSE: A's values where PETSc keeps them */
     dilu->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
@@ -438,7 +438,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
     PetscCall(PetscMalloc1(nnz, &T->val));
     PetscCall(ref::Transpose(n, dilu->A.rowptr, dilu->A.colidx, T->rowptr, T->colidx, T->perm));
     if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
       K::cuda::Data *d  = NULL;
       PetscBool      mc = dilu->ordering == PC_DILU_ORDERING_MULTICOLOR ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(K::cuda::Create(&d));
@@ -461,7 +461,7 @@ static PetscErrorCode PCDILUSetUpTranspose(PC pc)
     for (PetscInt k = 0; k < T->nnz; k++) T->val[k] = a[T->perm[k]];
     PetscCall(MatSeqAIJRestoreArrayRead(dilu->local, &a));
     if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
       PetscInt bad;
       PetscCall(K::cuda::Factor((K::cuda::Data *)dilu->cuT, T->val, dilu->shift, PETSC_TRUE, &bad));
       PetscCall(K::cuda::ShareE((K::cuda::Data *)dilu->cuT, (K::cuda::Data *)dilu->cu));
@@ -485,7 +485,7 @@ static PetscErrorCode PCDILUApply_Private(PC pc, Vec x, Vec y, PetscBool transpo
   if (transpose) PetscCall(PCDILUSetUpTranspose(pc));
   PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, x, y, 0));
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     const PetscScalar *dx;
     PetscScalar       *dy;
     if (!dilu->sx) PetscCall(PGXVecStageCreate(&dilu->sx));
@@ -564,7 +564,7 @@ static PetscErrorCode PCApplyRichardson_DILU(PC pc, Vec b, Vec y, Vec w, PetscRe
       }
     }
   } else if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     const PetscScalar *db, *dx0 = NULL;
     PetscScalar       *dx;
     if (!dilu->sx) PetscCall(PGXVecStageCreate(&dilu->sx));
@@ -612,7 +612,7 @@ static PetscErrorCode PGXPCGetDeviceMatrix_DILU(PC pc, Mat *B, PetscObjectState 
 
   PetscFunctionBegin;
   *B = NULL;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (pc->setupcalled && dilu->device == PGX_DEVICE_CUDA && dilu->cu && dilu->local && !pc->failedreason) {
     *B     = dilu->local;
     *state = dilu->valstate;
@@ -637,7 +637,7 @@ static PetscErrorCode PGXPCApplyDevice_DILU(PC pc, const PetscScalar *x, PetscSc
 
   PetscFunctionBegin;
   PetscCheck(dilu->device == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() needs PCDILU set up with the cuda backend (-pgx_device cuda); this one runs on %s", PGXDeviceName(dilu->device));
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (pc->failedreason) PetscCall(K::cuda::FillInf(dilu->A.n, y));
   else {
     PetscCall(PetscLogEventBegin(PGX_DILUApply, pc, 0, 0, 0));
@@ -701,7 +701,7 @@ static PetscErrorCode PCView_DILU(PC pc, PetscViewer viewer)
   if (dilu->device == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", dilu->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
   if (dilu->ordering == PC_DILU_ORDERING_MULTICOLOR) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  schedule: multicolor, %" PetscInt_FMT " colors (color wave %" PetscInt_FMT ")%s\n", dilu->ncolors, dilu->analyzed_wave, size > 1 ? " (rank 0)" : ""));
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (dilu->device == PGX_DEVICE_CUDA && dilu->cu) {
       PetscBool single;
       PetscInt  path, rounds;
@@ -798,7 +798,7 @@ static PetscErrorCode PCDILUGetDiagonal_DILU(PC pc, PetscScalar *E)
   PetscFunctionBegin;
   PetscCheck(pc->setupcalled && dilu->analyzed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PCDILU is not set up");
   if (dilu->device == PGX_DEVICE_CUDA) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     PetscCall(K::cuda::GetE((K::cuda::Data *)dilu->cu, E));
 #endif
   } else PetscCall(PetscArraycpy(E, dilu->E, dilu->A.n));
@@ -1057,6 +1057,9 @@ PetscErrorCode PCDILUGetColorWave(PC pc, PetscInt *wave)
 
   When the pattern is unchanged (`SAME_NONZERO_PATTERN`), a new setup only recomputes E; the level sets,
   colors and the device copy of the pattern are kept.
+
+  Real and complex scalars, on the host and with the cuda backend (complex: the DILU of A itself, no conjugation,
+  e.g. for complex symmetric Helmholtz operators).
 
   A missing or zero diagonal entry, or an E_ii that becomes zero or not finite, is a factorization failure:
   `PCGetFailedReason()` gives `PC_FACTOR_NUMERIC_ZEROPIVOT`, `PCApply()` returns Inf, the `KSP` stops with

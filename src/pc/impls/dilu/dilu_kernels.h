@@ -22,6 +22,9 @@
    Neither backend knows PETSc objects beyond plain arrays and sizes. */
 #pragma once
 #include <pgx/private/pgxcompat.h>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -29,6 +32,16 @@ namespace kernels
 {
 namespace dilu
 {
+/* The scalar of this interface: PetscScalar as host code sees it. Under nvcc, PETSc's headers make PetscScalar
+   thrust::complex<double> in complex builds, a distinct type of the same layout as the host's std::complex<double>;
+   declaring the interface with the host's type gives both sides the same functions (the cuda backend reinterprets
+   the arrays as its device scalar). In host code, and in real builds, Scalar is PetscScalar. */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 /* The multicolor schedule's coloring with wave length w (both backends compute the same colors): greedy in
    A's row order, row v taking, among the colors not used by its lower neighbors (index < v, in A or A^T), the
    smallest color larger than all of theirs when that is < w, else the smallest one. On stencils in
@@ -69,9 +82,9 @@ PetscErrorCode Transpose(PetscInt n, const PetscInt *rowptr, const PetscInt *col
 /* E in the lower schedule. badrow = the row whose E_ii is zero or not finite, or whose a_ii + shift is zero
    (a missing or zero diagonal), that comes first in the elimination order (smallest rank; the later
    failures are usually its consequences), as a row of A (original numbering); -1 if none. */
-PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, PetscScalar *E, PetscInt *badrow);
+PetscErrorCode Factor(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const Scalar *val, const PetscInt *rank, const PetscInt *diag, const PetscInt *pair, PetscInt nlevels, const PetscInt *order, const PetscInt *lptr, PetscReal shift, Scalar *E, PetscInt *badrow);
 /* y = M^-1 r (r and y may be the same array) */
-PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *r, PetscScalar *y);
+PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const Scalar *val, const PetscInt *rank, const Scalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const Scalar *r, Scalar *y);
 
 /* Richardson steps with M as preconditioner, x <- x + M^-1 (b - A x), its times (PCApplyRichardson), fused:
    the forward sweep forms the residual of each row itself before its row operation,
@@ -83,7 +96,7 @@ PetscErrorCode Apply(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx,
    forward sweep reads only the x of the step before (x changes in the backward sweep). guesszero: x starts at 0
    and the first step uses t = b (no product) and writes x_i = y_i. The residual's sum runs in A's CSR order
    (PETSc's MatMult sums from 0 and then subtracts from b: the same to round-off). z: work array of n. */
-PetscErrorCode Richardson(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscInt *rank, const PetscScalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero, PetscScalar *z);
+PetscErrorCode Richardson(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const Scalar *val, const PetscInt *rank, const Scalar *E, PetscInt nlower, const PetscInt *lorder, const PetscInt *llptr, PetscInt nupper, const PetscInt *uorder, const PetscInt *ulptr, const Scalar *b, Scalar *x, PetscInt its, PetscBool guesszero, Scalar *z);
 
 /* ------------------------------------------------------------------ the host backend's data
    Factor() and Apply() above state the arithmetic on A's CSR with per-entry tests; the host backend runs
@@ -111,14 +124,14 @@ PetscErrorCode HostDestroy(Host **);
 PetscErrorCode HostAnalyze(Host *h, PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscInt *rank, const PetscInt *pair);
 /* Copy the values (nnz, in the analyzed CSR's order) and compute E (returned in A's row order) with
    badrow as in Factor(); needs HostAnalyze() with pair */
-PetscErrorCode HostFactor(Host *h, const PetscScalar *val, PetscReal shift, PetscScalar *E, PetscInt *badrow);
+PetscErrorCode HostFactor(Host *h, const Scalar *val, PetscReal shift, Scalar *E, PetscInt *badrow);
 /* Copy the values and take E (in A's row order) from elsewhere: A's E for A^T's data */
-PetscErrorCode HostSetValues(Host *h, const PetscScalar *val, const PetscScalar *E);
+PetscErrorCode HostSetValues(Host *h, const Scalar *val, const Scalar *E);
 /* y = M^-1 r, as Apply() (r and y may be the same array) */
-PetscErrorCode HostApply(Host *h, const PetscScalar *r, PetscScalar *y);
+PetscErrorCode HostApply(Host *h, const Scalar *r, Scalar *y);
 /* Richardson() on the host layout, bit for bit: rowptr, colidx, val are the analyzed CSR of A (its own
    ordering, the values the factorization read) for the residual; b and x (x != b) in A's ordering */
-PetscErrorCode HostRichardson(Host *h, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, const PetscScalar *b, PetscScalar *x, PetscInt its, PetscBool guesszero);
+PetscErrorCode HostRichardson(Host *h, const PetscInt *rowptr, const PetscInt *colidx, const Scalar *val, const Scalar *b, Scalar *x, PetscInt its, PetscBool guesszero);
 } // namespace reference
 
 namespace cuda
@@ -150,14 +163,14 @@ PetscErrorCode GetColorPath(Data *d, PetscInt *path, PetscInt *rounds);
 PetscErrorCode GetColors(Data *d, PetscInt *color, PetscInt *ncolors);
 /* Upload the values (host array, nnz of the analyzed pattern) and compute E unless skipE (then E
    must come from ShareE). badrow as in the reference. */
-PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
+PetscErrorCode Factor(Data *d, const Scalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow);
 /* The same with the values already on the device (nnz of them, in A's CSR order): no host transfer */
-PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow);
+PetscErrorCode FactorDevice(Data *d, const Scalar *d_val, PetscReal shift, PetscInt *badrow);
 /* Copy E from another Data with the same n (A's E into A^T's data); natural: also E into the SpSV
    matrix's diagonal (dst == src: only that) */
 PetscErrorCode ShareE(Data *dst, const Data *src);
 /* y = M^-1 r on device arrays (may be the same array) */
-PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
+PetscErrorCode Apply(Data *d, const Scalar *r, Scalar *y);
 /* its Richardson steps x <- x + M^-1 (b - A x) on device arrays, as the reference's Richardson() (to round-off:
    the row sums run in another order), A the device copy of the factored matrix (its values as of the last
    Factor/FactorDevice). x0: the initial guess (ignored when guesszero; may be x, else copied into x first); b must
@@ -165,7 +178,7 @@ PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y);
    backward sweep adds into x: A and U are read once a step), replayed from a CUDA graph keyed on (b, x, its), one
    for a zero and one for a nonzero guess; natural with SpSV (the default): unfused steps, a residual kernel, Apply()
    and an axpy. */
-PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, PetscScalar *x, PetscInt its, PetscBool guesszero);
+PetscErrorCode Richardson(Data *d, const Scalar *b, const Scalar *x0, Scalar *x, PetscInt its, PetscBool guesszero);
 /* natural schedule, the apply's sweeps: cuSPARSE SpSV on A's values with E on the diagonal (default; needs
    a stored diagonal in every row, else the per-level sweeps run) or one launch per level */
 enum { NATURAL_SPSV = 0, NATURAL_LEVELS = 1 };
@@ -192,13 +205,13 @@ PetscErrorCode SetPDL(Data *d, PetscBool pdl);
 PetscErrorCode GetPDL(const Data *d, PetscBool *pdl);
 /* the device copy of A that the factorization read (A's CSR in its own ordering, values as of the last
    Factor/FactorDevice): the resident KSPs use it for their products instead of a second copy */
-PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val);
+PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const Scalar **val);
 /* whether the apply runs that single-block kernel */
 PetscErrorCode GetSingleBlock(const Data *d, PetscBool *single);
 /* y = Inf (the factor-failure convention) */
-PetscErrorCode FillInf(PetscInt n, PetscScalar *y);
+PetscErrorCode FillInf(PetscInt n, Scalar *y);
 /* E to the host (tests) */
-PetscErrorCode GetE(const Data *d, PetscScalar *E);
+PetscErrorCode GetE(const Data *d, Scalar *E);
 } // namespace cuda
 } // namespace dilu
 } // namespace kernels

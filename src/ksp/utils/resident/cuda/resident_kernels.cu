@@ -20,6 +20,13 @@ namespace cuda
 {
 namespace
 {
+/* the interface's arrays (Scalar, the host's type) as the device scalar's (PetscScalar under nvcc), same layout */
+static_assert(sizeof(Scalar) == sizeof(PetscScalar), "resident cuda: the interface's and the device's scalars differ");
+inline const PetscScalar *Dev(const Scalar *p)
+{
+  return reinterpret_cast<const PetscScalar *>(p);
+}
+
 constexpr int BLOCK   = 256; /* threads of the vector and reduction kernels */
 constexpr int NPART   = 256; /* blocks (partial sums) of a reduction */
 constexpr int NRESULT = 2 * MAXK;
@@ -67,9 +74,64 @@ PetscErrorCode Workspace(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the device scalar (PetscScalar under nvcc: double, or thrust::complex<double> in complex builds): shuffles, loads
+   through L2, real and imaginary parts */
+#if defined(PETSC_USE_COMPLEX)
+__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width = 32)
+{
+  return PetscScalar(__shfl_down_sync(0xffffffffu, v.real(), off, width), __shfl_down_sync(0xffffffffu, v.imag(), off, width));
+}
+__device__ __forceinline__ PetscScalar LdCg(const PetscScalar *p)
+{
+  const double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
+  return PetscScalar(v.x, v.y);
+}
+__host__ __device__ __forceinline__ PetscReal Re(PetscScalar v)
+{
+  return v.real();
+}
+__host__ __device__ __forceinline__ PetscReal Im(PetscScalar v)
+{
+  return v.imag();
+}
+__device__ __forceinline__ PetscScalar Conj(PetscScalar v)
+{
+  return thrust::conj(v);
+}
+__device__ __forceinline__ PetscScalar AbsSq(PetscScalar v) /* |v|^2, imaginary part exactly 0 */
+{
+  return PetscScalar(v.real() * v.real() + v.imag() * v.imag(), 0.0);
+}
+#else
+__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width = 32)
+{
+  return __shfl_down_sync(0xffffffffu, v, off, width);
+}
+__device__ __forceinline__ PetscScalar LdCg(const PetscScalar *p)
+{
+  return __ldcg(p);
+}
+__host__ __device__ __forceinline__ PetscReal Re(PetscScalar v)
+{
+  return v;
+}
+__host__ __device__ __forceinline__ PetscReal Im(PetscScalar)
+{
+  return 0;
+}
+__device__ __forceinline__ PetscScalar Conj(PetscScalar v)
+{
+  return v;
+}
+__device__ __forceinline__ PetscScalar AbsSq(PetscScalar v)
+{
+  return v * v;
+}
+#endif
+
 __device__ inline PetscScalar WarpSum(PetscScalar v)
 {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1) v += ShflDown(v, o);
   return v;
 }
 
@@ -105,7 +167,7 @@ __device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, Pet
   __threadfence();
   for (int r = 0; r < nres; r++) {
     PetscScalar a = 0;
-    for (int b = threadIdx.x; b < nb; b += BLOCK) a += __ldcg(&part[(size_t)r * NPART + b]);
+    for (int b = threadIdx.x; b < nb; b += BLOCK) a += LdCg(&part[(size_t)r * NPART + b]);
     a = BlockSum(a);
     if (!threadIdx.x) res[r] = add ? res[r] + a : a;
   }
@@ -120,7 +182,7 @@ __device__ __forceinline__ PetscScalar RowProduct(PetscInt row, PetscInt nrows, 
   PetscScalar s = 0;
   if (row < nrows)
     for (PetscInt k = rowptr[row] + lane; k < rowptr[row + 1]; k += SUB) s += val[k] * x[colidx[k]];
-  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  for (int off = SUB / 2; off > 0; off /= 2) s += ShflDown(s, off, SUB);
   return s;
 }
 
@@ -147,7 +209,7 @@ __global__ void __launch_bounds__(BLOCK) dia_spmv_dot_kernel(PetscInt n, PetscIn
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
     const PetscScalar s = PGXDIARow(i, n, ndiag, soff, val, x);
     y[i]                = s;
-    a += s * x[i];
+    a += Conj(s) * x[i];
   }
   a = BlockSum(a);
   if (!threadIdx.x) part[blockIdx.x] = a;
@@ -176,11 +238,11 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
 {
   PetscScalar a = 0, b = 0;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
-    if (kind == 0) a += y[i] * x[i];
-    else if (kind == 1) a += x[i] * x[i];
+    if (kind == 0) a += Conj(y[i]) * x[i];
+    else if (kind == 1) a += AbsSq(x[i]);
     else {
-      a += y[i] * x[i];
-      b += y[i] * y[i];
+      a += Conj(y[i]) * x[i];
+      b += AbsSq(y[i]);
     }
   }
   a = BlockSum(a);
@@ -200,7 +262,7 @@ __global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscSca
 {
   const PetscScalar *v = V + (size_t)blockIdx.y * ldv;
   PetscScalar        a = 0;
-  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) a += v[i] * w[i];
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) a += Conj(v[i]) * w[i];
   a = BlockSum(a);
   if (!threadIdx.x) part[(size_t)blockIdx.y * NPART + blockIdx.x] = a;
   FinishInLastBlock(1, (int)gridDim.x, part + (size_t)blockIdx.y * NPART, res + blockIdx.y, count + blockIdx.y);
@@ -311,7 +373,7 @@ PetscErrorCode Reduce(PetscInt n, const PetscScalar *x, const PetscScalar *y, in
 __global__ void cg_step_kernel(PetscInt n, PetscScalar beta, PetscScalar dpiold, int checksign, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ x, PetscScalar *__restrict__ r)
 {
   const PetscScalar d = *dpi;
-  if (!CGStepTaken(d, 0, dpiold, checksign != 0)) return;
+  if (!CGStepTaken(Re(d), Im(d), Re(dpiold), checksign != 0)) return;
   const PetscScalar a = beta / d, ma = -a;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
     x[i] += a * p[i];
@@ -329,7 +391,7 @@ __global__ void aypx_dev_kernel(PetscInt n, const PetscScalar *__restrict__ num,
 __global__ void cg_step_dev_kernel(PetscInt n, const PetscScalar *__restrict__ beta, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ dpiold, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ xin, PetscScalar *__restrict__ xout, PetscScalar *__restrict__ r)
 {
   const PetscScalar d = *dpi;
-  if (!CGStepTaken(d, 0, dpiold ? *dpiold : 0, dpiold != nullptr)) return;
+  if (!CGStepTaken(Re(d), Im(d), dpiold ? Re(*dpiold) : 0, dpiold != nullptr)) return;
   const PetscScalar a = *beta / d, ma = -a;
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
     xout[i] = xin[i] + a * p[i];
@@ -353,7 +415,7 @@ __global__ void __launch_bounds__(BLOCK) dia_aypx_spmv_dot_kernel(PetscInt n, Pe
     const PetscScalar pi = pold ? z[i] + b * pold[i] : z[i];
     pnew[i]              = pi;
     y[i]                 = s;
-    a += s * pi;
+    a += Conj(s) * pi;
   }
   a = BlockSum(a);
   if (!threadIdx.x) part[blockIdx.x] = a;
@@ -372,7 +434,7 @@ __global__ void aypx_idx_dev_kernel(PetscInt m, const PetscInt *__restrict__ idx
   }
 }
 
-/* y += A x (the off-diagonal block on the ghost values x) and res[0] += sum_i (A x)_i p_i (the off-diagonal part of
+/* y += A x (the off-diagonal block on the ghost values x) and res[0] += sum_i conj((A x)_i) p_i (the off-diagonal part of
    p'A p), SUB threads a row by spmv_kernel's RowProduct, grid-stride over at most NPART blocks, the finishing sum added to res */
 template <int SUB>
 __global__ void __launch_bounds__(BLOCK) spmv_add_dot_kernel(PetscInt nrows, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ colidx, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
@@ -385,7 +447,7 @@ __global__ void __launch_bounds__(BLOCK) spmv_add_dot_kernel(PetscInt nrows, con
     const PetscScalar s    = RowProduct<SUB>(row, nrows, lane, rowptr, colidx, val, x);
     if (row < nrows && !lane && rowptr[row + 1] > rowptr[row]) {
       y[row] = y[row] + s;
-      a += s * p[row];
+      a += Conj(s) * p[row];
     }
   }
   a = BlockSum(a);
@@ -419,19 +481,19 @@ PetscErrorCode SpMVGeneric(const CSR &A, const PetscScalar *x, PetscScalar *y, i
   PetscCall(PGXCUDAGetStream(&s));
   if (A.ndiag > 0) { /* the banded copy: one thread a row, no column indices */
     PetscCall(CheckDIA(A, A.ndiag));
-    PGXDIAProductKernel<<<PGXCUDAGridSize(A.nrows, 256), 256, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, add);
+    PGXDIAProductKernel<<<PGXCUDAGridSize(A.nrows, 256), 256, 0, s>>>(A.nrows, A.ndiag, A.doff, Dev(A.dval), x, y, add);
     PGXCheckLaunch("PGXDIAProductKernel");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const int      sub  = RowLanes(A);
   const unsigned grid = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
   switch (sub) {
-  case 1: spmv_kernel<1><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
-  case 2: spmv_kernel<2><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
-  case 4: spmv_kernel<4><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
-  case 8: spmv_kernel<8><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
-  case 16: spmv_kernel<16><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
-  default: spmv_kernel<32><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, y, add); break;
+  case 1: spmv_kernel<1><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
+  case 2: spmv_kernel<2><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
+  case 4: spmv_kernel<4><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
+  case 8: spmv_kernel<8><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
+  case 16: spmv_kernel<16><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
+  default: spmv_kernel<32><<<grid, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, y, add); break;
   }
   PGXCheckLaunch("spmv_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -641,7 +703,7 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscCall(Workspace());
   unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
   if (nb > (unsigned int)(NPART * NRESULT)) nb = (unsigned int)(NPART * NRESULT);
-  dia_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, x, y, d_part, d, d_count);
+  dia_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, Dev(A.dval), x, y, d_part, d, d_count);
   PGXCheckLaunch("dia_spmv_dot_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -660,7 +722,7 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   PGXCallCUDA(cudaMallocAsync((void **)&dbad, sizeof(int), s));
   PGXCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), s));
   PGXCallCUDA(cudaMemsetAsync(dval, 0, sizeof(PetscScalar) * (size_t)ndiag * (size_t)A.nrows, s));
-  dia_fill_kernel<<<VecGrid(A.nrows), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval, dbad);
+  dia_fill_kernel<<<VecGrid(A.nrows), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), ndiag, doff, dval, dbad);
   PGXCheckLaunch("dia_fill_kernel");
   PGXCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaFreeAsync(dbad, s));
@@ -712,7 +774,7 @@ PetscErrorCode SpMVDotAYPXDev(const CSR &A, const PetscScalar *z, const PetscSca
   PetscCall(Workspace());
   unsigned int nb = PGXCUDAGridSize(A.nrows, BLOCK);
   if (nb > (unsigned int)(NPART * NRESULT)) nb = (unsigned int)(NPART * NRESULT);
-  dia_aypx_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, A.dval, z, pold, num, den, pnew, y, d_part, d, d_count);
+  dia_aypx_spmv_dot_kernel<<<nb, BLOCK, 0, s>>>(A.nrows, A.ndiag, A.doff, Dev(A.dval), z, pold, num, den, pnew, y, d_part, d, d_count);
   PGXCheckLaunch("dia_aypx_spmv_dot_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -768,18 +830,49 @@ PetscErrorCode SpMVAddDotDev(const CSR &A, const PetscScalar *x, const PetscScal
   unsigned int nb  = PGXCUDAGridSize(A.nrows * (PetscInt)sub, BLOCK);
   if (nb > (unsigned int)NPART) nb = (unsigned int)NPART;
   switch (sub) {
-  case 1: spmv_add_dot_kernel<1><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
-  case 2: spmv_add_dot_kernel<2><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
-  case 4: spmv_add_dot_kernel<4><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
-  case 8: spmv_add_dot_kernel<8><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
-  case 16: spmv_add_dot_kernel<16><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
-  default: spmv_add_dot_kernel<32><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, A.val, x, p, y, d_part, d, d_count); break;
+  case 1: spmv_add_dot_kernel<1><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
+  case 2: spmv_add_dot_kernel<2><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
+  case 4: spmv_add_dot_kernel<4><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
+  case 8: spmv_add_dot_kernel<8><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
+  case 16: spmv_add_dot_kernel<16><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
+  default: spmv_add_dot_kernel<32><<<nb, BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), x, p, y, d_part, d, d_count); break;
   }
   PGXCheckLaunch("spmv_add_dot_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"cuda", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev};
+/* The table of the interface (Backend, declared with Scalar) filled with the functions above (declared with the device
+   scalar): Adapt<host type, f>::call takes the interface's arguments and passes them on to f converted (Conv: a scalar
+   by value, arrays reinterpreted; everything else as it is). In real builds Scalar is PetscScalar and Conv the
+   identity. */
+template <typename D, typename H>
+struct Conv {
+  static D go(H h) { return h; }
+};
+#if defined(PETSC_USE_COMPLEX)
+template <>
+struct Conv<PetscScalar, Scalar> {
+  static PetscScalar go(Scalar h) { return PetscScalar(h.real(), h.imag()); }
+};
+template <>
+struct Conv<const PetscScalar *, const Scalar *> {
+  static const PetscScalar *go(const Scalar *h) { return reinterpret_cast<const PetscScalar *>(h); }
+};
+template <>
+struct Conv<PetscScalar *, Scalar *> {
+  static PetscScalar *go(Scalar *h) { return reinterpret_cast<PetscScalar *>(h); }
+};
+#endif
+template <typename H, auto F>
+struct Adapt;
+template <typename... H, typename... D, PetscErrorCode (*F)(D...)>
+struct Adapt<PetscErrorCode (*)(H...), F> {
+  static PetscErrorCode call(H... h) { return F(Conv<D, H>::go(h)...); }
+};
+#define PGX_RESIDENT_ADAPT(f) Adapt<decltype(Backend::f), f>::call
+
+const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev)};
+#undef PGX_RESIDENT_ADAPT
 } // namespace cuda
 } // namespace resident
 } // namespace kernels

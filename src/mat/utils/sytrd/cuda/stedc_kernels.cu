@@ -1,5 +1,6 @@
-/* CUDA kernels of the divide and conquer tridiagonal eigensolver (stedc_kernels.h), real double precision (also in complex builds: T is real), all on
-   PGX's stream: column gathers and rotation chains (one small kernel each), cuBLAS dgemm, 2D copies. */
+/* CUDA kernels of the divide and conquer tridiagonal eigensolver (stedc_kernels.h), real double precision (also in
+   complex builds: T is real), all on PGX's stream: column gathers and rotation chains (one small kernel each), cuBLAS
+   dgemm, 2D copies. */
 #include <pgx/private/pgxcuda.h>
 #include "../stedc_kernels.h"
 #include "../stedc_secular.h"

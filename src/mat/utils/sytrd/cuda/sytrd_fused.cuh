@@ -298,7 +298,7 @@ __global__ void SetSubdiagKernel(PetscInt nb, T *A, PetscInt lda, const double *
   if (k < nb) A[k + 1 + k * lda] = T(e[k]);
 }
 
-/* d = Re diag(A), the diagonal made real (it is, up to round-off, for a Hermitian matrix) */
+/* d = Re diag(A); complex: the diagonal of A made real too (it is, up to round-off, for a Hermitian matrix) */
 template <typename T>
 __global__ void DiagKernel(PetscInt n, T *A, double *d)
 {
@@ -306,7 +306,7 @@ __global__ void DiagKernel(PetscInt n, T *A, double *d)
   if (i < n) {
     const double r = Real(A[i + i * n]);
     d[i]           = r;
-    A[i + i * n]   = T(r);
+    if constexpr (!std::is_same<T, double>::value) A[i + i * n] = T(r);
   }
 }
 

@@ -42,7 +42,40 @@ namespace cuda
 {
 
 static constexpr unsigned BLOCK = 256;
-static_assert(sizeof(PetscScalar) == sizeof(double), "PCDILU cuda: real double scalars only (CUDA_R_64F)");
+
+/* The device scalar is PetscScalar as nvcc sees it: double, or thrust::complex<double> in complex builds (the
+   interface's Scalar is the host's std::complex<double> there, of the same layout: Dev() reinterprets). DILU's
+   arithmetic is the same for both (no conjugation: M = (E+L) E^-1 (E+U) of A itself). */
+static_assert(sizeof(PetscScalar) == sizeof(Scalar), "PCDILU cuda: the interface's and the device's scalars differ");
+static inline const PetscScalar *Dev(const Scalar *p)
+{
+  return reinterpret_cast<const PetscScalar *>(p);
+}
+static inline PetscScalar *Dev(Scalar *p)
+{
+  return reinterpret_cast<PetscScalar *>(p);
+}
+#if defined(PETSC_USE_COMPLEX)
+static constexpr cudaDataType_t CUDA_SCALAR = CUDA_C_64F;
+__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width)
+{
+  return PetscScalar(__shfl_down_sync(0xffffffffu, v.real(), off, width), __shfl_down_sync(0xffffffffu, v.imag(), off, width));
+}
+__device__ __forceinline__ bool IsFinite(PetscScalar v)
+{
+  return isfinite(v.real()) && isfinite(v.imag());
+}
+#else
+static constexpr cudaDataType_t CUDA_SCALAR = CUDA_R_64F;
+__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width)
+{
+  return __shfl_down_sync(0xffffffffu, v, off, width);
+}
+__device__ __forceinline__ bool IsFinite(PetscScalar v)
+{
+  return isfinite(v);
+}
+#endif
 
 /* a CUDA graph of a fixed sequence of launches, replayed while its keys (the pointers and scalars the
    launches take) stay the same */
@@ -614,16 +647,16 @@ __device__ __forceinline__ void RowOp(const RowArgs &a, PetscInt p, int lane, bo
     }
   }
   if (KIND != FACTOR)
-    for (int off = sub / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, sub);
+    for (int off = sub / 2; off > 0; off /= 2) s += ShflDown(s, off, sub);
   if (KIND == FWD_RES)
-    for (int off = sub / 2; off > 0; off /= 2) t += __shfl_down_sync(0xffffffffu, t, off, sub);
+    for (int off = sub / 2; off > 0; off /= 2) t += ShflDown(t, off, sub);
   if (!active || lane) return;
   const PetscInt xi = a.perm ? p + a.off : i;
   if (KIND == FACTOR) {
     PetscInt    ds = a.diagsrc[i];
     PetscScalar d0 = (ds >= 0 ? a.aval[ds] : 0.0) + a.shift, d = s;
     a.x[xi]        = d;
-    if (d0 == 0.0 || d == 0.0 || !isfinite(d)) atomicMin(a.bad, (int)a.rank[i]);
+    if (d0 == 0.0 || d == 0.0 || !IsFinite(d)) atomicMin(a.bad, (int)a.rank[i]);
   } else if (KIND == FORWARD) {
     const PetscScalar v = (a.r[a.rperm ? xi : i] - s) / a.E[xi];
     a.x[xi]             = v;
@@ -699,7 +732,7 @@ __global__ void KLevelPre(RowArgs a, PetscInt lo, PetscInt hi)
       if (q0 + (PetscInt)k * SUB < q1) s += v[k] * a.x[c[k]];
     for (PetscInt q = q0 + (PetscInt)PRE_ENTRIES * SUB; q < q1; q += SUB) s += a.val[q] * a.x[a.col[q]];
   }
-  for (int off = SUB / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, SUB);
+  for (int off = SUB / 2; off > 0; off /= 2) s += ShflDown(s, off, SUB);
   if (!active || lane) return;
   if (KIND == FORWARD) {
     const PetscScalar v = (ri - s) / Ei;
@@ -1160,7 +1193,7 @@ static PetscErrorCode SetUpSpSV(Data *d, cudaStream_t s)
   PoolArray<PetscInt> cnt;
   cusparseHandle_t      h;
   cusparseIndexType_t   it  = sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  const double          one = 1.0;
+  const PetscScalar     one = 1.0; /* alpha of the scalar type (CUDA_SCALAR) */
   size_t                bl = 0, bu = 0;
   cusparseFillMode_t    fl = CUSPARSE_FILL_MODE_LOWER, fu = CUSPARSE_FILL_MODE_UPPER;
   cusparseDiagType_t    dt = CUSPARSE_DIAG_TYPE_NON_UNIT;
@@ -1185,23 +1218,23 @@ static PetscErrorCode SetUpSpSV(Data *d, cudaStream_t s)
   PGXCheckLaunch("KFill EA");
   KFill<<<Grid(n), BLOCK, 0, s>>>(n, 0.0, d->work.data());
   PGXCheckLaunch("KFill work");
-  PGXCallCUSPARSE(cusparseCreateCsr(&d->mL, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  PGXCallCUSPARSE(cusparseCreateCsr(&d->mU, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseCreateCsr(&d->mL, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_SCALAR));
+  PGXCallCUSPARSE(cusparseCreateCsr(&d->mU, n, n, nnz, d->rowptr.data(), d->colidx.data(), d->EA.data(), it, it, CUSPARSE_INDEX_BASE_ZERO, CUDA_SCALAR));
   PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mL, CUSPARSE_SPMAT_FILL_MODE, &fl, sizeof(fl)));
   PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mL, CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
   PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mU, CUSPARSE_SPMAT_FILL_MODE, &fu, sizeof(fu)));
   PGXCallCUSPARSE(cusparseSpMatSetAttribute(d->mU, CUSPARSE_SPMAT_DIAG_TYPE, &dt, sizeof(dt)));
-  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vr, n, d->work.data(), CUDA_R_64F));
-  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vw, n, d->work.data(), CUDA_R_64F));
-  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vy, n, d->work.data(), CUDA_R_64F));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vr, n, d->work.data(), CUDA_SCALAR));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vw, n, d->work.data(), CUDA_SCALAR));
+  PGXCallCUSPARSE(cusparseCreateDnVec(&d->vy, n, d->work.data(), CUDA_SCALAR));
   PGXCallCUSPARSE(cusparseSpSV_createDescr(&d->sL));
   PGXCallCUSPARSE(cusparseSpSV_createDescr(&d->sU));
-  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, &bl));
-  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, &bu));
+  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, &bl));
+  PGXCallCUSPARSE(cusparseSpSV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, &bu));
   PetscCall(d->bufL.resize(bl ? bl : 1));
   PetscCall(d->bufU.resize(bu ? bu : 1));
-  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, d->bufL.data()));
-  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, d->bufU.data()));
+  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sL, d->bufL.data()));
+  PGXCallCUSPARSE(cusparseSpSV_analysis(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sU, d->bufU.data()));
   d->spsv = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1483,7 +1516,7 @@ static PetscErrorCode Numeric(Data *d, PetscReal shift, PetscBool skipE, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow)
+PetscErrorCode Factor(Data *d, const Scalar *val, PetscReal shift, PetscBool skipE, PetscInt *badrow)
 {
   cudaStream_t s;
 
@@ -1496,9 +1529,10 @@ PetscErrorCode Factor(Data *d, const PetscScalar *val, PetscReal shift, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FactorDevice(Data *d, const PetscScalar *d_val, PetscReal shift, PetscInt *badrow)
+PetscErrorCode FactorDevice(Data *d, const Scalar *d_val_, PetscReal shift, PetscInt *badrow)
 {
-  cudaStream_t s;
+  const PetscScalar *d_val = Dev(d_val_);
+  cudaStream_t       s;
 
   PetscFunctionBegin;
   *badrow = -1;
@@ -1569,16 +1603,16 @@ static PetscErrorCode ApplyPermuted(Data *d, const PetscScalar *r, PetscScalar *
 static PetscErrorCode ApplySpSV(Data *d, const PetscScalar *r, PetscScalar *y, cudaStream_t s)
 {
   cusparseHandle_t h;
-  const double     one = 1.0;
+  const PetscScalar one = 1.0;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetCUSPARSE(&h));
   PGXCallCUSPARSE(cusparseDnVecSetValues(d->vr, (void *)r));
   PGXCallCUSPARSE(cusparseDnVecSetValues(d->vy, (void *)y));
-  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sL));
+  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mL, d->vr, d->vw, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sL));
   KScaleE<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->E.data(), d->work.data());
   PGXCheckLaunch("KScaleE");
-  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_R_64F, CUSPARSE_SPSV_ALG_DEFAULT, d->sU));
+  PGXCallCUSPARSE(cusparseSpSV_solve(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, d->mU, d->vw, d->vy, CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, d->sU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1612,7 +1646,7 @@ static PetscErrorCode ApplySmall(Data *d, const PetscScalar *r, PetscScalar *y, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Apply(Data *d, const PetscScalar *r, PetscScalar *y)
+static PetscErrorCode ApplyDev(Data *d, const PetscScalar *r, PetscScalar *y)
 {
   cudaStream_t s;
 
@@ -1704,9 +1738,18 @@ static PetscErrorCode RichardsonSteps(Data *d, const PetscScalar *b, PetscScalar
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, PetscScalar *x, PetscInt its, PetscBool guesszero)
+PetscErrorCode Apply(Data *d, const Scalar *r, Scalar *y)
 {
-  cudaStream_t s;
+  PetscFunctionBegin;
+  PetscCall(ApplyDev(d, Dev(r), Dev(y)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode Richardson(Data *d, const Scalar *b_, const Scalar *x0_, Scalar *x_, PetscInt its, PetscBool guesszero)
+{
+  const PetscScalar *b = Dev(b_), *x0 = Dev(x0_);
+  PetscScalar       *x = Dev(x_);
+  cudaStream_t       s;
 
   PetscFunctionBegin;
   if (!d->n || its <= 0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -1723,12 +1766,12 @@ PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, 
     PetscCall(d->rc.resize(d->n));
     for (PetscInt k = 0; k < its; k++) {
       if (guesszero && k == 0) {
-        PetscCall(Apply(d, b, x));
+        PetscCall(ApplyDev(d, b, x));
         continue;
       }
       KResidual<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->rowptr.data(), d->colidx.data(), d->aval.data(), b, x, d->rr.data());
       PGXCheckLaunch("PCDILU KResidual");
-      PetscCall(Apply(d, d->rr.data(), d->rc.data()));
+      PetscCall(ApplyDev(d, d->rr.data(), d->rc.data()));
       KAxpy<<<Grid(d->n), BLOCK, 0, s>>>(d->n, d->rc.data(), x);
       PGXCheckLaunch("PCDILU KAxpy");
     }
@@ -1736,14 +1779,14 @@ PetscErrorCode Richardson(Data *d, const PetscScalar *b, const PetscScalar *x0, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val)
+PetscErrorCode GetDeviceMatrix(const Data *d, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const Scalar **val)
 {
   PetscFunctionBegin;
   *n      = d->n;
   *nnz    = d->nnz;
   *rowptr = d->rowptr.data();
   *colidx = d->colidx.data();
-  *val    = d->aval.data();
+  *val    = reinterpret_cast<const Scalar *>(d->aval.data());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1829,20 +1872,20 @@ PetscErrorCode GetNaturalSweeps(const Data *d, PetscInt *sweeps)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode FillInf(PetscInt n, PetscScalar *y)
+PetscErrorCode FillInf(PetscInt n, Scalar *y)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   if (n) {
-    KFill<<<Grid(n), BLOCK, 0, s>>>(n, (PetscScalar)INFINITY, y);
+    KFill<<<Grid(n), BLOCK, 0, s>>>(n, (PetscScalar)INFINITY, Dev(y));
     PGXCheckLaunch("KFill");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GetE(const Data *d, PetscScalar *E)
+PetscErrorCode GetE(const Data *d, Scalar *E)
 {
   cudaStream_t s;
 
