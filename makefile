@@ -75,13 +75,14 @@ CUDA_DIR ?= /usr/local/cuda
 NVCC ?= $(firstword $(wildcard $(CUDA_DIR)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 # With a complex PETSc only the CUDA code generic in PetscScalar is built: the device layer (src/sys/cuda/), the
 # sparse LDL^T (src/mat/impls/ldlt/cuda/), the Hermitian reduction with its divide and conquer (src/mat/utils/sytrd/cuda/:
-# EPS pgx), PCDILU (src/pc/impls/dilu/cuda/) and the resident KSPs (src/ksp/utils/resident/cuda/), with the test
-# programs of the first two (tests/ldlt/, bench/ldlt/; the complex cuda tests of the last two are PETSc programs,
-# tests/dilu/test_pc, tests/dilu/test_ksp and tests/ksp/test_ksp); the other
-# capabilities' cuda backends are written for real scalars, and their glue (PGX_HAVE_CUDA_REAL in pgximpl.h) says so
-# at set-up when -pgx_device cuda is asked for. The host backends are generic in PetscScalar.
+# EPS pgx), PCDILU (src/pc/impls/dilu/cuda/), PCAIPS with its tridiagonal solver (src/pc/impls/aips/cuda/,
+# src/mat/utils/tridiag/cuda/) and the resident KSPs (src/ksp/utils/resident/cuda/), with the test programs of the
+# first two (tests/ldlt/, bench/ldlt/; the complex cuda tests of the others are PETSc programs, tests/dilu/test_pc,
+# tests/dilu/test_ksp, tests/ksp/test_ksp, tests/aips/test_aips and tests/tridiag/test_tridiag); the dense LU's cuda
+# backend is written for real scalars (its glue tests PGX_HAVE_CUDA_REAL in pgximpl.h and factors on the host with
+# complex scalars). The host backends are generic in PetscScalar.
 PETSC_COMPLEX := $(if $(PETSC_CONF),$(shell grep -c '^\#define PETSC_USE_COMPLEX 1' $(PETSC_ROOT)/include/petscconf.h 2>/dev/null))
-CUDA_COMPLEX_SRC  := src/sys/cuda/% src/mat/impls/ldlt/cuda/% src/mat/utils/sytrd/cuda/% src/pc/impls/dilu/cuda/% src/ksp/utils/resident/cuda/%
+CUDA_COMPLEX_SRC  := src/sys/cuda/% src/mat/impls/ldlt/cuda/% src/mat/utils/sytrd/cuda/% src/pc/impls/dilu/cuda/% src/ksp/utils/resident/cuda/% src/pc/impls/aips/cuda/% src/mat/utils/tridiag/cuda/%
 CUDA_COMPLEX_PROG := tests/ldlt/% bench/ldlt/% bench/sytrd/bench_hetrd%
 cudaforscalar = $(if $(filter 1,$(PETSC_COMPLEX)),$(filter $(2),$(1)),$(1))
 ifeq ($(CUDA),)

@@ -6,7 +6,8 @@
 # Problems: unmodified ksp ex45 (3D Poisson, 7-point) at 100^3 and 128^3; tests/dilu/test_ksp's heterogeneous
 # anisotropic (aniso3d) and convection-diffusion (convdiff3d) problems at 100^3, converted to AIJCUSPARSE.
 # Solvers (rtol 1e-8): GMRES (CG where marked) with Jacobi, cuSPARSE ILU(0), GAMG (default smoother), GAMG with
-# PGX dilu smoothing, PGX dilu natural and multicolor, PGX aips. Columns: setup (PCSetUp), solve (KSPSolve),
+# PGX dilu smoothing, PGX dilu natural and multicolor, PGX aips; and PGX's resident KSPs (pgxcg, pgxgmres: the whole
+# solve on the device arrays of PETSc's CUDA Vecs) with dilu multicolor and aips. Columns: setup (PCSetUp), solve (KSPSolve),
 # iterations, time per iteration, from -log_view (max over ranks), and whether the answer converged.
 # GAMG variants: dilu smoothing on every level (one launch per color, or -single1k: the single-block apply on levels
 # of at most 1024 rows), on the two finest levels only (-fine-levels: levels 3 and 4, the finest of ex45 100^3's five; GAMG's
@@ -87,6 +88,8 @@ solvers=(
   "dilu-multicolor|-ksp_type gmres -pc_type dilu -pc_dilu_ordering multicolor"
   "cg+dilu-multicolor|-ksp_type cg -pc_type dilu -pc_dilu_ordering multicolor"
   "pgxcg+dilu-multicolor|-ksp_type pgxcg -pc_type dilu -pc_dilu_ordering multicolor"
+  "pgxgmres+dilu-multicolor|-ksp_type pgxgmres -pc_type dilu -pc_dilu_ordering multicolor"
+  "pgxgmres+aips|-ksp_type pgxgmres -pc_type aips"
   "aips|-ksp_type gmres -pc_type aips"
 )
 problems=(

@@ -7,11 +7,14 @@
 # Every run is checked: test_ksp prints "error small" when ||x - 1|| / ||1|| < 1e-4 (else the row says FAILED).
 # Solvers: PETSc's ILU(0) on 1 rank (the anchor of the ratios), PETSc's block Jacobi + ILU(0) on NP ranks (mpiexec),
 # PGX dilu with the host reference backend, PGX dilu cuda with the natural (cuSPARSE SpSV) and multicolor schedules
-# under PETSc's GMRES, and the same two under PGX's resident pgxgmres (the whole solve on the GPU: b in, x out).
+# under PETSc's GMRES, and the same two under PGX's resident pgxgmres (the whole solve on the GPU: b in, x out); PGX
+# aips (order 3, cuda) under PETSc's GMRES and under pgxgmres (on this operator rho(P^-1 R) is above 1, so the series
+# is a polynomial preconditioner, not a convergent expansion: the rows say what it gives).
 # Columns from -log_view (seconds, rank 0's max): KSPSolve, PCSetUp, PCApply; the ratio is ILU(0)'s KSPSolve over the
 # row's.
 #   PGX_BUILD (default build), PGX_LIB (default lib), PGX_BENCH_SIZES (default "64 100"), PGX_BENCH_NP (default 16),
-#   PGX_BENCH_CAP (seconds per run, default 300)
+#   PGX_BENCH_CAP (seconds per run, default 300), PGX_BENCH_ROWS (a regex: only the rows whose name matches; without
+#   petsc-ilu among them the ratio column is "-")
 set -u
 B=${PGX_BUILD:-build} L=${PGX_LIB:-lib}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,8 +27,9 @@ ev() { awk -v e="$1" '$1 == e {print $4; f = 1} END {if (!f) print "-"}' <<<"$2"
 printf '%-5s %-22s %6s %10s %10s %10s %8s  %s\n' m solver its KSPSolve PCSetUp PCApply "x ILU" result
 for m in $SIZES; do
   base=
-  for s in petsc-ilu petsc-bjacobi-np pgx-dilu-host pgx-dilu-cuda pgx-dilu-cuda-mc pgxgmres-dilu-cuda pgxgmres-dilu-cuda-mc; do
+  for s in petsc-ilu petsc-bjacobi-np pgx-dilu-host pgx-dilu-cuda pgx-dilu-cuda-mc pgxgmres-dilu-cuda pgxgmres-dilu-cuda-mc pgx-aips-cuda pgxgmres-aips-cuda; do
     pre=() np=1 ksp=gmres
+    if [ -n "${PGX_BENCH_ROWS:-}" ] && ! [[ $s =~ $PGX_BENCH_ROWS ]]; then continue; fi
     case $s in
     petsc-ilu) opts="-pc_type ilu" ;;
     petsc-bjacobi-np) opts="-pc_type bjacobi -sub_pc_type ilu"; np=$NP; pre=(mpiexec -n "$NP") ;;
@@ -34,6 +38,8 @@ for m in $SIZES; do
     pgx-dilu-cuda-mc) opts="-pc_type dilu -pc_dilu_ordering multicolor -pgx_device cuda" ;;
     pgxgmres-dilu-cuda) opts="-pc_type dilu -pgx_device cuda"; ksp=pgxgmres ;;
     pgxgmres-dilu-cuda-mc) opts="-pc_type dilu -pc_dilu_ordering multicolor -pgx_device cuda"; ksp=pgxgmres ;;
+    pgx-aips-cuda) opts="-pc_type aips -pgx_device cuda" ;;
+    pgxgmres-aips-cuda) opts="-pc_type aips -pgx_device cuda"; ksp=pgxgmres ;;
     esac
     # shellcheck disable=SC2086
     out=$(timeout "$CAP" "${pre[@]}" "$PROG" -problem helmholtz3d -m "$m" -ksp_type $ksp -ksp_converged_reason $opts -log_view 2>&1)

@@ -412,7 +412,7 @@ static PetscErrorCode TestFormat(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
 /* PCApply on the host and on cuda, and PGXPCApplyDevice, on convdiff3d of an awkward size */
 static PetscErrorCode TestCUDA(PetscInt m)
 {
@@ -429,6 +429,11 @@ static PetscErrorCode TestCUDA(PetscInt m)
     PetscCall(PetscOptionsGetString(NULL, NULL, "-convert", mtype, sizeof(mtype), &conv)); /* aijcusparse: A's values on the device */
     if (conv) PetscCall(MatConvert(A, mtype, MAT_INPLACE_MATRIX, &A));
   }
+#if defined(PETSC_USE_COMPLEX)
+  /* complex entries: (0.8 + 0.6i) A + 0.5i I (P and R complex, P still dominant) */
+  PetscCall(MatScale(A, 0.8 + 0.6 * PETSC_i));
+  PetscCall(MatShift(A, 0.5 * PETSC_i));
+#endif
   PetscCall(MatCreateVecs(A, &x, &yh));
   PetscCall(VecDuplicate(yh, &yd));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -560,7 +565,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "radius")) PetscCall(TestRadius());
   else if (!strcmp(mode, "format")) PetscCall(TestFormat());
   else if (!strcmp(mode, "cuda")) {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     PetscCall(TestCUDA(m));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");

@@ -26,7 +26,17 @@ static double             Rand(void) /* uniform in [0,1) (xorshift64) */
   return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-/* Random blocks: sizes from 1..maxsize (a third of them size 1), plus one block of 'big' rows in the middle */
+/* uniform in [-1,1), and with complex scalars an imaginary part in [-1,1) too */
+static PetscScalar RandScalar(void)
+{
+  PetscScalar v = 2 * Rand() - 1;
+#if defined(PETSC_USE_COMPLEX)
+  v += PETSC_i * (2 * Rand() - 1);
+#endif
+  return v;
+}
+
+/* Random blocks (complex entries with complex scalars): sizes from 1..maxsize (a third of them size 1), plus one block of 'big' rows in the middle */
 static PetscErrorCode RandomSystem(PetscInt nb, PetscInt maxsize, PetscInt big, PetscInt **offsets, PetscScalar **dl, PetscScalar **d, PetscScalar **du, PetscScalar **r, PetscInt *n)
 {
   PetscFunctionBegin;
@@ -40,10 +50,16 @@ static PetscErrorCode RandomSystem(PetscInt nb, PetscInt maxsize, PetscInt big, 
   *n = (*offsets)[nb];
   PetscCall(PetscMalloc4(*n, dl, *n, d, *n, du, *n, r));
   for (PetscInt i = 0; i < *n; i++) {
-    (*dl)[i] = 2 * Rand() - 1;
-    (*du)[i] = 2 * Rand() - 1;
+    (*dl)[i] = RandScalar();
+    (*du)[i] = RandScalar();
     (*d)[i]  = (Rand() < 0.5 ? -1 : 1) * (PetscAbsScalar((*dl)[i]) + PetscAbsScalar((*du)[i]) + 0.1 + Rand());
-    (*r)[i]  = 2 * Rand() - 1;
+#if defined(PETSC_USE_COMPLEX)
+    { /* a unit phase keeps the dominance */
+      const PetscReal th = 6.283185307179586 * Rand();
+      (*d)[i] *= PetscCosReal(th) + PETSC_i * PetscSinReal(th);
+    }
+#endif
+    (*r)[i] = RandScalar();
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -209,7 +225,7 @@ static PetscErrorCode TestPivot(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
 static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
   PetscInt       *off, n = 0;
@@ -219,7 +235,7 @@ static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
   PetscFunctionBegin;
   PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
   PetscCall(PetscMalloc3(n, &w, n, &yh, n, &yd));
-  for (PetscInt i = 0; i < n; i++) w[i] = 2 * Rand() - 1;
+  for (PetscInt i = 0; i < n; i++) w[i] = RandScalar();
   PetscCall(PGXDeviceMallocArray(n + 1, &d_r));
   PetscCall(PGXDeviceMallocArray(n + 1, &d_w));
   PetscCall(PGXDeviceMallocArray(n + 1, &d_y));
@@ -233,7 +249,11 @@ static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
       PGXTridiagPivotInfo ih, id;
       PGXTridiagInfo      ti;
       PetscReal           err = 0, ynorm = 0;
-      PetscScalar         alpha = epi ? -0.7 : 1.0, beta = 0.3;
+#if defined(PETSC_USE_COMPLEX)
+      PetscScalar alpha = epi ? -0.7 + 0.2 * PETSC_i : 1.0, beta = 0.3 - 0.4 * PETSC_i;
+#else
+      PetscScalar alpha = epi ? -0.7 : 1.0, beta = 0.3;
+#endif
       PetscCall(Build(PGX_DEVICE_HOST, thrs[t], nb, off, dl, d, du, &Th, &ih));
       PetscCall(Build(PGX_DEVICE_CUDA, thrs[t], nb, off, dl, d, du, &Td, &id));
       CHECK(!ih.failed && !id.failed, "cuda: unexpected pivot failure\n");
@@ -286,7 +306,7 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "dense")) PetscCall(TestDense(nb, maxsize, big));
     else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
     else if (!strcmp(mode, "cuda")) {
-  #if PGX_HAVE_CUDA_REAL
+  #if PGX_HAVE_CUDA
       PetscCall(TestCUDA(nb, maxsize, big));
   #else
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");

@@ -94,11 +94,11 @@ PETSC_EXTERN PetscErrorCode PGXCUDAProbeBegin(void); /* the first CUDA calls on 
 /* Each PGX object's View: on every rank, the device that rank uses (cuda backend) */
 PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
 
-/* PGX_HAVE_CUDA_REAL: the cuda backends written for real scalars are built (PGX with CUDA against a real PETSc).
+/* PGX_HAVE_CUDA_REAL: the cuda backends written for real scalars only are built (PGX with CUDA against a real PETSc).
    With a complex PETSc only the CUDA code that supports complex scalars is built (the device layer, the sparse LDL^T,
-   the Hermitian reduction of EPS pgx, PCDILU and the resident KSPs, whose glue tests PGX_HAVE_CUDA);
-   the glue of every other capability tests PGX_HAVE_CUDA_REAL instead of PGX_HAVE_CUDA and resolves -pgx_device
-   with PGXDeviceResolveReal(). */
+   the Hermitian reduction of EPS pgx, PCDILU, PCAIPS with its tridiagonal solver and the resident KSPs, whose glue
+   tests PGX_HAVE_CUDA); the dense LU's glue tests PGX_HAVE_CUDA_REAL instead and factors on the host with complex
+   scalars. */
 #if PGX_HAVE_CUDA
 /* The CUDA libraries that PGX loads at their first use (pgxcudalibs.h): PGXCUDALibCheck loads lib if it is not yet
    loaded and returns PETSC_SUCCESS when it and every function PGX calls in it are there, else a PETSc error with the
@@ -120,20 +120,6 @@ PETSC_EXTERN PetscErrorCode PGXCUDALibInitialize(PGXCUDALib);
 #else
   #define PGX_HAVE_CUDA_REAL 0
 #endif
-
-/* PGXDeviceResolve() for a capability whose cuda backend supports real scalars only: with complex scalars, auto
-   becomes host and cuda is an error naming the capability (name) */
-static inline PetscErrorCode PGXDeviceResolveReal(MPI_Comm comm, const char name[], PGXDeviceType req, PGXDeviceType *type)
-{
-  PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX)
-  PetscCheck(req != PGX_DEVICE_CUDA, comm, PETSC_ERR_SUP, "%s: the cuda backend supports real scalars only; use -pgx_device host", name);
-  *type = PGX_DEVICE_HOST;
-#else
-  PetscCall(PGXDeviceResolve(comm, req, type));
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* Backend names for View and -log_view */
 static inline const char *PGXDeviceName(PGXDeviceType t)

@@ -216,7 +216,7 @@ static PetscErrorCode KSPView_PGXBCGS(KSP ksp, PetscViewer viewer)
   Same algorithm, order of operations, breakdown tests and converged reasons as `KSPBCGS`: the iterations and
   residual history equal `KSPBCGS`'s with the same preconditioner to round-off. Preconditioners: `PCNONE`,
   `PCJACOBI`, `PCDILU`, `PCAIPS`; any other PC is an error. Real and complex scalars, on the host and with the cuda
-  backend; with complex scalars on the GPU `PCAIPS` is not available (its cuda backend is real-only).
+  backend, with each of these PCs.
 
 .seealso: `KSPBCGS`, `KSPPGXCG`, `KSPPGXGMRES`, `PCDILU`, `PCAIPS`
 M*/

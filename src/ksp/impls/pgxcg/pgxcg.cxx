@@ -471,8 +471,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
   `PCAIPS` (with cuda through `PGXPCApplyDevice()`); any other PC is an error. `KSPSetUp()` copies the
   operator once, only its values when its nonzero pattern is unchanged, nothing when it is unchanged;
   `KSPSolve()` copies b and x0 in and x out.
-  Real and complex scalars, on the host and with the cuda backend; with complex scalars on the GPU `PCAIPS` is
-  not available (its cuda backend is real-only).
+  Real and complex scalars, on the host and with the cuda backend, with each of these PCs.
 
 .seealso: `KSPCG`, `KSPPGXBCGS`, `KSPPGXGMRES`, `PCDILU`, `PCAIPS`, `PGXPCApplyDevice()`
 M*/

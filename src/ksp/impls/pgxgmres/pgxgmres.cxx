@@ -450,8 +450,7 @@ static PetscErrorCode KSPView_PGXGMRES(KSP ksp, PetscViewer viewer)
   iterations and residual history equal `KSPGMRES`'s with the same preconditioner to round-off. A
   Gram-Schmidt step is one multi-dot product (one reduction) and one multi-AXPY over the contiguous basis.
   Preconditioners: `PCNONE`, `PCJACOBI`, `PCDILU`, `PCAIPS`; any other PC is an error.
-  Real and complex scalars, on the host and with the cuda backend; with complex scalars on the GPU `PCAIPS` is
-  not available (its cuda backend is real-only).
+  Real and complex scalars, on the host and with the cuda backend, with each of these PCs.
 
 .seealso: `KSPGMRES`, `KSPPGXCG`, `KSPPGXBCGS`, `PCDILU`, `PCAIPS`
 M*/

@@ -285,9 +285,6 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCDILU, &isdilu));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAIPS, &isaips));
   PetscCheck(isnone || isjac || isdilu || isaips, r->comm, PETSC_ERR_SUP, "KSP type %s keeps the whole solve resident and applies only the preconditioners that work on resident arrays: none, jacobi, dilu, aips; this PC is %s (use -pc_type none|jacobi|dilu|aips, or a PETSc KSP type for other PCs)", ktype, ((PetscObject)pc)->type_name ? ((PetscObject)pc)->type_name : "not set");
-#if defined(PETSC_USE_COMPLEX)
-  PetscCheck(!(isaips && r->device == PGX_DEVICE_CUDA), r->comm, PETSC_ERR_SUP, "KSP type %s on the GPU with complex scalars: PCAIPS has no cuda backend for complex scalars (use -pc_type dilu|jacobi|none, or -pgx_device host)", ktype);
-#endif
   r->pc = pc;
   if (isnone) r->pckind = PGX_RESIDENT_PC_NONE;
   else if (isjac) r->pckind = PGX_RESIDENT_PC_JACOBI;

@@ -128,8 +128,8 @@ PetscErrorCode PGXTridiagCreate(PGXDeviceType type, PGXTridiag *T)
   PetscFunctionBegin;
   PetscAssertPointer(T, 2);
   PetscCheck(type == PGX_DEVICE_HOST || type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXTridiagCreate() needs a resolved device type (host or cuda), not %d; see PGXDeviceResolve()", (int)type);
-#if !PGX_HAVE_CUDA_REAL
-  PetscCheck(type != PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No cuda tridiagonal solver in this build (PGX without CUDA, or complex scalars: its cuda backend supports real scalars only)");
+#if !PGX_HAVE_CUDA
+  PetscCheck(type != PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "No cuda tridiagonal solver in this build (PGX built without CUDA)");
 #endif
   *T         = new _n_PGXTridiag();
   (*T)->type = type;
@@ -617,7 +617,7 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
       K::reference::correct(l, T->h_xs.data(), alpha, beta, w, y);
     }
   } else {
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     if (b.nchunks) PetscCall(K::cuda::batch_solve(b, alpha, r, beta, w, y));
     if (l.nsep) {
       PetscCall(K::cuda::reduced_rhs(l, r, y, T->d_rs.d));

@@ -18,6 +18,9 @@
      and the separator rows get y[row] = xs. */
 #pragma once
 #include <petscsys.h>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -25,6 +28,16 @@ namespace kernels
 {
 namespace tridiag
 {
+/* The scalar of this interface: PetscScalar as host code sees it. Under nvcc, PETSc's headers make PetscScalar
+   thrust::complex<double> in complex builds, a distinct type of the same layout as the host's std::complex<double>;
+   declaring the data and the functions with the host's type gives both sides the same ones (the cuda backend
+   reinterprets the arrays as its device scalar). In host code, and in real builds, Scalar is PetscScalar. */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 /* One chunk of the batch: a thread block on the GPU */
 struct Chunk {
   PetscInt fbase;    /* factor index of element 0 of the chunk's first block */
@@ -67,7 +80,7 @@ struct Batch {
   PetscInt           nchunks;
   const Chunk       *chunks;
   const PetscInt    *bstart;
-  const PetscScalar *fl, *finv, *fu;
+  const Scalar      *fl, *finv, *fu;
   PetscInt           smem; /* scalars of shared memory the largest chunk needs: size * (nblk | 1) */
 };
 
@@ -75,10 +88,10 @@ struct Batch {
 struct Long {
   PetscInt           nsep;
   const PetscInt    *seprow;
-  const PetscScalar *sepa, *sepc; /* separator row's sub- and super-diagonal entries */
+  const Scalar      *sepa, *sepc; /* separator row's sub- and super-diagonal entries */
   PetscInt           nrow;        /* partition rows to correct */
   const PetscInt    *row, *left, *right;
-  const PetscScalar *G, *H;
+  const Scalar      *G, *H;
 };
 
 namespace reference
@@ -93,9 +106,9 @@ void correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar
 
 namespace cuda
 {
-PetscErrorCode batch_solve(const Batch &, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
-PetscErrorCode reduced_rhs(const Long &, const PetscScalar *r, const PetscScalar *y, PetscScalar *rs);
-PetscErrorCode correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar beta, const PetscScalar *w, PetscScalar *y);
+PetscErrorCode batch_solve(const Batch &, Scalar alpha, const Scalar *r, Scalar beta, const Scalar *w, Scalar *y);
+PetscErrorCode reduced_rhs(const Long &, const Scalar *r, const Scalar *y, Scalar *rs);
+PetscErrorCode correct(const Long &, const Scalar *xs, Scalar alpha, Scalar beta, const Scalar *w, Scalar *y);
 } // namespace cuda
 } // namespace tridiag
 } // namespace kernels

@@ -258,7 +258,7 @@ static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
   if (!aips->ghost || nz != aips->onzstate) {
     PetscCall(PCAIPSGhostsFree(aips));
     aips->nnzo = ia[nr];
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
     PetscCall(PGXGhostCreate(pc->pmat, PGX_DEVICE_CUDA, K::cuda::gather, &aips->ghost));
 #else
     SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCAIPS: the device ghost exchange needs the cuda backend");
@@ -277,7 +277,7 @@ static PetscErrorCode PCAIPSSetUpGhosts(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
 /* t = R y on device arrays: R's diagonal block (CSR or DIA), plus (several ranks) its off-diagonal block on the ghost values of y,
    exchanged (PGXGhost: GPU to GPU, or through host buffers) while the diagonal block runs */
 static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscScalar *t)
@@ -304,7 +304,7 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
 
   PetscFunctionBegin;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   const PetscScalar omega = aips->damping;
   if (aips->pivot.failed) {
     PetscCall(K::cuda::fill(aips->n, PETSC_INFINITY, y));
@@ -458,7 +458,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 
   req = aips->devreq;
   if (req == PGX_DEVICE_AUTO) PetscCall(PGXGetDefaultDeviceType(&req));
-  PetscCall(PGXDeviceResolveReal(comm, "PCAIPS", req, &req));
+  PetscCall(PGXDeviceResolve(comm, req, &req));
   if (pc->setupcalled && req != aips->dev) PetscCall(PCReset_AIPS(pc));
   if (pc->setupcalled && (pc->flag != SAME_NONZERO_PATTERN || m != aips->n)) PetscCall(PCReset_AIPS(pc));
   aips->dev = req;
@@ -476,7 +476,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   const PetscScalar *da = NULL;
   PetscInt           missing = 0;
   aa                         = NULL;
-#if PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA
   if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
   if (da && !aips->d_tripos) {
     PetscInt *tripos, *rp, *rc = NULL, *rpos = NULL;
@@ -826,6 +826,8 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
 
   The series converges when the spectral radius of P^{-1} R is below 1: the strong couplings must lie
   inside the tridiagonal part (order the unknowns with the strong direction first).
+
+  Real and complex scalars, on the host and on the GPU (the cuda kernels are generic in the scalar).
 
   Options Database Keys:
 + -pc_aips_order <N>             - order of the series, `PCAIPSSetOrder()` (default 3)

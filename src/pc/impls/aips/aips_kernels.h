@@ -3,6 +3,9 @@
    R = A - P stored as CSR or DIA and a fill. Declared once, implemented per backend. */
 #pragma once
 #include <petscsys.h>
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -10,6 +13,14 @@ namespace kernels
 {
 namespace aips
 {
+/* The scalar of the cuda interface: PetscScalar as host code sees it (std::complex<double> in complex builds, where
+   nvcc sees thrust::complex<double>, of the same layout; the cuda backend reinterprets the arrays). */
+#if defined(PETSC_USE_COMPLEX) && defined(__CUDACC__)
+typedef std::complex<PetscReal> Scalar;
+#else
+typedef PetscScalar Scalar;
+#endif
+
 namespace reference
 {
 /* P of the n x n CSR matrix (local column indices; columns outside [0,n) are ignored):
@@ -34,18 +45,18 @@ PetscBool value_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, Pe
 namespace cuda
 {
 /* t = R y for R in CSR (device arrays) */
-PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
+PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const Scalar *val, const Scalar *y, Scalar *t);
 /* t = R y for R in DIA (device arrays; include/pgx/private/pgxdia.h): ndiag <= 32 offsets off[d] (column minus
    row, increasing) and values val[d * n + i] = R(i, i + off[d]) (0 where R has no entry), so that
        t[i] = sum over d = 0 .. ndiag-1 with 0 <= i + off[d] < n of val[d * n + i] * y[i + off[d]],
    summed in increasing d (increasing column: the order of csr_product on sorted columns, with zero terms added) */
-PetscErrorCode dia_product(PetscInt n, PetscInt ndiag, const PetscInt *off, const PetscScalar *val, const PetscScalar *y, PetscScalar *t);
+PetscErrorCode dia_product(PetscInt n, PetscInt ndiag, const PetscInt *off, const Scalar *val, const Scalar *y, Scalar *t);
 /* t += B g for B in CSR (device arrays): several ranks, the off-diagonal block of R (= of A) on the ghost values g */
-PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const PetscScalar *val, const PetscScalar *g, PetscScalar *t);
+PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const Scalar *val, const Scalar *g, Scalar *t);
 /* y[i] = v */
-PetscErrorCode fill(PetscInt n, PetscScalar v, PetscScalar *y);
+PetscErrorCode fill(PetscInt n, Scalar v, Scalar *y);
 /* y[i] = pos[i] < 0 ? 0 : a[pos[i]] (device arrays) */
-PetscErrorCode gather(PetscInt n, const PetscInt *pos, const PetscScalar *a, PetscScalar *y);
+PetscErrorCode gather(PetscInt n, const PetscInt *pos, const Scalar *a, Scalar *y);
 } // namespace cuda
 } // namespace aips
 } // namespace kernels

@@ -7,6 +7,7 @@
    one launch (blockIdx.y = column); MAXPY applies all k columns in one launch (the coefficients travel as a
    kernel argument, MAXK per launch). Everything runs on PGX's stream. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcudascalar.h>
 #include "../resident_kernels.h"
 #include <pgx/private/pgxdia.h>
 
@@ -74,60 +75,13 @@ PetscErrorCode Workspace(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device scalar (PetscScalar under nvcc: double, or thrust::complex<double> in complex builds): shuffles, loads
-   through L2, real and imaginary parts */
-#if defined(PETSC_USE_COMPLEX)
-__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width = 32)
-{
-  return PetscScalar(__shfl_down_sync(0xffffffffu, v.real(), off, width), __shfl_down_sync(0xffffffffu, v.imag(), off, width));
-}
-__device__ __forceinline__ PetscScalar LdCg(const PetscScalar *p)
-{
-  const double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
-  return PetscScalar(v.x, v.y);
-}
-__host__ __device__ __forceinline__ PetscReal Re(PetscScalar v)
-{
-  return v.real();
-}
-__host__ __device__ __forceinline__ PetscReal Im(PetscScalar v)
-{
-  return v.imag();
-}
-__device__ __forceinline__ PetscScalar Conj(PetscScalar v)
-{
-  return thrust::conj(v);
-}
-__device__ __forceinline__ PetscScalar AbsSq(PetscScalar v) /* |v|^2, imaginary part exactly 0 */
-{
-  return PetscScalar(v.real() * v.real() + v.imag() * v.imag(), 0.0);
-}
-#else
-__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width = 32)
-{
-  return __shfl_down_sync(0xffffffffu, v, off, width);
-}
-__device__ __forceinline__ PetscScalar LdCg(const PetscScalar *p)
-{
-  return __ldcg(p);
-}
-__host__ __device__ __forceinline__ PetscReal Re(PetscScalar v)
-{
-  return v;
-}
-__host__ __device__ __forceinline__ PetscReal Im(PetscScalar)
-{
-  return 0;
-}
-__device__ __forceinline__ PetscScalar Conj(PetscScalar v)
-{
-  return v;
-}
-__device__ __forceinline__ PetscScalar AbsSq(PetscScalar v)
-{
-  return v * v;
-}
-#endif
+/* the device scalar's shuffles, loads through L2, real and imaginary parts, conjugate, |x|^2: pgxcudascalar.h */
+using pgx::dev::AbsSq;
+using pgx::dev::Conj;
+using pgx::dev::Im;
+using pgx::dev::LdCg;
+using pgx::dev::Re;
+using pgx::dev::ShflDown;
 
 __device__ inline PetscScalar WarpSum(PetscScalar v)
 {

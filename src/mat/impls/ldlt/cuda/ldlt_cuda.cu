@@ -27,6 +27,7 @@
    schedule as reference::SolvePanels): small supernodes one thread block each, one launch per level; large
    ones with cublas<t>trsm and <t>gemm on the rows R gathered into a buffer. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcudascalar.h>
 #include "../ldlt_kernels.h"
 #include <vector>
 
@@ -144,41 +145,24 @@ PetscErrorCode Analyze(Data *d, PetscInt n, const PetscInt *perm, const PetscInt
 }
 
 /* ------------------------------------------------------------------------------------ scalars on the device */
-#if defined(PETSC_USE_COMPLEX)
-__device__ static inline PetscReal   DAbs(PetscScalar x) { return thrust::abs(x); }
-__device__ static inline PetscReal   DReal(PetscScalar x) { return x.real(); }
-__device__ static inline PetscScalar DConj(PetscScalar x) { return thrust::conj(x); }
-__device__ static inline bool        DIsFinite(PetscScalar x) { return isfinite(x.real()) && isfinite(x.imag()); }
-/* two double atomics: the real and the imaginary part */
-__device__ static inline void DAtomicAdd(PetscScalar *p, PetscScalar v)
-{
-  double *q = reinterpret_cast<double *>(p);
-  atomicAdd(q, v.real());
-  atomicAdd(q + 1, v.imag());
-}
-__device__ static inline PetscScalar DShflDown(PetscScalar x, int o)
-{
-  return PetscScalar(__shfl_down_sync(0xffffffffu, x.real(), o), __shfl_down_sync(0xffffffffu, x.imag(), o));
-}
-#else
-__device__ static inline PetscReal   DAbs(PetscScalar x) { return fabs(x); }
-__device__ static inline PetscReal   DReal(PetscScalar x) { return x; }
-__device__ static inline PetscScalar DConj(PetscScalar x) { return x; }
-__device__ static inline bool        DIsFinite(PetscScalar x) { return isfinite(x); }
-__device__ static inline void        DAtomicAdd(PetscScalar *p, PetscScalar v) { atomicAdd(p, v); }
-__device__ static inline PetscScalar DShflDown(PetscScalar x, int o) { return __shfl_down_sync(0xffffffffu, x, o); }
-#endif
+/* Abs, Re, Conj, IsFinite, AtomicAdd (a complex one: two double atomics), ShflDown: pgxcudascalar.h */
+using pgx::dev::Abs;
+using pgx::dev::AtomicAdd;
+using pgx::dev::Conj;
+using pgx::dev::IsFinite;
+using pgx::dev::Re;
+using pgx::dev::ShflDown;
 /* op(x) of ldlt_kernels.h: x, or conj(x) when Hermitian */
-__device__ static inline PetscScalar DOp(PetscScalar x, bool hermitian) { return hermitian ? DConj(x) : x; }
+__device__ static inline PetscScalar DOp(PetscScalar x, bool hermitian) { return hermitian ? Conj(x) : x; }
 
 /* The pivot rule of ldlt_kernels.h (reference::ApplyPivotRule() on the host, the same operations): a replaced pivot is
    counted in flags[0]; a bad one is recorded (smallest column, flags[1]), left in place, and false is returned */
 __device__ static inline bool PivotDev(PetscInt col, PetscScalar *dj, PetscReal small, PetscReal repl, bool hermitian, unsigned long long *flags)
 {
   PetscScalar v  = *dj;
-  PetscReal   av = DAbs(v);
-  if (hermitian) v = DReal(v);
-  if (!DIsFinite(v) || (av == 0 && repl == 0)) {
+  PetscReal   av = Abs(v);
+  if (hermitian) v = Re(v);
+  if (!IsFinite(v) || (av == 0 && repl == 0)) {
     atomicMin(&flags[1], (unsigned long long)col);
     return false;
   }
@@ -200,8 +184,8 @@ __global__ void KLoad(PetscInt nnzA, PetscInt nnzL, const PetscScalar *aval, con
   for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < nnzA; k += (PetscInt)gridDim.x * blockDim.x) {
     PetscInt t = dest[k];
     if (t < 0) continue;
-    if (t >= nnzL) DAtomicAdd(&d[t - nnzL], aval[k]);
-    else DAtomicAdd(&lval[t], aval[k]);
+    if (t >= nnzL) AtomicAdd(&d[t - nnzL], aval[k]);
+    else AtomicAdd(&lval[t], aval[k]);
   }
 }
 
@@ -222,11 +206,11 @@ __global__ void KFactorLevel(PetscInt lo, PetscInt hi, const PetscInt *order, co
   for (PetscInt pb = p0 + threadIdx.x; pb < p1; pb += blockDim.x) {
     PetscInt    k = lrow[pb], q = lcolptr[k];
     PetscScalar f = dj * DOp(lval[pb], hermitian);
-    DAtomicAdd(&d[k], -lval[pb] * f);
+    AtomicAdd(&d[k], -lval[pb] * f);
     for (PetscInt pa = pb + 1; pa < p1; pa++) {
       PetscInt i = lrow[pa];
       while (lrow[q] != i) q++;
-      DAtomicAdd(&lval[q], -lval[pa] * f);
+      AtomicAdd(&lval[q], -lval[pa] * f);
     }
   }
 }
@@ -288,7 +272,7 @@ __global__ void KForwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const PetscI
   PetscInt     j  = order[t];
   PetscScalar *yr = y + (PetscInt)blockIdx.y * n, yj = yr[j];
   if (yj == PetscScalar(0)) return;
-  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) DAtomicAdd(&yr[lrow[p]], -lval[p] * yj);
+  for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) AtomicAdd(&yr[lrow[p]], -lval[p] * yj);
 }
 
 __global__ void KDiag(PetscInt n, PetscInt nrhs, const PetscScalar *d, PetscScalar *y)
@@ -304,7 +288,7 @@ __global__ void KBackwardLevel(PetscInt lo, PetscInt hi, PetscInt n, const Petsc
   PetscInt     j  = order[t];
   PetscScalar *yr = y + (PetscInt)blockIdx.y * n, s = PetscScalar(0);
   for (PetscInt p = lcolptr[j] + threadIdx.x; p < lcolptr[j + 1]; p += blockDim.x) s += DOp(lval[p], hermitian) * yr[lrow[p]];
-  for (int o = 16; o > 0; o /= 2) s += DShflDown(s, o);
+  for (int o = 16; o > 0; o /= 2) s += ShflDown(s, o);
   if (threadIdx.x == 0) yr[j] -= s;
 }
 
@@ -329,7 +313,7 @@ __global__ void KSolveFwdSmall(PetscInt count, const PetscInt *list, const Petsc
     for (PetscInt a = threadIdx.x; a < nr; a += blockDim.x) {
       PetscScalar w = PetscScalar(0);
       for (PetscInt t = 0; t < nc; t++) w += A[nc + a + (PetscInt64)t * m] * y[f + t];
-      DAtomicAdd(&y[R[a]], -w);
+      AtomicAdd(&y[R[a]], -w);
     }
     __syncthreads();
   }
@@ -366,7 +350,7 @@ __global__ void KRowsR(PetscInt s, PetscBool gather, const PetscInt *snptr, cons
   for (PetscInt64 idx = blockIdx.x * (PetscInt64)blockDim.x + threadIdx.x; idx < (PetscInt64)nr * nrhs; idx += (PetscInt64)gridDim.x * blockDim.x) {
     PetscInt a = (PetscInt)(idx % nr), r = (PetscInt)(idx / nr);
     if (gather) Tmp[idx] = Y[R[a] + (PetscInt64)r * n];
-    else DAtomicAdd(&Y[R[a] + (PetscInt64)r * n], -Tmp[idx]);
+    else AtomicAdd(&Y[R[a] + (PetscInt64)r * n], -Tmp[idx]);
   }
 }
 
@@ -579,7 +563,7 @@ __global__ void KZero64(PetscInt64 m, PetscScalar *x)
 __global__ void KLoadPanels(PetscInt nnzA, const PetscScalar *aval, const PetscInt64 *pdest, PetscScalar *panels)
 {
   for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < nnzA; k += (PetscInt)gridDim.x * blockDim.x)
-    if (pdest[k] >= 0) DAtomicAdd(&panels[pdest[k]], aval[k]);
+    if (pdest[k] >= 0) AtomicAdd(&panels[pdest[k]], aval[k]);
 }
 
 /* Small supernodes of one level, one thread block each: the operation order of reference::FactorSupernodal */
@@ -616,7 +600,7 @@ __global__ void KSmallLevel(PetscInt count, const PetscInt *list, const PetscInt
       if (a < b) continue;
       PetscScalar w = PetscScalar(0);
       for (PetscInt t = 0; t < nc; t++) w += A[nc + a + t * m] * A[t + t * m] * DOp(A[nc + b + t * m], hermitian);
-      DAtomicAdd(&T[rel[a - b0] + (PetscInt64)(R[b] - fp) * mp], -w);
+      AtomicAdd(&T[rel[a - b0] + (PetscInt64)(R[b] - fp) * mp], -w);
     }
   }
 }
@@ -688,7 +672,7 @@ __global__ void KScatterLarge(PetscInt s, const PetscScalar *C, const PetscInt *
   const PetscInt *R   = lrow + lcolptr[f] + (nc - 1);
   const PetscInt *rel = relmap + segrel[k];
   PetscScalar    *T   = panels + pofs[p] + (PetscInt64)(R[b] - fp) * mp;
-  for (PetscInt a = b + threadIdx.x; a < nr; a += blockDim.x) DAtomicAdd(&T[rel[a - b0]], -C[a + (PetscInt64)b * nr]);
+  for (PetscInt a = b + threadIdx.x; a < nr; a += blockDim.x) AtomicAdd(&T[rel[a - b0]], -C[a + (PetscInt64)b * nr]);
 }
 
 /* Panels to the CSC arrays: one block per column */

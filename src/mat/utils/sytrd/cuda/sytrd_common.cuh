@@ -10,7 +10,7 @@
 #pragma once
 #include <pgx/private/pgxcuda.h>
 #include "../sytrd_kernels.h"
-#include <thrust/complex.h>
+#include <pgx/private/pgxcudascalar.h>
 
 namespace pgx
 {
@@ -22,85 +22,8 @@ namespace cuda
 {
 namespace common
 {
-typedef thrust::complex<double> Cx;
-
-/* the scalar's conjugation, real and imaginary parts, |x|^2, and its conjugate transpose for cuBLAS */
-__host__ __device__ inline double Conj(double x)
-{
-  return x;
-}
-__host__ __device__ inline Cx Conj(const Cx &x)
-{
-  return thrust::conj(x);
-}
-__host__ __device__ inline double Real(double x)
-{
-  return x;
-}
-__host__ __device__ inline double Real(const Cx &x)
-{
-  return x.real();
-}
-__host__ __device__ inline double Imag(double)
-{
-  return 0.0;
-}
-__host__ __device__ inline double Imag(const Cx &x)
-{
-  return x.imag();
-}
-__host__ __device__ inline double Norm(double x) /* |x|^2 */
-{
-  return x * x;
-}
-__host__ __device__ inline double Norm(const Cx &x)
-{
-  return x.real() * x.real() + x.imag() * x.imag();
-}
-/* loads through L2 (data other blocks wrote in the same launch), warp sums, atomic sums */
-__device__ inline double LdCg(const double *p)
-{
-  return __ldcg(p);
-}
-__device__ inline Cx LdCg(const Cx *p)
-{
-  const double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
-  return Cx(v.x, v.y);
-}
-__device__ inline double WarpSum(double v)
-{
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ inline Cx WarpSum(Cx v)
-{
-  return Cx(WarpSum(v.real()), WarpSum(v.imag()));
-}
-__device__ inline void AtomicAdd(double *p, double v)
-{
-  atomicAdd(p, v);
-}
-__device__ inline void AtomicAdd(Cx *p, const Cx &v)
-{
-  atomicAdd(reinterpret_cast<double *>(p), v.real());
-  atomicAdd(reinterpret_cast<double *>(p) + 1, v.imag());
-}
-/* shared memory of the scalar: a plain type (thrust::complex has constructors, which __shared__ arrays cannot run) */
-template <typename T>
-struct Shared;
-template <>
-struct Shared<double> {
-  typedef double type;
-};
-template <>
-struct Shared<Cx> {
-  typedef double2 type;
-};
-template <typename T, typename S>
-__device__ inline T &As(S &s)
-{
-  return *reinterpret_cast<T *>(&s);
-}
+/* the scalar's small operations (Re, Im, Conj, Norm, LdCg, WarpSum, AtomicAdd, Shared<T>, As<T>): pgxcudascalar.h */
+using namespace pgx::dev;
 
 template <typename T>
 struct Traits;

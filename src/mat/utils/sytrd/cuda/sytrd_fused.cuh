@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(NT) k_panel(Args<T> p)
         if (valid) {
           x = LdCg(A + r + (PetscInt)i * lda);
           for (int w = 0; w < NW; w++) x -= As<T>(red[w][lane]);
-          if (cplx && r == i) x = T(Real(x)); /* the diagonal entry made real, as the reflector kernel of the launches does */
+          if (cplx && r == i) x = T(Re(x)); /* the diagonal entry made real, as the reflector kernel of the launches does */
           A[r + (PetscInt)i * lda] = x;
           if (i > 0) M[r + (c2 - 1) * ld] = wr, N[r + (c2 - 2) * ld] = wr;
           if (r >= i + 1) y[r] = T(0.0);
@@ -135,14 +135,14 @@ __global__ void __launch_bounds__(NT) k_panel(Args<T> p)
     const double s = __ldcg(reinterpret_cast<const double *>(ss));
     const T      ax = LdCg(A + (i + 1) + (PetscInt)i * lda);
     T            beta = ax, tau = T(0.0), scal = T(0.0);
-    const bool   refl = s != 0 || Imag(ax) != 0; /* uniform */
+    const bool   refl = s != 0 || Im(ax) != 0; /* uniform */
     if (refl) {
-      const double b = -copysign(sqrt(Norm(ax) + s), Real(ax));
+      const double b = -copysign(sqrt(Norm(ax) + s), Re(ax));
       beta           = T(b);
       scal           = 1.0 / (ax - b);
       tau            = (b - ax) / b;
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = Real(beta);
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.tau[i] = tau, p.e[i] = Re(beta);
     if (refl) {
       const T       *A22 = A + (i + 1) + (PetscInt)(i + 1) * lda, *xc = A + (i + 1) + (PetscInt)i * lda;
       const PetscInt Tn = (L + TS - 1) / TS, ntiles = Tn * (Tn + 1) / 2;
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(NT) k_panel(Args<T> p)
         for (int k = 0; k < CPT; k++) {
           const PetscInt c = c0 + tty * CPT + k;
           a[k]             = (rin && c < L && (I != J || r >= c)) ? A22[r + c * lda] : T(0.0);
-          if (cplx && I == J && r == c) a[k] = T(Real(a[k])); /* the diagonal as real, as xhemv reads it */
+          if (cplx && I == J && r == c) a[k] = T(Re(a[k])); /* the diagonal as real, as xhemv reads it */
         }
         const T vi = As<T>(vI[ttx]);
 #pragma unroll
@@ -304,7 +304,7 @@ __global__ void DiagKernel(PetscInt n, T *A, double *d)
 {
   PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x;
   if (i < n) {
-    const double r = Real(A[i + i * n]);
+    const double r = Re(A[i + i * n]);
     d[i]           = r;
     if constexpr (!std::is_same<T, double>::value) A[i + i * n] = T(r);
   }

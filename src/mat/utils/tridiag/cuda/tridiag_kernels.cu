@@ -11,8 +11,13 @@
    ld = nblk | 1 (odd) keeps the sweeps' shared-memory accesses free of bank conflicts.
    tile_kernel (tiled layout): see its comment below.
    The factors are read once per solve with streaming loads (__ldcs, evict-first), so that L2 keeps the
-   sectors of r and y that the gathers and scatters of neighbouring chunks share. */
+   sectors of r and y that the gathers and scatters of neighbouring chunks share.
+
+   The kernels are generic in the device scalar (PetscScalar as nvcc sees it: double, or thrust::complex<double> in
+   complex builds; pgxcudascalar.h's operations): the same sweeps and scans for both, no conjugation (P^-1 of P
+   itself). The interface's Scalar (the host's type) is reinterpreted at the entry points. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcudascalar.h>
 #include "../tridiag_kernels.h"
 
 namespace pgx
@@ -23,11 +28,42 @@ namespace tridiag
 {
 namespace cuda
 {
+static_assert(sizeof(PetscScalar) == sizeof(Scalar), "tridiag cuda: the interface's and the device's scalars differ");
 namespace
 {
+using pgx::dev::Fma;
+using pgx::dev::LdCs;
+using pgx::dev::ShflDown;
+using pgx::dev::ShflUp;
+typedef pgx::dev::Shared<PetscScalar>::type SharedScalar; /* __shared__ arrays of the scalar: a plain type */
+
+/* the device scalar's view of the interface's arrays */
+template <typename T>
+__host__ __device__ inline const PetscScalar *Dev(const T *p)
+{
+  return reinterpret_cast<const PetscScalar *>(p);
+}
+template <typename T>
+__host__ __device__ inline PetscScalar *Dev(T *p)
+{
+  return reinterpret_cast<PetscScalar *>(p);
+}
+#if defined(PETSC_USE_COMPLEX)
+inline PetscScalar DevScalar(Scalar a)
+{
+  return PetscScalar(a.real(), a.imag());
+}
+#else
+inline PetscScalar DevScalar(Scalar a)
+{
+  return a;
+}
+#endif
+
 __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__restrict__ chunks, const PetscInt *__restrict__ bstart, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y)
 {
-  extern __shared__ PetscScalar sm[];
+  extern __shared__ SharedScalar smraw[];
+  PetscScalar *const sm = reinterpret_cast<PetscScalar *>(smraw);
   __shared__ PetscInt st[CHUNK_THREADS];
   const Chunk c  = chunks[blockIdx.x];
   const int   s  = c.size, nb = c.nblk, ld = c.nblk | 1, E = s * nb;
@@ -39,7 +75,7 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
     PetscScalar    z  = 0;
   #pragma unroll 4
     for (int k = 0; k < s; k++, f += c.stride) {
-      z         = __ldcs(finv + f) * r[i0 + k] - __ldcs(fl + f) * z;
+      z         = LdCs(finv + f) * r[i0 + k] - LdCs(fl + f) * z;
       y[i0 + k] = z;
     }
     f -= c.stride;
@@ -47,16 +83,16 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
   #pragma unroll 4
       for (int k = s - 2; k >= 0; k--) {
         f -= c.stride;
-        z         = y[i0 + k] - __ldcs(fu + f) * z;
+        z         = y[i0 + k] - LdCs(fu + f) * z;
         y[i0 + k] = z;
       }
     } else {
-      y[i0 + s - 1] = alpha * z + (w ? beta * w[i0 + s - 1] : 0);
+      y[i0 + s - 1] = alpha * z + (w ? beta * w[i0 + s - 1] : PetscScalar(0));
   #pragma unroll 4
       for (int k = s - 2; k >= 0; k--) {
         f -= c.stride;
-        z         = y[i0 + k] - __ldcs(fu + f) * z;
-        y[i0 + k] = alpha * z + (w ? beta * w[i0 + k] : 0);
+        z         = y[i0 + k] - LdCs(fu + f) * z;
+        y[i0 + k] = alpha * z + (w ? beta * w[i0 + k] : PetscScalar(0));
       }
     }
     return; /* the whole thread block takes this branch: no barrier is skipped by part of it */
@@ -74,14 +110,14 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
     PetscScalar z = 0;
 #pragma unroll 4
     for (int k = 0; k < s; k++, f += c.stride) {
-      z              = __ldcs(finv + f) * sm[k * ld + j] - __ldcs(fl + f) * z;
+      z              = LdCs(finv + f) * sm[k * ld + j] - LdCs(fl + f) * z;
       sm[k * ld + j] = z;
     }
     f -= c.stride;
 #pragma unroll 4
     for (int k = s - 2; k >= 0; k--) {
       f -= c.stride;
-      z              = sm[k * ld + j] - __ldcs(fu + f) * z;
+      z              = sm[k * ld + j] - LdCs(fu + f) * z;
       sm[k * ld + j] = z;
     }
   }
@@ -116,37 +152,38 @@ __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__res
 template <bool VEC>
 __device__ __forceinline__ void load_rows(const PetscScalar *__restrict__ p, PetscInt i0, PetscInt n, PetscScalar v[TILE_RPT])
 {
-  if (VEC) {
+  if (VEC && sizeof(PetscScalar) == sizeof(double)) { /* two rows a 16-byte load (a complex row is one already) */
   #pragma unroll
     for (int q = 0; q < TILE_RPT / 2; q++) {
       const PetscInt i = i0 + 2 * q;
       if (i + 1 < n) {
         const double2 t = __ldg(reinterpret_cast<const double2 *>(p + i));
-        v[2 * q]        = t.x;
-        v[2 * q + 1]    = t.y;
+        v[2 * q]        = pgx::dev::Re(t.x);
+        v[2 * q + 1]    = pgx::dev::Re(t.y);
       } else {
-        v[2 * q]     = i < n ? p[i] : 0;
+        v[2 * q]     = i < n ? p[i] : PetscScalar(0);
         v[2 * q + 1] = 0;
       }
     }
   } else {
   #pragma unroll
-    for (int k = 0; k < TILE_RPT; k++) v[k] = i0 + k < n ? p[i0 + k] : 0;
+    for (int k = 0; k < TILE_RPT; k++) v[k] = i0 + k < n ? p[i0 + k] : PetscScalar(0);
   }
 }
 
 /* y_k = z_k + c * y (c == 0: exactly z_k) */
 __device__ __forceinline__ PetscScalar affine(PetscScalar z, PetscScalar c, PetscScalar y)
 {
-  return c == 0 ? z : fma(c, y, z);
+  return c == PetscScalar(0) ? z : Fma(c, y, z);
 }
 
 template <bool VEC, int THREADS>
 __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y)
 {
-  constexpr unsigned FULL = 0xffffffffu;
   constexpr int      NW   = THREADS / 32;
-  __shared__ PetscScalar sA[NW], sB[NW], sC[NW], sD[NW];
+  __shared__ SharedScalar sAraw[NW], sBraw[NW], sCraw[NW], sDraw[NW];
+  PetscScalar *const     sA = reinterpret_cast<PetscScalar *>(sAraw), *const sB = reinterpret_cast<PetscScalar *>(sBraw);
+  PetscScalar *const     sC = reinterpret_cast<PetscScalar *>(sCraw), *const sD = reinterpret_cast<PetscScalar *>(sDraw);
   const Chunk    c    = chunks[blockIdx.x];
   const PetscInt lo   = c.fbase, hi = c.fbase + c.size;
   const PetscInt i0   = (lo - lo % TILE_RPT) + (PetscInt)threadIdx.x * TILE_RPT;
@@ -169,13 +206,13 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     a[k]          = in ? a[k] * v[k] : 0;
     m[k]          = in ? -m[k] : 1;
     A             = affine(a[k], m[k], A);
-    B             = m[k] == 0 ? 0 : m[k] * B;
+    B             = m[k] == PetscScalar(0) ? PetscScalar(0) : m[k] * B;
   }
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) { /* inclusive scan over the lanes: (A,B) o (A',B') of the lanes before */
-    const PetscScalar Ap = __shfl_up_sync(FULL, A, o), Bp = __shfl_up_sync(FULL, B, o);
-    if (lane >= o && B != 0) {
-      A = fma(B, Ap, A);
+    const PetscScalar Ap = ShflUp(A, o), Bp = ShflUp(B, o);
+    if (lane >= o && B != PetscScalar(0)) {
+      A = Fma(B, Ap, A);
       B = B * Bp;
     }
   }
@@ -183,14 +220,14 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     sA[wid] = A;
     sB[wid] = B;
   }
-  PetscScalar Ae = __shfl_up_sync(FULL, A, 1), Be = __shfl_up_sync(FULL, B, 1);
+  PetscScalar Ae = ShflUp(A, 1), Be = ShflUp(B, 1);
   if (!lane) Ae = 0, Be = 1;
   __syncthreads();
   PetscScalar z = 0; /* z entering the warp: the warps before it, applied to 0 */
   for (int q = 0; q < wid; q++) z = affine(sA[q], sB[q], z);
   z = affine(Ae, Be, z); /* z entering this thread's rows */
 #pragma unroll
-  for (int k = 0; k < TILE_RPT; k++) a[k] = z = fma(m[k], z, a[k]);
+  for (int k = 0; k < TILE_RPT; k++) a[k] = z = Fma(m[k], z, a[k]);
 
   /* backward: y_k = z_k + cu_k y_{k+1}, cu = -fu; masked rows: cu = 0 */
   PetscScalar C = 0, D = 1;
@@ -199,13 +236,13 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     const bool in = i0 + k >= lo && i0 + k < hi;
     u[k]          = in ? -u[k] : 0;
     C             = affine(a[k], u[k], C);
-    D             = u[k] == 0 ? 0 : u[k] * D;
+    D             = u[k] == PetscScalar(0) ? PetscScalar(0) : u[k] * D;
   }
 #pragma unroll
   for (int o = 1; o < 32; o <<= 1) { /* inclusive scan over the lanes after */
-    const PetscScalar Cn = __shfl_down_sync(FULL, C, o), Dn = __shfl_down_sync(FULL, D, o);
-    if (lane + o < 32 && D != 0) {
-      C = fma(D, Cn, C);
+    const PetscScalar Cn = ShflDown(C, o), Dn = ShflDown(D, o);
+    if (lane + o < 32 && D != PetscScalar(0)) {
+      C = Fma(D, Cn, C);
       D = D * Dn;
     }
   }
@@ -213,7 +250,7 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     sC[wid] = C;
     sD[wid] = D;
   }
-  PetscScalar Ce = __shfl_down_sync(FULL, C, 1), De = __shfl_down_sync(FULL, D, 1);
+  PetscScalar Ce = ShflDown(C, 1), De = ShflDown(D, 1);
   if (lane == 31) Ce = 0, De = 1;
   __syncthreads();
   PetscScalar yv = 0; /* y after the warp's rows: the warps after it, applied to 0 */
@@ -233,9 +270,9 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     }
   }
   const bool full = i0 >= lo && i0 + TILE_RPT <= hi;
-  if (VEC && full) {
+  if (VEC && full && sizeof(PetscScalar) == sizeof(double)) {
   #pragma unroll
-    for (int q = 0; q < TILE_RPT / 2; q++) *reinterpret_cast<double2 *>(y + i0 + 2 * q) = make_double2(a[2 * q], a[2 * q + 1]);
+    for (int q = 0; q < TILE_RPT / 2; q++) *reinterpret_cast<double2 *>(y + i0 + 2 * q) = make_double2(pgx::dev::Re(a[2 * q]), pgx::dev::Re(a[2 * q + 1]));
   } else {
   #pragma unroll
     for (int k = 0; k < TILE_RPT; k++)
@@ -266,7 +303,7 @@ __global__ void correct_kernel(PetscInt nrow, const PetscInt *__restrict__ row, 
       i = seprow[e - nrow];
       v = xs[e - nrow];
     }
-    y[i] = alpha * v + (w ? beta * w[i] : 0);
+    y[i] = alpha * v + (w ? beta * w[i] : PetscScalar(0));
   }
 }
 } // namespace
@@ -277,19 +314,22 @@ static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, 
   PetscFunctionBegin;
   const unsigned int g = (unsigned int)b.nchunks;
   if (b.tile_threads == TILE_THREADS) {
-    if (vec) tile_kernel<true, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
-    else tile_kernel<false, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+    if (vec) tile_kernel<true, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
+    else tile_kernel<false, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
   } else {
     PetscCheck(b.tile_threads == TILE_THREADS_BIG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported tile of %d threads", b.tile_threads);
-    if (vec) tile_kernel<true, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
-    else tile_kernel<false, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+    if (vec) tile_kernel<true, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
+    else tile_kernel<false, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
   }
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::tile_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y)
+PetscErrorCode batch_solve(const Batch &b, Scalar alpha_, const Scalar *r_, Scalar beta_, const Scalar *w_, Scalar *y_)
 {
+  const PetscScalar  alpha = DevScalar(alpha_), beta = DevScalar(beta_);
+  const PetscScalar *r = Dev(r_), *w = Dev(w_);
+  PetscScalar       *y = Dev(y_);
   cudaStream_t stream;
   size_t       smem = (size_t)b.smem * sizeof(PetscScalar);
 
@@ -306,31 +346,31 @@ PetscErrorCode batch_solve(const Batch &b, PetscScalar alpha, const PetscScalar 
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many chunks (%" PetscInt_FMT ") for one grid", b.nchunks);
   PetscCheck(smem <= 40 * 1024, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal batch needs %zu bytes of shared memory per chunk (max 40 KiB)", smem);
   PetscCall(PGXCUDAGetStream(&stream));
-  batch_kernel<<<(unsigned int)b.nchunks, CHUNK_THREADS, smem, stream>>>(b.chunks, b.bstart, b.fl, b.finv, b.fu, alpha, r, beta, w, y);
+  batch_kernel<<<(unsigned int)b.nchunks, CHUNK_THREADS, smem, stream>>>(b.chunks, b.bstart, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::batch_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode reduced_rhs(const Long &l, const PetscScalar *r, const PetscScalar *y, PetscScalar *rs)
+PetscErrorCode reduced_rhs(const Long &l, const Scalar *r, const Scalar *y, Scalar *rs)
 {
   cudaStream_t stream;
 
   PetscFunctionBegin;
   if (!l.nsep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&stream));
-  reduced_rhs_kernel<<<PGXCUDAGridSize(l.nsep, 256), 256, 0, stream>>>(l.nsep, l.seprow, l.sepa, l.sepc, r, y, rs);
+  reduced_rhs_kernel<<<PGXCUDAGridSize(l.nsep, 256), 256, 0, stream>>>(l.nsep, l.seprow, Dev(l.sepa), Dev(l.sepc), Dev(r), Dev(y), Dev(rs));
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::reduced_rhs_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode correct(const Long &l, const PetscScalar *xs, PetscScalar alpha, PetscScalar beta, const PetscScalar *w, PetscScalar *y)
+PetscErrorCode correct(const Long &l, const Scalar *xs, Scalar alpha, Scalar beta, const Scalar *w, Scalar *y)
 {
   cudaStream_t stream;
 
   PetscFunctionBegin;
   if (!l.nrow && !l.nsep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&stream));
-  correct_kernel<<<PGXCUDAGridSize(l.nrow + l.nsep, 256), 256, 0, stream>>>(l.nrow, l.row, l.left, l.right, l.G, l.H, l.nsep, l.seprow, xs, alpha, beta, w, y);
+  correct_kernel<<<PGXCUDAGridSize(l.nrow + l.nsep, 256), 256, 0, stream>>>(l.nrow, l.row, l.left, l.right, Dev(l.G), Dev(l.H), l.nsep, l.seprow, Dev(xs), DevScalar(alpha), DevScalar(beta), Dev(w), Dev(y));
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::correct_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

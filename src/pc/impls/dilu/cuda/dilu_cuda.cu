@@ -23,6 +23,7 @@
      Without a stored diagonal in every row SpSV cannot be used; the per-level sweeps run then.
    Everything runs on PGXCUDAGetStream(). */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcudascalar.h>
 #include <petscpc.h>
 #include "../dilu_kernels.h"
 #include <cub/cub.cuh>
@@ -57,25 +58,11 @@ static inline PetscScalar *Dev(Scalar *p)
 }
 #if defined(PETSC_USE_COMPLEX)
 static constexpr cudaDataType_t CUDA_SCALAR = CUDA_C_64F;
-__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width)
-{
-  return PetscScalar(__shfl_down_sync(0xffffffffu, v.real(), off, width), __shfl_down_sync(0xffffffffu, v.imag(), off, width));
-}
-__device__ __forceinline__ bool IsFinite(PetscScalar v)
-{
-  return isfinite(v.real()) && isfinite(v.imag());
-}
 #else
 static constexpr cudaDataType_t CUDA_SCALAR = CUDA_R_64F;
-__device__ __forceinline__ PetscScalar ShflDown(PetscScalar v, int off, int width)
-{
-  return __shfl_down_sync(0xffffffffu, v, off, width);
-}
-__device__ __forceinline__ bool IsFinite(PetscScalar v)
-{
-  return isfinite(v);
-}
 #endif
+using pgx::dev::IsFinite; /* pgxcudascalar.h */
+using pgx::dev::ShflDown;
 
 /* a CUDA graph of a fixed sequence of launches, replayed while its keys (the pointers and scalars the
    launches take) stay the same */
