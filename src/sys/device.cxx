@@ -303,6 +303,18 @@ PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **d)
   *d = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode PGXMatGetDevicePattern(Mat, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+  *i = *j = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode PGXMatRestoreDevicePattern(Mat, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+  *i = *j = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PetscErrorCode PGXVecRestoreDeviceArrayRead(Vec, PGXVecStage, const PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }
 PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **) { PGX_NO_CUDA; }

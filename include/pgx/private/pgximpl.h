@@ -52,6 +52,10 @@ PETSC_EXTERN PetscErrorCode PGXVecGetDeviceArrayWrite(Vec, PGXVecStage, PetscSca
 PETSC_EXTERN PetscErrorCode PGXVecRestoreDeviceArrayWrite(Vec, PGXVecStage, PetscScalar **);
 /* A MATSEQAIJCUSPARSE's device values (host CSR order), or NULL for matrices whose values live on the host */
 PETSC_EXTERN PetscErrorCode PGXMatGetDeviceValuesRead(Mat, const PetscScalar **);
+/* A MATSEQAIJCUSPARSE's device row offsets and column indices (32-bit PetscInt, PETSc with CUDA), or NULL (use the
+   host CSR); PGX's stream ordered after PETSc's work */
+PETSC_EXTERN PetscErrorCode PGXMatGetDevicePattern(Mat, const PetscInt **, const PetscInt **);
+PETSC_EXTERN PetscErrorCode PGXMatRestoreDevicePattern(Mat, const PetscInt **, const PetscInt **);
 
 /* The ghost exchange of a MATMPIAIJ product on device or host arrays (src/sys/ghost.cxx): resident KSPs, PCAIPS */
 typedef struct _n_PGXGhost *PGXGhost;

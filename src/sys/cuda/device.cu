@@ -604,6 +604,48 @@ PetscErrorCode PGXMatGetDeviceValuesRead(Mat A, const PetscScalar **d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's pattern in device memory: a MATSEQAIJCUSPARSE matrix's device row offsets and column indices (full rows, host
+   CSR order) when PETSc has CUDA and PetscInt is int, with PGX's stream ordered after PETSc's pending work (the row
+   offsets may be new); else NULL (the caller uses the host CSR). Restore with PGXMatRestoreDevicePattern(). */
+PetscErrorCode PGXMatGetDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+  *i = *j = nullptr;
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+  PetscBool cusp;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &cusp));
+  if (cusp) {
+    const int         *ii = nullptr, *jj = nullptr;
+    const PetscScalar *da;
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &ii, &jj));
+    PetscCall(PGXMatGetDeviceValuesRead(B, &da)); /* PGX's stream waits for PETSc's */
+    if (!da || !ii || !jj) {
+      PetscCall(PetscInfo(B, "no device pattern (row offsets %p, column indices %p, values %p): the host CSR is used\n", (const void *)ii, (const void *)jj, (const void *)da));
+      PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &ii, &jj));
+    } else *i = ii, *j = jj;
+  } else {
+    MatType type;
+    PetscCall(MatGetType(B, &type));
+    PetscCall(PetscInfo(B, "the matrix is %s, not %s: the host CSR is used\n", type, MATSEQAIJCUSPARSE));
+  }
+#else
+  (void)B;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PGXMatRestoreDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
+  if (*i) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, i, j));
+#else
+  (void)B;
+#endif
+  *i = *j = nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXVecGetDeviceArrayRead(Vec v, PGXVecStage s, const PetscScalar **d)
 {
   const PetscScalar *a;

@@ -12,6 +12,9 @@
 namespace K = pgx::kernels::aips;
 
 static PetscLogEvent PGX_AIPSSetUp, PGX_AIPSApply, PGX_AIPSTridiagSolve, PGX_AIPSEstimate;
+/* PGXAIPSSetUp's parts: P (and, from device values, R) extracted; the tridiagonal solver's symbolic and numeric
+   setup; the rest (work vectors, R from host values, the ghost exchange) */
+static PetscLogEvent PGX_AIPSSetUpExtract, PGX_AIPSSetUpTriSymbolic, PGX_AIPSSetUpTriNumeric, PGX_AIPSSetUpRest;
 
 /* Default order, from the measurements in bench/aips (see the PCAIPS man page) */
 #define PC_AIPS_DEFAULT_ORDER 3
@@ -133,6 +136,59 @@ static PetscErrorCode PCAIPSRemainderChooseFormat(PC pc, PetscInt m, const Petsc
   PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block in DIA: %" PetscInt_FMT " diagonals, fill %.3f (offsets %" PetscInt_FMT " .. %" PetscInt_FMT ")\n", nd, (double)aips->diafill, aips->diaoff[0], aips->diaoff[nd - 1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if PGX_HAVE_CUDA
+/* The maps of the setup from device values built on the device from A's device pattern (PETSc's AIJCUSPARSE row
+   offsets and column indices), when R's diagonal block goes to DIA: P's positions (tripos), R's DIA positions and
+   its offsets, without the host passes over the pattern. The same choice as PCAIPSRemainderChooseFormat(); where it
+   would keep CSR, or the pattern is not on the device, or a row's columns are not increasing, nothing is built here
+   (aips->d_tripos stays NULL) and the caller builds the maps on the host. tsu[2..4]: -info's times. */
+static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble tsu[])
+{
+  PC_AIPS        *aips = (PC_AIPS *)pc->data;
+  const PetscInt *dia = NULL, *dja = NULL;
+  PetscInt        info[4], off[PGX_DIA_MAXDIAG], nd;
+  PetscInt       *tripos = NULL;
+  PetscReal       minfill = aips->rformat == PC_AIPS_REMAINDER_DIA ? 0.0 : PC_AIPS_DIA_MINFILL;
+
+  PetscFunctionBegin;
+  PetscCall(PGXMatGetDevicePattern(Ad, &dia, &dja));
+  if (!dia) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &tripos));
+  PetscCall(K::cuda::pattern_maps(m, dia, dja, PC_AIPS_DIA_MAXDIAG, tripos, info, off));
+  nd = info[3];
+  PetscCall(PetscTime(&tsu[2]));
+  if (info[0] || !info[2] || nd > PC_AIPS_DIA_MAXDIAG || !nd || (PetscReal)info[2] < minfill * (PetscReal)nd * (PetscReal)m) {
+    PetscCall(PetscInfo(pc, "PCAIPS: the maps from the device pattern decline (%s); the host builds them\n", info[0] ? "a row's columns are not increasing" : "R is not kept in DIA"));
+    PetscCall(PGXDeviceFree(&tripos));
+    PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
+    tsu[2] = tsu[1];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PCAIPSRemainderFree(aips)); /* R built from host values before, if at all */
+  aips->nrem    = info[2];
+  aips->ndiag   = nd;
+  aips->diafill = (PetscReal)info[2] / ((PetscReal)nd * (PetscReal)m);
+  for (PetscInt d = 0; d < nd; d++) aips->diaoff[d] = off[d];
+  PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block in DIA: %" PetscInt_FMT " diagonals, fill %.3f (offsets %" PetscInt_FMT " .. %" PetscInt_FMT ")\n", nd, (double)aips->diafill, aips->diaoff[0], aips->diaoff[nd - 1]));
+  PetscCall(PetscIntMultError(nd, m, &aips->nrval));
+  aips->d_tripos = tripos;
+  PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tri));
+  PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_rpos));
+  PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_val));
+  PetscCall(PGXDeviceMallocArray(nd, &aips->d_diaoff));
+  PetscCall(PGXDeviceCopyArrayToDevice(aips->d_diaoff, aips->diaoff, nd));
+  PetscCall(PetscTime(&tsu[3]));
+  PetscCall(K::cuda::dia_positions(m, dia, dja, nd, aips->diaoff, aips->d_rpos));
+  PetscCall(PGXDeviceSynchronize());
+  PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
+  PetscCall(PetscTime(&tsu[4]));
+  aips->rsource = 2;
+  aips->nodiag  = info[1];
+  PetscCall(PetscInfo(pc, "PCAIPS: P's and R's maps built on the device from A's device pattern\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 static PetscErrorCode PCReset_AIPS(PC pc)
 {
@@ -465,6 +521,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   aips->seq = (PetscBool)(size == 1);
 
   /* P: the tridiagonal part of the local diagonal block */
+  PetscCall(PetscLogEventBegin(PGX_AIPSSetUpExtract, pc, 0, 0, 0));
   if (!aips->d) {
     aips->n = m;
     PetscCall(PetscMalloc3(m, &aips->dl, m, &aips->d, m, &aips->du));
@@ -477,8 +534,13 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   PetscInt           missing = 0;
   aa                         = NULL;
 #if PGX_HAVE_CUDA
+  PetscLogDouble tsu[6] = {0, 0, 0, 0, 0, 0}; /* -info: where the setup from device values goes */
+  PetscCall(PetscTime(&tsu[0]));
   if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
-  if (da && !aips->d_tripos) {
+  PetscCall(PetscTime(&tsu[1]));
+  tsu[2] = tsu[3] = tsu[4] = tsu[1];
+  if (da && !aips->d_tripos && aips->rformat != PC_AIPS_REMAINDER_CSR) PetscCall(PCAIPSDeviceMaps(pc, Ad, m, tsu));
+  if (da && !aips->d_tripos) { /* the maps on the host (PCAIPSDeviceMaps() declined) */
     PetscInt *tripos, *rp, *rc = NULL, *rpos = NULL;
     PetscCall(PetscMalloc2(3 * m, &tripos, m + 1, &rp));
     if (K::reference::value_maps(m, ia, ja, tripos, rp, NULL, NULL)) {
@@ -486,6 +548,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
       PetscCall(PetscMalloc2(PetscMax(rp[m], 1), &rc, PetscMax(rp[m], 1), &rpos));
       (void)K::reference::value_maps(m, ia, ja, NULL, rp, rc, rpos);
       aips->nrem = rp[m];
+      PetscCall(PetscTime(&tsu[2]));
       PetscCall(PCAIPSRemainderChooseFormat(pc, m, rp, rc));
       PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tripos));
       PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tri));
@@ -496,6 +559,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
         PetscCall(PetscIntMultError(nd, m, &aips->nrval)); /* ndiag n values: checked against PetscInt overflow */
         PetscCall(PetscMalloc1(aips->nrval, &diapos));
         PetscCall(PGXDIAScatter<PetscInt>(m, rp, rc, rpos, -1, nd, aips->diaoff, diapos));
+        PetscCall(PetscTime(&tsu[3]));
         PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_rpos));
         PetscCall(PGXDeviceMallocArray(aips->nrval, &aips->d_val));
         PetscCall(PGXDeviceMallocArray(nd, &aips->d_diaoff));
@@ -504,6 +568,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
         PetscCall(PGXDeviceSynchronize());
         PetscCall(PetscFree(diapos));
       } else {
+        PetscCall(PetscTime(&tsu[3]));
         aips->nrval = rp[m];
         PetscCall(PGXDeviceMallocArray(PetscMax(rp[m], 1), &aips->d_rpos));
         PetscCall(PGXDeviceMallocArray(m + 1, &aips->d_rowptr));
@@ -515,6 +580,8 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
           PetscCall(PGXDeviceCopyArrayToDevice(aips->d_col, rc, rp[m]));
         }
       }
+      PetscCall(PGXDeviceSynchronize());
+      PetscCall(PetscTime(&tsu[4]));
       aips->rsource = 2;
       for (PetscInt i = 0; i < m; i++)
         if (tripos[m + i] < 0) missing++;
@@ -534,6 +601,9 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(PGXDeviceCopyArrayToHost(aips->dl, aips->d_tri, m));
     PetscCall(PGXDeviceCopyArrayToHost(aips->d, aips->d_tri + m, m));
     PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * m, m));
+    PetscCall(PGXDeviceSynchronize());
+    PetscCall(PetscTime(&tsu[5]));
+    PetscCall(PetscInfo(pc, "PCAIPS: setup from device values: A's device values %.1f ms, maps from the pattern %.1f ms, R's format %.1f ms, maps uploaded %.1f ms, P and R gathered, P downloaded %.1f ms\n", 1e3 * (tsu[1] - tsu[0]), 1e3 * (tsu[2] - tsu[1]), 1e3 * (tsu[3] - tsu[2]), 1e3 * (tsu[4] - tsu[3]), 1e3 * (tsu[5] - tsu[4])));
   }
 #endif
   aips->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
@@ -541,6 +611,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
     missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
   }
+  PetscCall(PetscLogEventEnd(PGX_AIPSSetUpExtract, pc, 0, 0, 0));
   PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
   if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
   /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
@@ -554,6 +625,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
         break;
       }
   if (newlayout) {
+    PetscCall(PetscLogEventBegin(PGX_AIPSSetUpTriSymbolic, pc, 0, 0, 0));
     PetscCall(PetscFree(aips->offsets));
     aips->offsets = off;
     aips->nblocks = nb;
@@ -562,9 +634,12 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(PGXTridiagCreate(aips->dev, &aips->T));
     PetscCall(PGXTridiagSetThreshold(aips->T, aips->threshold));
     PetscCall(PGXTridiagSetUpSymbolic(aips->T, nb, aips->offsets));
+    PetscCall(PetscLogEventEnd(PGX_AIPSSetUpTriSymbolic, pc, 0, 0, 0));
   } else PetscCall(PetscFree(off));
   aips->Ttvalid = PETSC_FALSE;
+  PetscCall(PetscLogEventBegin(PGX_AIPSSetUpTriNumeric, pc, 0, 0, 0));
   PetscCall(PGXTridiagSetUpNumeric(aips->T, aips->dl, aips->d, aips->du, &aips->pivot));
+  PetscCall(PetscLogEventEnd(PGX_AIPSSetUpTriNumeric, pc, 0, 0, 0));
   pc->failedreason = PC_NOERROR;
   if (aips->pivot.failed) {
     pc->failedreason = PC_FACTOR_NUMERIC_ZEROPIVOT;
@@ -572,6 +647,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   }
 
   /* work vectors, and R on the device for the all-device series */
+  PetscCall(PetscLogEventBegin(PGX_AIPSSetUpRest, pc, 0, 0, 0));
   if (!aips->y0) PetscCall(MatCreateVecs(pc->pmat, &aips->y0, &aips->t));
   if (aips->dev == PGX_DEVICE_CUDA) {
     if (!aips->sr) {
@@ -625,6 +701,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   }
   if (aa) PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(PetscLogEventEnd(PGX_AIPSSetUpRest, pc, 0, 0, 0));
 
   aips->radius = -1;
   {
@@ -1125,5 +1202,9 @@ PetscErrorCode PGXRegister_AIPS(void)
   PetscCall(PetscLogEventRegister("PGXAIPSApply", PC_CLASSID, &PGX_AIPSApply));
   PetscCall(PetscLogEventRegister("PGXAIPSTriSolve", PC_CLASSID, &PGX_AIPSTridiagSolve));
   PetscCall(PetscLogEventRegister("PGXAIPSEstimate", PC_CLASSID, &PGX_AIPSEstimate));
+  PetscCall(PetscLogEventRegister("PGXAIPSSetUpExtr", PC_CLASSID, &PGX_AIPSSetUpExtract));
+  PetscCall(PetscLogEventRegister("PGXAIPSSetUpTriS", PC_CLASSID, &PGX_AIPSSetUpTriSymbolic));
+  PetscCall(PetscLogEventRegister("PGXAIPSSetUpTriN", PC_CLASSID, &PGX_AIPSSetUpTriNumeric));
+  PetscCall(PetscLogEventRegister("PGXAIPSSetUpRest", PC_CLASSID, &PGX_AIPSSetUpRest));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

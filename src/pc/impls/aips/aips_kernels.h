@@ -57,6 +57,15 @@ PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscIn
 PetscErrorCode fill(PetscInt n, Scalar v, Scalar *y);
 /* y[i] = pos[i] < 0 ? 0 : a[pos[i]] (device arrays) */
 PetscErrorCode gather(PetscInt n, const PetscInt *pos, const Scalar *a, Scalar *y);
+/* reference::value_maps's tripos on the device from A's device pattern (rowptr, col: n rows), one thread a row, and
+   what the choice of R's storage needs, returned on the host: info[0] = 1 when a row's columns are not strictly
+   increasing (unsorted or repeated: the caller then builds the maps on the host), info[1] = rows without a diagonal
+   entry, info[2] = R's entries, info[3] = R's distinct offsets (column - row; maxdiag + 1 when there are more than
+   maxdiag), and off[0 .. min(info[3], maxdiag)) those offsets, sorted (maxdiag <= 32). tripos: 3 n device entries. */
+PetscErrorCode pattern_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscInt *tripos, PetscInt info[4], PetscInt *off);
+/* PGXDIAScatter's map on the device: diapos[d n + i] = position (in A's values) of R(i, i + off[d]), -1 where R has no
+   entry; off: the ndiag sorted offsets (host array; every offset of R among them) */
+PetscErrorCode dia_positions(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt ndiag, const PetscInt *off, PetscInt *diapos);
 } // namespace cuda
 } // namespace aips
 } // namespace kernels

@@ -170,49 +170,6 @@ static PetscErrorCode RestoreCSR(Mat B, PetscInt *n, const PetscInt **ia, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#if PGX_HAVE_CUDA /* the cuda analysis alone calls these two (unused, and warned about, in the other builds) */
-/* A's pattern in device memory: PETSc's AIJCUSPARSE arrays (full rows), when PETSc has CUDA and PetscInt is int;
-   else NULL (the caller uses the host CSR). PGX's stream is ordered after PETSc's work on them. */
-static PetscErrorCode GetDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
-{
-  PetscFunctionBegin;
-  *i = *j = NULL;
-#if PGX_HAVE_CUDA && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
-  PetscBool          cusp;
-  const PetscScalar *da;
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &cusp));
-  if (cusp) {
-    const int *ii = NULL, *jj = NULL;
-    PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &ii, &jj));
-    PetscCall(PGXMatGetDeviceValuesRead(B, &da)); /* PGX's stream waits for PETSc's (the row offsets may be new) */
-    if (!da || !ii || !jj) {
-      PetscCall(PetscInfo(B, "PCDILU: no device pattern (row offsets %p, column indices %p, values %p): the host CSR is used\n", (const void *)ii, (const void *)jj, (const void *)da));
-      PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &ii, &jj));
-    } else *i = ii, *j = jj;
-  } else {
-    MatType type;
-    PetscCall(MatGetType(B, &type));
-    PetscCall(PetscInfo(B, "PCDILU: the matrix is %s, not %s: the host CSR is used\n", type, MATSEQAIJCUSPARSE));
-  }
-#else
-  (void)B;
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode RestoreDevicePattern(Mat B, const PetscInt **i, const PetscInt **j)
-{
-  PetscFunctionBegin;
-#if PGX_HAVE_CUDA && defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES)
-  if (*i) PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, i, j));
-#else
-  (void)B;
-#endif
-  *i = *j = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
-
 /* cuda: the host copy of A's pattern and of the GPU's colors, which the analysis does not make (for A^T) */
 static PetscErrorCode EnsureHostPattern(PC_DILU *dilu)
 {
@@ -293,12 +250,12 @@ static PetscErrorCode PCDILUAnalyze(PC pc)
     PetscCall(K::cuda::SetColorWave(d, dilu->wave));
     PetscCall(K::cuda::SetColorRounds(d, dilu->colorrounds));
     PetscCall(K::cuda::SetColorCoop(d, dilu->colorcoop));
-    PetscCall(GetDevicePattern(dilu->local, &dia, &dja));
+    PetscCall(PGXMatGetDevicePattern(dilu->local, &dia, &dja));
     PetscBool ondevice = dia ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscTime(&tc[0]));
     if (ondevice) {
       PetscCall(K::cuda::AnalyzeDevice(d, n, dia, dja, mc, &dilu->A.nnz, &dilu->A.nlower, &dilu->A.nupper));
-      PetscCall(RestoreDevicePattern(dilu->local, &dia, &dja));
+      PetscCall(PGXMatRestoreDevicePattern(dilu->local, &dia, &dja));
     } else {
       PetscCall(GetCSR(dilu->local, &nr, &ia, &ja));
       dilu->A.nnz = ia[n];

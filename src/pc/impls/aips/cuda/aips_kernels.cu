@@ -6,6 +6,8 @@
 #include <pgx/private/pgxcuda.h>
 #include <pgx/private/pgxdia.h>
 #include "../aips_kernels.h"
+#include <algorithm>
+#include <climits>
 
 namespace pgx
 {
@@ -69,7 +71,115 @@ __global__ void gather_kernel(PetscInt n, const PetscInt *__restrict__ pos, cons
     y[i]             = p < 0 ? PetscScalar(0) : a[p];
   }
 }
+/* pattern_maps: one thread a row. R's distinct offsets go to slots[0 .. maxdiag) (-1: empty; -1, 0 and 1 are P's
+   offsets, never R's), each inserted once by atomicCAS in the first free slot; cnt[0] |= unsorted, cnt[1] += rows
+   without a diagonal, cnt[2] += R's entries, cnt[3] = 1 when R has more than maxdiag offsets */
+__device__ inline void insert_offset(int o, int maxdiag, int *slots, int *cnt)
+{
+  for (int s = 0; s < maxdiag; s++) {
+    const int cur = *(volatile int *)(slots + s);
+    if (cur == o) return;
+    if (cur == -1) {
+      const int v = atomicCAS(slots + s, -1, o);
+      if (v == -1 || v == o) return;
+    }
+  }
+  cnt[3] = 1;
+}
+
+__global__ void pattern_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, int maxdiag, PetscInt *__restrict__ tripos, int *cnt, int *slots)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    PetscInt prev = -1;
+    bool     diag = false, bad = false;
+    int      nr   = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
+      const PetscInt j = col[k];
+      if (j <= prev) bad = true;
+      prev = j;
+      if (j >= i - 1 && j <= i + 1 && j < n) {
+        tripos[(j - i + 1) * n + i] = k;
+        if (j == i) diag = true;
+      } else {
+        nr++;
+        insert_offset((int)(j - i), maxdiag, slots, cnt);
+      }
+    }
+    if (bad) cnt[0] = 1;
+    if (!diag) atomicAdd(cnt + 1, 1);
+    const unsigned mask = __activemask();
+    const int      sum  = __reduce_add_sync(mask, nr);
+    if ((threadIdx.x & 31) == (unsigned)(__ffs(mask) - 1)) atomicAdd(cnt + 2, sum);
+  }
+}
+
+struct Offsets {
+  int o[PGX_DIA_MAXDIAG];
+  int nd;
+};
+
+__global__ void dia_positions_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, Offsets off, PetscInt *__restrict__ diapos)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    int d = 0;
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) { /* columns increasing: the diagonals come in order */
+      const PetscInt j = col[k];
+      if (j >= i - 1 && j <= i + 1 && j < n) continue;
+      const int o = (int)(j - i);
+      while (d < off.nd && off.o[d] < o) d++;
+      if (d < off.nd && off.o[d] == o) diapos[(size_t)d * (size_t)n + (size_t)i] = k;
+    }
+  }
+}
 } // namespace
+
+PetscErrorCode pattern_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscInt *tripos, PetscInt info[4], PetscInt *off)
+{
+  cudaStream_t stream;
+  int         *buf, h[4 + PGX_DIA_MAXDIAG];
+
+  PetscFunctionBegin;
+  PetscCheck(maxdiag >= 0 && maxdiag <= PGX_DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "pattern_maps: maxdiag %" PetscInt_FMT ", at most %d", maxdiag, PGX_DIA_MAXDIAG);
+  PetscCheck(n >= 0 && n < INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "pattern_maps: %" PetscInt_FMT " rows, fewer than 2^30 needed", n);
+  PetscCall(PGXCUDAGetStream(&stream));
+  PGXCallCUDA(cudaMalloc((void **)&buf, sizeof(int) * (4 + PGX_DIA_MAXDIAG)));
+  PGXCallCUDA(cudaMemsetAsync(buf, 0, sizeof(int) * 4, stream));
+  PGXCallCUDA(cudaMemsetAsync(buf + 4, 0xff, sizeof(int) * PGX_DIA_MAXDIAG, stream));
+  if (n) {
+    PGXCallCUDA(cudaMemsetAsync(tripos, 0xff, sizeof(PetscInt) * 3 * (size_t)n, stream));
+    pattern_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, (int)maxdiag, tripos, buf, buf + 4);
+    PGXCheckLaunch("pgx::kernels::aips::cuda::pattern_kernel");
+  }
+  PGXCallCUDA(cudaMemcpyAsync(h, buf, sizeof(h), cudaMemcpyDeviceToHost, stream));
+  PGXCallCUDA(cudaStreamSynchronize(stream));
+  PGXCallCUDA(cudaFree(buf));
+  info[0] = h[0];
+  info[1] = h[1];
+  info[2] = h[2];
+  int nd  = 0;
+  while (nd < maxdiag && h[4 + nd] != -1) nd++;
+  std::sort(h + 4, h + 4 + nd);
+  for (int d = 0; d < nd; d++) off[d] = h[4 + d];
+  info[3] = h[3] ? maxdiag + 1 : nd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode dia_positions(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt ndiag, const PetscInt *off, PetscInt *diapos)
+{
+  cudaStream_t stream;
+  Offsets      o;
+
+  PetscFunctionBegin;
+  PetscCheck(ndiag >= 0 && ndiag <= PGX_DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "dia_positions: %" PetscInt_FMT " diagonals, at most %d", ndiag, PGX_DIA_MAXDIAG);
+  o.nd = (int)ndiag;
+  for (PetscInt d = 0; d < ndiag; d++) o.o[d] = (int)off[d];
+  if (!n || !ndiag) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  PGXCallCUDA(cudaMemsetAsync(diapos, 0xff, sizeof(PetscInt) * (size_t)ndiag * (size_t)n, stream));
+  dia_positions_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, rowptr, col, o, diapos);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::dia_positions_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode gather(PetscInt n, const PetscInt *pos, const Scalar *a, Scalar *y)
 {
