@@ -102,6 +102,19 @@ static PetscErrorCode PCAIPSRemainderFree(PC_AIPS *aips)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* R's diagonal block (nnz entries, m rows) goes to DIA on the nd offsets off[] (sorted; off may be aips->diaoff) */
+static PetscErrorCode PCAIPSRemainderSetDIA(PC pc, PetscInt m, PetscInt nnz, PetscInt nd, const PetscInt off[])
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  aips->ndiag   = nd;
+  aips->diafill = (PetscReal)nnz / ((PetscReal)nd * (PetscReal)m);
+  for (PetscInt d = 0; d < nd; d++) aips->diaoff[d] = off[d];
+  PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block in DIA: %" PetscInt_FMT " diagonals, fill %.3f (offsets %" PetscInt_FMT " .. %" PetscInt_FMT ")\n", nd, (double)aips->diafill, aips->diaoff[0], aips->diaoff[nd - 1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* cuda: the storage of R's diagonal block, from its pattern (rp, rc: R's diagonal block as CSR on the host, as
    split_remainder or value_maps give it) and -pc_aips_remainder_format: sets aips->ndiag (0: CSR), diaoff, diafill */
 static PetscErrorCode PCAIPSRemainderChooseFormat(PC pc, PetscInt m, const PetscInt *rp, const PetscInt *rc)
@@ -131,9 +144,7 @@ static PetscErrorCode PCAIPSRemainderChooseFormat(PC pc, PetscInt m, const Petsc
     else PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block lies on %" PetscInt_FMT " diagonals with fill %.3f, below %.3f: DIA does not pay, R kept in CSR (-pc_aips_remainder_format dia forces DIA)\n", nd, (double)rp[m] / ((double)nd * (double)m), (double)PC_AIPS_DIA_MINFILL));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  aips->ndiag   = nd;
-  aips->diafill = (PetscReal)rp[m] / ((PetscReal)nd * (PetscReal)m);
-  PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block in DIA: %" PetscInt_FMT " diagonals, fill %.3f (offsets %" PetscInt_FMT " .. %" PetscInt_FMT ")\n", nd, (double)aips->diafill, aips->diaoff[0], aips->diaoff[nd - 1]));
+  PetscCall(PCAIPSRemainderSetDIA(pc, m, rp[m], nd, aips->diaoff));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -166,11 +177,8 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCAIPSRemainderFree(aips)); /* R built from host values before, if at all */
-  aips->nrem    = info[2];
-  aips->ndiag   = nd;
-  aips->diafill = (PetscReal)info[2] / ((PetscReal)nd * (PetscReal)m);
-  for (PetscInt d = 0; d < nd; d++) aips->diaoff[d] = off[d];
-  PetscCall(PetscInfo(pc, "PCAIPS: R's diagonal block in DIA: %" PetscInt_FMT " diagonals, fill %.3f (offsets %" PetscInt_FMT " .. %" PetscInt_FMT ")\n", nd, (double)aips->diafill, aips->diaoff[0], aips->diaoff[nd - 1]));
+  aips->nrem = info[2];
+  PetscCall(PCAIPSRemainderSetDIA(pc, m, info[2], nd, off));
   PetscCall(PetscIntMultError(nd, m, &aips->nrval));
   aips->d_tripos = tripos;
   PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &aips->d_tri));
