@@ -7,12 +7,20 @@
    warp shuffles (ShflDown, ShflUp: a complex value moves as its two parts), WarpSum; loads through L2 (LdCg) and
    streaming loads (LdCs); Fma (a b + c: the fused multiply-add for double, plain arithmetic for complex);
    AtomicAdd (a complex one adds its two parts separately); Shared<T>::type and As<T>() for shared-memory arrays
-   (thrust::complex has constructors, which __shared__ arrays cannot run). Included by .cu files only. */
+   (thrust::complex has constructors, which __shared__ arrays cannot run). Included by .cu files only.
+
+   Dev() and DevScalar(): the kernel interfaces are declared with the host's scalar (std::complex<double> in complex
+   builds, where nvcc's PetscScalar is thrust::complex<double> of the same layout; PetscScalar in real builds); the
+   cuda backends view those arrays and scalars as the device scalar's. */
 #pragma once
 #if !defined(__CUDACC__)
   #error "pgxcudascalar.h is for CUDA sources"
 #endif
 #include <thrust/complex.h>
+#include <petscsys.h>
+#if defined(PETSC_USE_COMPLEX)
+  #include <complex>
+#endif
 
 namespace pgx
 {
@@ -156,5 +164,29 @@ __device__ __forceinline__ T &As(S &s)
 {
   return *reinterpret_cast<T *>(&s);
 }
+
+template <typename T>
+__host__ __device__ inline const PetscScalar *Dev(const T *p)
+{
+  static_assert(sizeof(T) == sizeof(PetscScalar), "Dev(): the interface's and the device's scalars differ");
+  return reinterpret_cast<const PetscScalar *>(p);
+}
+template <typename T>
+__host__ __device__ inline PetscScalar *Dev(T *p)
+{
+  static_assert(sizeof(T) == sizeof(PetscScalar), "Dev(): the interface's and the device's scalars differ");
+  return reinterpret_cast<PetscScalar *>(p);
+}
+#if defined(PETSC_USE_COMPLEX)
+inline PetscScalar DevScalar(const std::complex<PetscReal> &a)
+{
+  return PetscScalar(a.real(), a.imag());
+}
+#else
+inline PetscScalar DevScalar(PetscScalar a)
+{
+  return a;
+}
+#endif
 } // namespace dev
 } // namespace pgx

@@ -188,7 +188,7 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
   PetscCall(PGXDeviceCopyArrayToDevice(aips->d_diaoff, aips->diaoff, nd));
   PetscCall(PetscTime(&tsu[3]));
   PetscCall(K::cuda::dia_positions(m, dia, dja, nd, aips->diaoff, aips->d_rpos));
-  PetscCall(PGXDeviceSynchronize());
+  PetscCall(PGXDeviceSynchronize()); /* the kernel has read PETSc's pattern before it is handed back */
   PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
   PetscCall(PetscTime(&tsu[4]));
   aips->rsource = 2;
@@ -588,7 +588,6 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
           PetscCall(PGXDeviceCopyArrayToDevice(aips->d_col, rc, rp[m]));
         }
       }
-      PetscCall(PGXDeviceSynchronize());
       PetscCall(PetscTime(&tsu[4]));
       aips->rsource = 2;
       for (PetscInt i = 0; i < m; i++)
@@ -608,8 +607,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PGXDeviceCopyArrayToHost(aips->dl, aips->d_tri, m));
     PetscCall(PGXDeviceCopyArrayToHost(aips->d, aips->d_tri + m, m));
-    PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * m, m));
-    PetscCall(PGXDeviceSynchronize());
+    PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * m, m)); /* synchronous: P is on the host now */
     PetscCall(PetscTime(&tsu[5]));
     PetscCall(PetscInfo(pc, "PCAIPS: setup from device values: A's device values %.1f ms, maps from the pattern %.1f ms, R's format %.1f ms, maps uploaded %.1f ms, P and R gathered, P downloaded %.1f ms\n", 1e3 * (tsu[1] - tsu[0]), 1e3 * (tsu[2] - tsu[1]), 1e3 * (tsu[3] - tsu[2]), 1e3 * (tsu[4] - tsu[3]), 1e3 * (tsu[5] - tsu[4])));
   }

@@ -22,11 +22,7 @@ namespace cuda
 namespace
 {
 /* the interface's arrays (Scalar, the host's type) as the device scalar's (PetscScalar under nvcc), same layout */
-static_assert(sizeof(Scalar) == sizeof(PetscScalar), "resident cuda: the interface's and the device's scalars differ");
-inline const PetscScalar *Dev(const Scalar *p)
-{
-  return reinterpret_cast<const PetscScalar *>(p);
-}
+using pgx::dev::Dev;
 
 constexpr int BLOCK   = 256; /* threads of the vector and reduction kernels */
 constexpr int NPART   = 256; /* blocks (partial sums) of a reduction */

@@ -28,7 +28,6 @@ namespace tridiag
 {
 namespace cuda
 {
-static_assert(sizeof(PetscScalar) == sizeof(Scalar), "tridiag cuda: the interface's and the device's scalars differ");
 namespace
 {
 using pgx::dev::Fma;
@@ -36,29 +35,8 @@ using pgx::dev::LdCs;
 using pgx::dev::ShflDown;
 using pgx::dev::ShflUp;
 typedef pgx::dev::Shared<PetscScalar>::type SharedScalar; /* __shared__ arrays of the scalar: a plain type */
-
-/* the device scalar's view of the interface's arrays */
-template <typename T>
-__host__ __device__ inline const PetscScalar *Dev(const T *p)
-{
-  return reinterpret_cast<const PetscScalar *>(p);
-}
-template <typename T>
-__host__ __device__ inline PetscScalar *Dev(T *p)
-{
-  return reinterpret_cast<PetscScalar *>(p);
-}
-#if defined(PETSC_USE_COMPLEX)
-inline PetscScalar DevScalar(Scalar a)
-{
-  return PetscScalar(a.real(), a.imag());
-}
-#else
-inline PetscScalar DevScalar(Scalar a)
-{
-  return a;
-}
-#endif
+using pgx::dev::Dev; /* the device scalar's view of the interface's arrays and scalars */
+using pgx::dev::DevScalar;
 
 __global__ void __launch_bounds__(CHUNK_THREADS) batch_kernel(const Chunk *__restrict__ chunks, const PetscInt *__restrict__ bstart, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y)
 {

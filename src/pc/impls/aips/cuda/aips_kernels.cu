@@ -4,6 +4,7 @@
    scalar (double, or thrust::complex<double> in complex builds); the interface's Scalar (the host's type) is
    reinterpreted at the entry points. */
 #include <pgx/private/pgxcuda.h>
+#include <pgx/private/pgxcudascalar.h>
 #include <pgx/private/pgxdia.h>
 #include "../aips_kernels.h"
 #include <algorithm>
@@ -17,30 +18,10 @@ namespace aips
 {
 namespace cuda
 {
-static_assert(sizeof(PetscScalar) == sizeof(Scalar), "aips cuda: the interface's and the device's scalars differ");
 namespace
 {
-template <typename T>
-inline const PetscScalar *Dev(const T *p)
-{
-  return reinterpret_cast<const PetscScalar *>(p);
-}
-template <typename T>
-inline PetscScalar *Dev(T *p)
-{
-  return reinterpret_cast<PetscScalar *>(p);
-}
-#if defined(PETSC_USE_COMPLEX)
-inline PetscScalar DevScalar(Scalar a)
-{
-  return PetscScalar(a.real(), a.imag());
-}
-#else
-inline PetscScalar DevScalar(Scalar a)
-{
-  return a;
-}
-#endif
+using pgx::dev::Dev; /* the device scalar's view of the interface's arrays and scalars */
+using pgx::dev::DevScalar;
 
 __global__ void csr_product_kernel(PetscInt n, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ y, PetscScalar *__restrict__ t)
 {

@@ -47,15 +47,7 @@ static constexpr unsigned BLOCK = 256;
 /* The device scalar is PetscScalar as nvcc sees it: double, or thrust::complex<double> in complex builds (the
    interface's Scalar is the host's std::complex<double> there, of the same layout: Dev() reinterprets). DILU's
    arithmetic is the same for both (no conjugation: M = (E+L) E^-1 (E+U) of A itself). */
-static_assert(sizeof(PetscScalar) == sizeof(Scalar), "PCDILU cuda: the interface's and the device's scalars differ");
-static inline const PetscScalar *Dev(const Scalar *p)
-{
-  return reinterpret_cast<const PetscScalar *>(p);
-}
-static inline PetscScalar *Dev(Scalar *p)
-{
-  return reinterpret_cast<PetscScalar *>(p);
-}
+using pgx::dev::Dev;
 #if defined(PETSC_USE_COMPLEX)
 static constexpr cudaDataType_t CUDA_SCALAR = CUDA_C_64F;
 #else
