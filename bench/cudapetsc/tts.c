@@ -4,6 +4,10 @@ static char help[] = "Time to solution (PCSetUp + KSPSolve) of several solver co
                      "                  -a_ksp_type gmres -a_pc_type gamg -b_ksp_type gmres -b_pc_type gamg -b_mg_levels_4_pc_type dilu\n"
                      "  -reps 7         repetitions; round r runs every configuration once, in the order given, after a warm-up round\n"
                      "                  that is not counted (first CUDA, cuBLAS and cuSPARSE uses, first allocations)\n"
+                     "  -fresh         a new KSP (and PC) for every solve, created outside the clock: every setup starts from nothing\n"
+                     "                  (GAMG builds its whole hierarchy, as in a program that solves once); without it each KSP\n"
+                     "                  is kept and set up again on a new matrix state (GAMG then reuses its interpolation by\n"
+                     "                  default and rebuilds only the Galerkin products and the smoothers, as in time stepping)\n"
                      "  -rtol 1e-8, and -dm_vec_type cuda -dm_mat_type aijcusparse for device Vecs\n"
                      "Before each solve one diagonal entry of A is set to its own value (a new matrix state, so every PC sets up\n"
                      "again from scratch, as GAMG does for new values) and x = 0. Setup = KSPSetUp + PCSetUp, solve = KSPSolve,\n"
@@ -75,13 +79,27 @@ static PetscErrorCode Assemble(DM da, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode CreateKSP(Mat A, const char *cfg, PetscReal rtol, KSP *ksp)
+{
+  char prefix[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), ksp));
+  PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetTolerances(*ksp, rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt       m = 100, reps = 7, nc = MAXC, its[MAXC], rstart;
   char          *cfg[MAXC];
   double         tsetup[MAXC][256], tsolve[MAXC][256], ttotal[MAXC][256];
   PetscReal      rtol = 1e-8, rnorm[MAXC];
-  PetscBool      itschanged[MAXC];
+  PetscBool      itschanged[MAXC], fresh = PETSC_FALSE;
   KSPConvergedReason reason[MAXC];
   DM             da;
   Mat            A;
@@ -96,6 +114,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-fresh", &fresh, NULL));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-configs", cfg, &nc, NULL));
   PetscCheck(nc >= 1, PETSC_COMM_WORLD, PETSC_ERR_USER, "-configs a,b,...: at least one option prefix (at most %d)", MAXC);
   PetscCheck(reps >= 1 && reps <= 256, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps must be in 1..256, not %" PetscInt_FMT, reps);
@@ -114,13 +133,7 @@ int main(int argc, char **argv)
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
 
   for (PetscInt c = 0; c < nc; c++) {
-    char prefix[256];
-    PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg[c]));
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp[c]));
-    PetscCall(KSPSetOptionsPrefix(ksp[c], prefix));
-    PetscCall(KSPSetOperators(ksp[c], A, A));
-    PetscCall(KSPSetTolerances(ksp[c], rtol, PETSC_DEFAULT, PETSC_DEFAULT, 10000));
-    PetscCall(KSPSetFromOptions(ksp[c]));
+    PetscCall(CreateKSP(A, cfg[c], rtol, &ksp[c]));
     its[c]        = -1;
     itschanged[c] = PETSC_FALSE;
   }
@@ -138,7 +151,10 @@ int main(int argc, char **argv)
       }
       PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
       PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-      PetscCall(KSPSetOperators(ksp[c], A, A));
+      if (fresh) {
+        PetscCall(KSPDestroy(&ksp[c]));
+        PetscCall(CreateKSP(A, cfg[c], rtol, &ksp[c]));
+      } else PetscCall(KSPSetOperators(ksp[c], A, A));
       PetscCall(VecSet(x, 0.0));
       PetscCall(VecNorm(b, NORM_2, &nrm)); /* the device idle before the clock starts */
       PetscCall(PetscBarrier((PetscObject)A));
@@ -168,7 +184,7 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(x, NORM_INFINITY, &rnorm[c]));
   }
 
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time to solution in one process: %" PetscInt_FMT "^3, %" PetscInt_FMT " rounds after one warm-up round, rtol %g; seconds: median [min-max]\n", m, reps, (double)rtol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time to solution in one process: %" PetscInt_FMT "^3, %" PetscInt_FMT " rounds after one warm-up round, rtol %g, %s; seconds: median [min-max]\n", m, reps, (double)rtol, fresh ? "a new KSP and PC for every solve (-fresh)" : "each KSP set up again on a new matrix state"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-10s %5s %-28s %-28s %-28s %10s  %s\n", "config", "its", "setup", "solve", "total", "|x - 1|", "result"));
   for (PetscInt c = 0; c < nc; c++) {
     char s1[64], s2[64], s3[64];
