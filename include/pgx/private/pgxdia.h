@@ -22,6 +22,14 @@
 /* the most diagonals the device product takes (its offsets staged in shared memory) */
 #define PGX_DIA_MAXDIAG 32
 
+/* Whether DIA storage pays for an n-row block of nnz entries on nd distinct offsets: some entries, at most maxdiag
+   diagonals, and a fill nnz / (nd * n) of at least minfill. PGXDIAAnalyze() decides by it on the host; PCAIPS's
+   maps from the device pattern, which count nnz and nd on the GPU, by the same rule. */
+static inline PetscBool PGXDIAPays(PetscInt nnz, PetscInt nd, PetscInt n, PetscInt maxdiag, PetscReal minfill)
+{
+  return (PetscBool)(nnz > 0 && nd > 0 && nd <= maxdiag && (PetscReal)nnz >= minfill * (PetscReal)nd * (PetscReal)n);
+}
+
 /* The distinct offsets (column - row) of the n x n CSR block (rowptr, col), sorted, in off[0 .. *ndiag) (off has
    room for maxdiag); *ndiag = 0 when there are more than maxdiag of them or the fill nnz / (ndiag * n) is below
    minfill (then DIA does not pay). An empty block gives *ndiag = 0. */
@@ -49,7 +57,7 @@ static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, c
       nd++;
     }
   }
-  if ((PetscReal)nnz < minfill * (PetscReal)nd * (PetscReal)n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!PGXDIAPays(nnz, nd, n, maxdiag, minfill)) PetscFunctionReturn(PETSC_SUCCESS);
   *ndiag = nd;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

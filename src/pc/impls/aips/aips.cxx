@@ -169,7 +169,7 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
   PetscCall(K::cuda::pattern_maps(m, dia, dja, PC_AIPS_DIA_MAXDIAG, tripos, info, off));
   nd = info[3];
   PetscCall(PetscTime(&tsu[2]));
-  if (info[0] || !info[2] || nd > PC_AIPS_DIA_MAXDIAG || !nd || (PetscReal)info[2] < minfill * (PetscReal)nd * (PetscReal)m) {
+  if (info[0] || !PGXDIAPays(info[2], nd, m, PC_AIPS_DIA_MAXDIAG, minfill)) { /* PCAIPSRemainderChooseFormat()'s rule */
     PetscCall(PetscInfo(pc, "PCAIPS: the maps from the device pattern decline (%s); the host builds them\n", info[0] ? "a row's columns are not increasing" : "R is not kept in DIA"));
     PetscCall(PGXDeviceFree(&tripos));
     PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
