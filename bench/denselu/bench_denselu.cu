@@ -17,7 +17,8 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  remaining sizes once exceeded)  -o <file>  -profile (per-phase ms of one more profiled factor and solve,\n"
                            "  as two '#' lines under each PGX row)  -priority 0,1 (panel on a greatest-priority stream)  -leafrows 0,1,2,4,8\n"
                            "  (rows per thread of the cooperative leaf; 0: default rule)  -leafswaps 0,1 (leaves swap the rest of the panel)\n"
-                           "  -paths auto,blocked,cluster,fused (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
+                           "  -paths auto,blocked,cluster,fused,cusolver (-mat_pgx_lu_path, swept for every precision; default auto)  -cluster_max <0>\n"
+                           "  -panels pgx,cusolver,auto (-mat_pgx_lu_panel: pivoted FP64 panels by PGX or cusolverDnDgetrf; default pgx)  -cusolver_max <0>  -panel_max <0>\n"
                            "  -la_sms 0,100,116 (-mat_pgx_lu_lookahead_sms: the look-ahead stream's SM count targets, swept)\n"
                            "  -pivotings partial,tournament (-mat_pgx_lu_pivoting of the mixed precisions, swept; double: partial)\n"
                            "  -nopivots auto,never,always (-mat_pgx_lu_nopivot, swept for every precision; default auto: no pivot search\n"
@@ -187,6 +188,8 @@ struct Config {
   PetscBool    leftstream = PETSC_TRUE;         /* -leftstream: SetLeftSwapStream */
   PetscBool    swapplan   = PETSC_TRUE;         /* -swapplan: SetSwapPlan */
   PetscInt     trsmleaf   = 64;                 /* -trsm_leaf: SetTrsmLeaf */
+  dl::Panel    panel      = dl::PANEL_PGX;      /* -panels: SetPanel */
+  PetscInt     wholemax = 0, panelmax = 0;      /* -cusolver_max, -panel_max: SetPanel (auto) */
 };
 
 static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, const char *name, const Config &cf)
@@ -219,6 +222,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetTrsmLeaf(d, cf.trsmleaf));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
+  PetscCall(cu::SetPanel(d, cf.panel, cf.wholemax, cf.panelmax));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -251,6 +255,9 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     PetscInt ncl, gmax;
     PetscCall(cu::GetClusterInfo(d, &ncl, &gmax));
     if (ncl) note += " " + std::to_string((long long)ncl) + " cluster leaves (<= " + std::to_string((long long)gmax) + " blocks)";
+    PetscInt ncs;
+    PetscCall(cu::GetPanelInfo(d, &ncs));
+    if (ncs) note += " " + std::to_string((long long)ncs) + " cusolver panels";
     if (cf.graph) {
       PetscBool replayed;
       PetscCall(cu::GetGraphInfo(d, NULL, &replayed));
@@ -416,7 +423,8 @@ int main(int argc, char **argv)
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1, lstreams[2] = {1}, nlstreams = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
-  char      pprecs[128] = "double", nopivs[128] = "auto";
+  char      pprecs[128] = "double", nopivs[128] = "auto", panels[128] = "pgx";
+  PetscInt  wholemax = 0, panelmax = 0;
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
 
@@ -432,7 +440,10 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-leafrows", "PGX: rows per thread of the cooperative leaf to sweep (0: default rule; 1, 2, 4, 8)", lrows, 5, &nlrows));
   PetscCall(IntArrayOption(PetscOptionsObject, "-leafswaps", "PGX: leaves swap the rest of their panel off (0) / on (1) to sweep", lswaps, 2, &nlswaps));
   PetscCall(IntArrayOption(PetscOptionsObject, "-leftstream", "PGX look-ahead: left swaps on their own stream (1) or on the panel's (0) to sweep", lstreams, 2, &nlstreams));
-  PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
+  PetscCall(PetscOptionsString("-paths", "PGX: paths to sweep (auto, fused, blocked, cluster, cusolver: -mat_pgx_lu_path)", NULL, paths, paths, sizeof(paths), NULL));
+  PetscCall(PetscOptionsString("-panels", "PGX: who factors the pivoted FP64 panels, to sweep (pgx, cusolver, auto: -mat_pgx_lu_panel; rows other than pgx are named 'csp' and 'psel')", NULL, panels, panels, sizeof(panels), NULL));
+  PetscCall(PetscOptionsInt("-cusolver_max", "PGX, panel auto: largest n of the whole matrix by cusolverDnDgetrf (-mat_pgx_lu_cusolver_max)", NULL, wholemax, &wholemax, NULL));
+  PetscCall(PetscOptionsInt("-panel_max", "PGX, panel auto: largest n of cuSOLVER's panels (-mat_pgx_lu_panel_max)", NULL, panelmax, &panelmax, NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-trsm_leaf", "PGX FP64: U-row solves split by halves down to this many rows, to sweep (64: the default; 0: one cublasDtrsm)", tleaves, 8, &ntleaves));
   PetscCall(IntArrayOption(PetscOptionsObject, "-swapplan", "PGX: each panel's swap plan made once (1) or in every swap block (0) to sweep", splans, 2, &nsplans));
@@ -467,9 +478,14 @@ int main(int argc, char **argv)
   const std::vector<std::string> matlist = Split(mats), preclist = Split(precs), pathlist = Split(paths);
   std::vector<dl::Path>          pathv;
   for (const std::string &w : pathlist) {
-    const dl::Path pv = w == "auto" ? dl::PATH_AUTO : w == "fused" ? dl::PATH_FUSED : w == "blocked" ? dl::PATH_BLOCKED : w == "cluster" ? dl::PATH_CLUSTER : (dl::Path)-1;
-    PetscCheck(pv != (dl::Path)-1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-paths: unknown %s (auto, fused, blocked, cluster)", w.c_str());
+    const dl::Path pv = w == "auto" ? dl::PATH_AUTO : w == "fused" ? dl::PATH_FUSED : w == "blocked" ? dl::PATH_BLOCKED : w == "cluster" ? dl::PATH_CLUSTER : w == "cusolver" ? dl::PATH_CUSOLVER : (dl::Path)-1;
+    PetscCheck(pv != (dl::Path)-1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-paths: unknown %s (auto, fused, blocked, cluster, cusolver)", w.c_str());
     pathv.push_back(pv);
+  }
+  std::vector<dl::Panel> panelv;
+  for (const std::string &w : Split(panels)) {
+    PetscCheck(w == "pgx" || w == "cusolver" || w == "auto", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-panels: unknown %s (pgx, cusolver, auto)", w.c_str());
+    panelv.push_back(w == "pgx" ? dl::PANEL_PGX : w == "cusolver" ? dl::PANEL_CUSOLVER : dl::PANEL_AUTO);
   }
   std::vector<dl::Pivoting> pivv;
   for (const std::string &w : Split(pivs)) {
@@ -515,9 +531,10 @@ int main(int argc, char **argv)
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
         for (const dl::NoPivot np : npv)
         for (const dl::Path pth : pathv)
+        for (const dl::Panel pnl : panelv)
         for (PetscInt ig = 0; ig < ngraphs; ig++) {
         const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
-        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : "cluster")) + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
+        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : pth == dl::PATH_CLUSTER ? "cluster" : "cusolver")) + (pnl == dl::PANEL_PGX ? "" : pnl == dl::PANEL_CUSOLVER ? " csp" : " psel") + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
         for (PetscInt ils = 0; ils < nlstreams; ils++)
         for (PetscInt isp = 0; isp < nsplans; isp++)
         for (PetscInt itl = 0; itl < ntleaves; itl++)
@@ -533,6 +550,9 @@ int main(int argc, char **argv)
                       for (PetscInt ic = 0; ic < ncoops; ic++) {
                         Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
                         cf.nopiv      = np;
+                        cf.panel      = pnl;
+                        cf.wholemax   = wholemax;
+                        cf.panelmax   = panelmax;
                         cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                   cf.trsmleaf   = tleaves[itl];
@@ -542,6 +562,9 @@ int main(int argc, char **argv)
                 for (const dl::Pivoting pv : pivv) {
                   Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
                   cf.nopiv      = np;
+                  cf.panel      = pnl;
+                  cf.wholemax   = wholemax;
+                  cf.panelmax   = panelmax;
                   cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                   cf.trsmleaf   = tleaves[itl];

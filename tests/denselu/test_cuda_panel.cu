@@ -1,7 +1,8 @@
 static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (stream priority, leaf rows per thread, leaf swaps) against the default path.\n"
                      "  -matrix <random,diagdom,zerolead,singular,illcond>  -n <n>  -nb <nb>  -leaf <w>  -lookahead  -precision <double,tf32,half,bf16>\n"
                      "  -coop <bool> (cooperative leaves; else the one-block leaf)  -priority <bool>  -leafrows <0,1,2,4,8>  -leafswaps <bool>  -refcheck <bool> (pivots against the reference, n <= 1500)\n"
-                     "  -path <auto,fused,blocked,cluster> (the variant's path: -mat_pgx_lu_path)  -graph (the variant in a CUDA graph: factored 4 times)\n"
+                     "  -path <auto,fused,blocked,cluster,cusolver> (the variant's path: -mat_pgx_lu_path)  -panel <pgx,cusolver,auto> (who factors the variant's pivoted FP64 panels: -mat_pgx_lu_panel)\n"
+                     "  -cusolver_max <n> -panel_max <n> (the variant's panel auto: SetPanel)  -graph (the variant in a CUDA graph: factored 4 times)\n"
                      "  -leftstream <bool> (the variant's look-ahead left swaps on their own stream: -mat_pgx_lu_left_swap_stream; default true, as the default path's)\n"
                      "  -swapplan <bool> (the variant's swap plans made once per panel: SetSwapPlan; default true, as the default path's)\n"
                      "  -trsmleaf <rows> (the variant's FP64 U-row solves split down to cublasDtrsm of this many rows: SetTrsmLeaf; default 64, as the default path's; 0: one cublasDtrsm)  -factol <t> (the factors' agreement, relative to max|LU|; default 1e-12 FP64)\n";
@@ -19,6 +20,9 @@ static char help[] = "Dense LU, cuda backend: the panel options of issue 14 (str
      when -leafrows R > 0, 1 with the default rule (n <= 8000: 1 row per thread fits on an H100); 0 with -coop 0;
    - a forced path (-path other than auto), FP64, random or diagdom, n <= 1500: its factors within 1e-12 max|LU| of the
      reference's (as test_cuda_kernels asserts for the default path);
+   - -panel cusolver (FP64): every panel of the variant (ceil(n / nb)) was factored by cusolverDnDgetrf, none by PGX's
+     leaves; low precision: none (PGX's panels); -path cusolver (FP64): the path is named "cusolver" and one
+     cusolverDnDgetrf factored the whole matrix; -panel auto: as the ranges -cusolver_max and -panel_max say;
    - -path cluster: every leaf of the variant was factored by one thread-block cluster when n <= 4096 (sm_90: a
      cluster of at most 16 blocks of 256 threads, up to 2 (FP64) rows per thread), the path is named "cluster..."
      and the rows per thread used are between the requested (1 by default) and Rmax;
@@ -55,6 +59,8 @@ struct Setup {
   PetscInt      trsmleaf   = 64;         /* the variant's (the default path's: 64) */
   dl::Precision prec = dl::PRECISION_DOUBLE;
   dl::Path      path = dl::PATH_AUTO; /* the variant's */
+  dl::Panel     panel = dl::PANEL_PGX; /* the variant's */
+  PetscInt      wholemax = 0, panelmax = 0; /* the variant's panel auto */
   PetscBool     graph = PETSC_FALSE;  /* the variant's */
 };
 
@@ -73,6 +79,7 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
   PetscCall(cu::SetLeaf(d, su.leaf, su.coop));
   if (variant) PetscCall(cu::SetPanelOptions(d, su.priority, su.leafrows, su.leafswaps));
   if (variant) PetscCall(cu::SetPath(d, su.path, 0));
+  if (variant) PetscCall(cu::SetPanel(d, su.panel, su.wholemax, su.panelmax));
   if (variant) PetscCall(cu::SetLeftSwapStream(d, su.leftstream));
   if (variant) PetscCall(cu::SetSwapPlan(d, su.swapplan));
   if (variant) PetscCall(cu::SetTrsmLeaf(d, su.trsmleaf));
@@ -114,18 +121,22 @@ static PetscErrorCode Run(const Setup &su, PetscBool variant, const std::vector<
 int main(int argc, char **argv)
 {
   Setup       su;
-  char        kind[32] = "random", prec[16] = "double", path[16] = "auto";
+  char        kind[32] = "random", prec[16] = "double", path[16] = "auto", panel[16] = "pgx";
   PetscBool   refcheck = PETSC_TRUE;
   PetscReal   cond     = 1e6;
   PetscReal   factol   = 0; /* 0: 1e-12 (FP64) or 1e-5 */
   const char *precs[]  = {"double", "tf32", "half", "bf16"};
-  const char *paths[]  = {"auto", "fused", "blocked", "cluster"};
+  const char *paths[]  = {"auto", "fused", "blocked", "cluster", "cusolver"};
+  const char *panels[] = {"auto", "pgx", "cusolver"};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", kind, sizeof(kind), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-precision", prec, sizeof(prec), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-path", path, sizeof(path), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-panel", panel, sizeof(panel), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-cusolver_max", &su.wholemax, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-panel_max", &su.panelmax, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &su.n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nb", &su.nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-leaf", &su.leaf, NULL));
@@ -143,8 +154,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-cond", &cond, NULL));
   for (int p = 0; p < 4; p++)
     if (!std::strcmp(prec, precs[p])) su.prec = (dl::Precision)p;
-  for (int p = 0; p < 4; p++)
+  for (int p = 0; p < 5; p++)
     if (!std::strcmp(path, paths[p])) su.path = (dl::Path)p;
+  for (int p = 0; p < 3; p++)
+    if (!std::strcmp(panel, panels[p])) su.panel = (dl::Panel)p;
   const PetscInt      n = su.n;
   const bool          dbl = su.prec == dl::PRECISION_DOUBLE;
   std::vector<double> a(n * n), lu0, lu1;
@@ -178,9 +191,30 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "factors of the %s path against the reference: within 1e-12 max|LU|\n", path));
     }
   }
+  PetscInt ncs = 0; /* the variant's panels by cusolverDnDgetrf */
   {
-    const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = !su.coop ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
-    if (su.path == dl::PATH_CLUSTER) {
+    const bool  whole = dbl && (su.path == dl::PATH_CUSOLVER || (su.path == dl::PATH_AUTO && su.panel == dl::PANEL_AUTO && n <= su.wholemax));
+    const bool  csp   = dbl && !whole && (su.panel == dl::PANEL_CUSOLVER || (su.panel == dl::PANEL_AUTO && n <= su.panelmax));
+    const char *pname;
+    PetscInt    ncs0;
+    PetscCall(cu::GetPanelInfo(d1, &ncs));
+    PetscCall(cu::GetPanelInfo(d0, &ncs0));
+    PetscCall(cu::GetInfo(d1, &pname, NULL, NULL));
+    CHECK(ncs0 == 0, "the default path factored %d panels by cusolverDnDgetrf (expected none)", (int)ncs0);
+    if (whole) {
+      CHECK(!std::strcmp(pname, "cusolver") && ncs == 1, "the variant's path is %s with %d cusolverDnDgetrf calls (expected cusolver, 1)", pname, (int)ncs);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "whole matrix by one cusolverDnDgetrf: the same pivots, factors within %g max|LU|\n", (double)factol));
+    } else if (csp) {
+      CHECK(ncs == (n + su.nb - 1) / su.nb, "the variant factored %d panels by cusolverDnDgetrf (expected all %d)", (int)ncs, (int)((n + su.nb - 1) / su.nb));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%d panels by cusolverDnDgetrf (path %s): the same pivots, factors within %g max|LU|\n", (int)ncs, pname, (double)factol));
+    } else {
+      CHECK(ncs == 0, "the variant factored %d panels by cusolverDnDgetrf (expected none: %s)", (int)ncs, dbl ? "panel pgx or outside auto's range" : "low precision takes PGX's panels");
+      if (su.panel != dl::PANEL_PGX) PetscCall(PetscPrintf(PETSC_COMM_SELF, "no panel by cusolverDnDgetrf (%s)\n", dbl ? "outside auto's range" : "low precision"));
+    }
+  }
+  {
+    const PetscInt lw = su.leaf ? su.leaf : 32, W = lw <= 8 ? 8 : (lw <= 16 ? 16 : 32), rmax = PetscMin(8, 512 / (W * (dbl ? 8 : 4))), want = (!su.coop || ncs) ? 0 : (su.leafrows ? PetscMin(su.leafrows, rmax) : 1);
+    if (su.path == dl::PATH_CLUSTER && !ncs) {
       const PetscInt  wantc = su.leafrows ? PetscMin(su.leafrows, rmax) : 1;
       PetscInt        ncl, gmax, lwu, nco, nbl;
       const char     *pname;

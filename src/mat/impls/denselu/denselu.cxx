@@ -13,7 +13,8 @@ namespace kern = pgx::kernels::denselu;
 static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
 
 static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
-static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "PGXDenseLUPath", "PATH_", NULL};
+static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "cusolver", "PGXDenseLUPath", "PATH_", NULL};
+static const char *const PGXDenseLUPanels[]     = {"auto", "pgx", "cusolver", "PGXDenseLUPanel", "PANEL_", NULL};
 static const char *const PGXDenseLUPivotings[]  = {"partial", "tournament", "PGXDenseLUPivoting", "PIVOTING_", NULL};
 static const char *const PGXDenseLUNoPivots[]   = {"auto", "never", "always", "PGXDenseLUNoPivot", "NOPIVOT_", NULL};
 
@@ -32,6 +33,9 @@ typedef struct {
   PetscBool       leftstream; /* -mat_pgx_lu_left_swap_stream: look-ahead's left swaps on their own stream */
   kern::Path      pathreq;   /* -mat_pgx_lu_path: auto, fused, blocked, cluster (cuda backend) */
   PetscInt        clustermax; /* -mat_pgx_lu_cluster_max: auto takes the cluster path for nsmall < n <= this (0: never) */
+  kern::Panel     panelreq;   /* -mat_pgx_lu_panel: who factors the pivoted FP64 panels (auto, pgx, cusolver; cuda backend) */
+  PetscInt        wholemax;   /* -mat_pgx_lu_cusolver_max: auto factors the whole pivoted FP64 matrix by cusolverDnDgetrf up to this n (0: never) */
+  PetscInt        panelmax;   /* -mat_pgx_lu_panel_max: auto factors the pivoted FP64 panels by cusolverDnDgetrf up to this n (0: never) */
   PetscInt        automin;    /* -mat_pgx_lu_auto_min: precision auto takes tf32 from this n on for row-dominant A (cuda) */
   PetscInt        lasms;     /* -mat_pgx_lu_lookahead_sms: SM count target of the look-ahead stream's cuBLAS calls (0: all) */
   PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
@@ -146,6 +150,14 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->leafrows) PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread %" PetscInt_FMT ", leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafswaps ? "on" : "off"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread by the default rule, leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafswaps ? "on" : "off"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "path (cuda): %s requested, auto takes the cluster path up to n %" PetscInt_FMT "%s; CUDA graph %s\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->clustermax ? "" : " (never)", lu->graph ? "on" : "off"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pivoted FP64 panels (cuda): %s requested; auto: the whole matrix by cusolverDnDgetrf up to n %" PetscInt_FMT ", its panels up to n %" PetscInt_FMT "\n", PGXDenseLUPanels[lu->panelreq], lu->wholemax, lu->panelmax));
+#if PGX_DENSELU_HAVE_CUDA
+  if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
+    PetscInt ncs;
+    PetscCall(kern::cuda::GetPanelInfo(lu->d, &ncs));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "panels factored by cusolverDnDgetrf in the last factorization: %" PetscInt_FMT "\n", ncs));
+  }
+#endif
   if (lu->lasms) PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on at most %" PetscInt_FMT " SMs; left swaps %s\n", lu->lookahead ? "on" : "off", lu->lasms, lu->leftstream ? "on their own stream" : "on the panel's stream"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "look-ahead (cuda): %s; the rest of each trailing update on all SMs; left swaps %s\n", lu->lookahead ? "on" : "off", lu->leftstream ? "on their own stream" : "on the panel's stream"));
 #if PGX_DENSELU_HAVE_CUDA
@@ -463,6 +475,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsBool("-mat_pgx_lu_leaf_swaps", "Each cuda panel leaf applies its interchanges to the rest of its panel (no swap launch per recursion level)", "MatGetFactor", lu->leafswaps, &lu->leafswaps, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_path", "Path of the cuda factorization: auto (fused up to -mat_pgx_lu_small, cluster up to -mat_pgx_lu_cluster_max, else blocked), fused, blocked, cluster (leaves by one thread-block cluster, sm_90)", "MatGetFactor", PGXDenseLUPaths, (PetscEnum)lu->pathreq, (PetscEnum *)&lu->pathreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_auto_min", "Smallest n at which -mat_pgx_lu_precision auto factors in tf32 (refined in FP64), when A is diagonally dominant by rows (cuda backend; else double)", "MatGetFactor", lu->automin, &lu->automin, NULL));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_panel", "Who factors the panels of a pivoted FP64 cuda factorization: auto (cuSOLVER's getrf on the whole matrix up to -mat_pgx_lu_cusolver_max, on the panels up to -mat_pgx_lu_panel_max, else PGX's), pgx, cusolver", "MatGetFactor", PGXDenseLUPanels, (PetscEnum)lu->panelreq, (PetscEnum *)&lu->panelreq, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_cusolver_max", "Largest n at which -mat_pgx_lu_panel auto (with -mat_pgx_lu_path auto) factors a whole pivoted FP64 matrix by cusolverDnDgetrf (0: never)", "MatGetFactor", lu->wholemax, &lu->wholemax, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_panel_max", "Largest n at which -mat_pgx_lu_panel auto factors the panels of a pivoted FP64 matrix by cusolverDnDgetrf (0: never)", "MatGetFactor", lu->panelmax, &lu->panelmax, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_cluster_max", "Largest n at which -mat_pgx_lu_path auto takes the cluster path of the cuda backend (0: never)", "MatGetFactor", lu->clustermax, &lu->clustermax, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_graph", "Capture the cuda factorization in a CUDA graph at its second call and replay it in later factorizations of the same size", "MatGetFactor", lu->graph, &lu->graph, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_lookahead", "Factor the next panel while a second stream updates the rest of the trailing matrix (cuda backend)", "MatGetFactor", lu->lookahead, &lu->lookahead, NULL));
@@ -477,6 +492,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCheck(lu->leafrows == 0 || lu->leafrows == 1 || lu->leafrows == 2 || lu->leafrows == 4 || lu->leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf_rows must be 1, 2, 4 or 8 (0: default rule), not %" PetscInt_FMT, lu->leafrows);
   PetscCheck(lu->lasms >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_lookahead_sms must be >= 0 (0: all), not %" PetscInt_FMT, lu->lasms);
   PetscCheck(lu->automin >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_auto_min must be >= 0, not %" PetscInt_FMT, lu->automin);
+  PetscCheck(lu->wholemax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_cusolver_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->wholemax);
+  PetscCheck(lu->panelmax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_panel_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->panelmax);
   PetscCheck(lu->clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_cluster_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->clustermax);
   PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
@@ -488,6 +505,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 #endif
   PetscCall(PetscInfo(F, "panel options: stream priority %s, leaf rows per thread %" PetscInt_FMT "%s, leaf swaps %s (%s)\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafrows ? "" : " (default rule)", lu->leafswaps ? "on" : "off", lu->device == PGX_DEVICE_HOST ? "the host backend has no cuda panel: ignored" : "cuda backend"));
   PetscCall(PetscInfo(F, "path: %s requested, cluster path for n <= %" PetscInt_FMT " under auto, CUDA graph %s (%s)\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->graph ? "on" : "off", lu->device == PGX_DEVICE_HOST ? "the host backend factors blocked: ignored" : "cuda backend"));
+  PetscCall(PetscInfo(F, "pivoted FP64 panels: %s requested, auto: cusolverDnDgetrf on the whole matrix for n <= %" PetscInt_FMT ", on the panels for n <= %" PetscInt_FMT " (%s)\n", PGXDenseLUPanels[lu->panelreq], lu->wholemax, lu->panelmax, lu->device == PGX_DEVICE_HOST ? "the host backend factors its own panels: ignored" : "cuda backend"));
   if (lu->device == PGX_DEVICE_HOST) {
     PetscCall(PetscMalloc1((size_t)n * n, &lu->lu));
     PetscCall(PetscMalloc1(n, &lu->ipiv));
@@ -502,6 +520,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetLeftSwapStream(lu->d, lu->leftstream));
     PetscCall(kern::cuda::SetLookAheadSMs(lu->d, lu->lasms));
     PetscCall(kern::cuda::SetPath(lu->d, lu->pathreq, lu->clustermax));
+    PetscCall(kern::cuda::SetPanel(lu->d, lu->panelreq, lu->wholemax, lu->panelmax));
     PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
@@ -526,11 +545,21 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 + -pgx_device <auto,host,cuda> - where the kernels run
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
-. -mat_pgx_lu_path <auto,fused,blocked,cluster> - path of the cuda factorization: fused (one kernel, one thread
+. -mat_pgx_lu_path <auto,fused,blocked,cluster,cusolver> - path of the cuda factorization: fused (one kernel, one thread
   block), blocked, cluster (the blocked loop with its panel leaves factored by one thread-block cluster of up to 16
   blocks on sm_90: one cluster barrier per column instead of a grid synchronization; falls back to the blocked
-  path's leaf kernels where a cluster cannot be launched), auto (fused up to -mat_pgx_lu_small, cluster up to
-  -mat_pgx_lu_cluster_max, else blocked)
+  path's leaf kernels where a cluster cannot be launched), cusolver (the whole matrix by one cusolverDnDgetrf; FP64
+  with pivoting only, else blocked), auto (cusolver where -mat_pgx_lu_panel auto says so, fused up to
+  -mat_pgx_lu_small, cluster up to -mat_pgx_lu_cluster_max, else blocked)
+. -mat_pgx_lu_panel <auto,pgx,cusolver> - cuda, FP64 with partial pivoting: who factors each panel of the blocked
+  paths, PGX's recursion and leaf kernels or cusolverDnDgetrf on the panel (the same pivots; the interchanges
+  elsewhere, the trailing updates and the look-ahead stay PGX's); auto: the whole matrix by cusolverDnDgetrf up to
+  -mat_pgx_lu_cusolver_max, cuSOLVER's panels up to -mat_pgx_lu_panel_max, PGX's above (factorizations without
+  pivoting and the low precisions always take PGX's panels)
+. -mat_pgx_lu_cusolver_max <n> - largest n at which auto factors a whole pivoted FP64 matrix by cusolverDnDgetrf
+  (default 8192, measured on an H200: 1.2-1.8x faster than PGX's pivoted panels there; 0: never)
+. -mat_pgx_lu_panel_max <n> - largest n at which auto factors the pivoted FP64 panels by cusolverDnDgetrf (default 0,
+  never: measured no faster than PGX's panels above 8192)
 . -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 4096, measured on an H100: 7-22% faster than blocked from 256 to 4096; 0: never)
 . -mat_pgx_lu_graph <bool> - cuda: capture the factorization's launches in a CUDA graph at the second factorization of
   the same size and replay it in the later ones (refactorizations; not with -mat_pgx_lu_profile; default false)
@@ -623,6 +652,15 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->leftstream             = PETSC_TRUE; /* measured on an H200 (bench/results, twenty-second session): 0.6-2% faster from n = 8192 on */
   lu->pathreq                = kern::PATH_AUTO;
   lu->automin                = 16384; /* measured on the H100 (bench/results): the mixed solve is 0.95x of FP64 getrf+getrs at 8192, 1.34x at 16384 */
+  lu->panelreq               = kern::PANEL_AUTO;
+  /* measured on an H200 (bench/results, thirty-third session, random matrix, FP64 factor ms against cuSOLVER's getrf
+     in the same run): PGX's own panels 0.56x (1024), 0.68x (2048), 0.72x (4096), 0.85x (8192), 1.01x (16384), 1.05x
+     (32768); the whole matrix by cusolverDnDgetrf inside PGX 0.95-0.97x up to 8192 (the NaN pass and the pivots'
+     conversion cost the rest), 0.97-0.98x above; cuSOLVER's panels in PGX's look-ahead loop 0.87-0.94x up to 8192 and
+     1.01-1.05x above, within the spread of PGX's own panels there: so the whole matrix by cuSOLVER up to 8192, PGX's
+     panels above */
+  lu->wholemax               = 8192;
+  lu->panelmax               = 0;
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->pivoting               = kern::PIVOTING_PARTIAL; /* tournament once measured faster on the GPU host (bench_denselu -pivotings) */

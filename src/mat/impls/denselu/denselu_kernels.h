@@ -97,8 +97,23 @@ typedef enum {
   PATH_AUTO,
   PATH_FUSED,
   PATH_BLOCKED,
-  PATH_CLUSTER
+  PATH_CLUSTER,
+  PATH_CUSOLVER
 } Path;
+/* Who factors each panel of the blocked paths when the factorization pivots (-mat_pgx_lu_panel; cuda backend, FP64
+   only: the low-precision factorizations and the factorizations without pivoting keep PGX's panel):
+   PGX       the panel recursion with PGX's leaf kernels (above)
+   CUSOLVER  cusolverDnDgetrf on the m x kb panel (partial pivoting, first largest |a_ij|: the same pivots up to
+             round-off near ties), its panel-local 1-based pivots made PGX's; the interchanges outside the panel, the
+             U rows, the trailing update and the look-ahead stay PGX's
+   AUTO      CUSOLVER for pivoted FP64 factorizations with panelmin <= n <= panelmax (SetPanel), else PGX
+   PATH_CUSOLVER (-mat_pgx_lu_path cusolver) factors the whole matrix by one cusolverDnDgetrf (FP64 with pivoting;
+   otherwise the blocked path): the anchor inside PGX, and what AUTO may choose where it is the fastest. */
+typedef enum {
+  PANEL_AUTO,
+  PANEL_PGX,
+  PANEL_CUSOLVER
+} Panel;
 
 namespace reference
 {
@@ -235,6 +250,11 @@ PetscErrorCode FactorDeviceInput(Data *, PetscInt n, const PetscScalar *d_a, Pet
 /* The path (-mat_pgx_lu_path) and the largest n at which AUTO takes the cluster path (-mat_pgx_lu_cluster_max; 0:
    never, the default until measured) */
 PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
+/* Who factors the pivoted FP64 panels (Panel above); AUTO takes cuSOLVER's panel for panelmin <= n <= panelmax
+   (panelmax 0: never) */
+PetscErrorCode SetPanel(Data *, Panel panel, PetscInt panelmin, PetscInt panelmax);
+/* How many panels of the last factorization cusolverDnDgetrf factored */
+PetscErrorCode GetPanelInfo(const Data *, PetscInt *ncusolver);
 /* Look-ahead: the rest of each trailing update (second stream) runs its cuBLAS kernels on at most sms SMs
    (cublasSetSmCountTarget; 0: all), leaving the others to the panel and the next panel's update */
 PetscErrorCode SetLookAheadSMs(Data *, PetscInt sms);

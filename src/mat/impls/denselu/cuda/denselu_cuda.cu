@@ -19,6 +19,10 @@
    barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
    us on the H100, the critical path of the cooperative leaf for n <= 4096); leaves it cannot take fall back to the
    cooperative or one-block kernel.
+   cuSOLVER panels (SetPanel, -mat_pgx_lu_panel; pivoted FP64 only): each panel of the blocked loop (with or without
+   look-ahead) is factored by cusolverDnDgetrf on its m x kb block instead of the recursion (CusolverPanel; its pivots
+   made PGX's by CusolverPivKernel); PATH_CUSOLVER (-mat_pgx_lu_path cusolver, or AUTO up to SetPanel's wholemax)
+   factors the whole matrix by one cusolverDnDgetrf. Both give partial pivoting's pivots.
    Tournament pivoting (SetPivoting, -mat_pgx_lu_pivoting tournament; FP32 factorizations of the mixed precisions
    only): each leaf of the recursion is factored by TournamentKernel (one block per chunk of 256 rows selects its
    candidates in registers, no grid synchronization; the last block to finish a pair of siblings merges their lists,
@@ -43,6 +47,7 @@
 #include <vector>
 #include <cmath>
 #include <climits>
+#include <type_traits>
 
 #define DENSELU_THREADS 512
 #define DENSELU_LEAF_THREADS 256  /* threads of a cooperative leaf block */
@@ -104,6 +109,14 @@ struct Data {
   cudaStream_t                  s3         = nullptr; /* look-ahead: stream of the interchanges left of each panel (least priority) */
   cudaEvent_t                   eleft      = nullptr; /* s3's last swap done */
   Path                          pathreq   = PATH_AUTO; /* -mat_pgx_lu_path */
+  Panel                         panelreq  = PANEL_PGX; /* SetPanel (MATSOLVERPGX sets -mat_pgx_lu_panel) */
+  PetscInt                      wholemax  = 0;         /* PANEL_AUTO, PATH_AUTO: the whole pivoted FP64 matrix by cusolverDnDgetrf up to this n */
+  PetscInt                      panelmax  = 0;         /* PANEL_AUTO: cuSOLVER's panels up to this n */
+  bool                          cspanel   = false;     /* the running factorization's panels by cusolverDnDgetrf */
+  int                           ncspanel  = 0;         /* panels of the last factorization by cusolverDnDgetrf */
+  cusolverDnHandle_t            hs        = nullptr;   /* cuSOLVER handle of the factorization (its stream set per call) */
+  pgx::cuda::DeviceArray<double> cswork;               /* cusolverDnDgetrf's workspace */
+  pgx::cuda::DeviceArray<int>    csinfo;               /* cusolverDnDgetrf's info */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
@@ -127,7 +140,7 @@ struct Data {
     /* what the captured factorization did (restored on replay: the host-side choices are the graph's) */
     const char *path = "none";
     PetscInt    nb   = 0;
-    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0, ntourn = 0;
+    int         ncoop = 0, nblockleaf = 0, leafrowsused = 0, nclusterleaf = 0, clusterblocks = 0, ntourn = 0, ncspanel = 0;
   };
   bool  usegraph  = false;
   Graph graphs[2];
@@ -889,6 +902,15 @@ __global__ void FiniteDominanceKernel(int n, const double *a, int *flag)
   if (threadIdx.x == 0 && !(fabs(c[j]) > s)) atomicExch(flag + 2, 1);
 }
 
+/* cusolverDnDgetrf's pivots of a panel (1-based, local to the panel's first row k) made PGX's (0-based, rows of the
+   matrix), in place; its info > 0 (U(info, info) exactly zero) becomes the zero column of flag[0] */
+__global__ void CusolverPivKernel(int kb, int *ipiv, int k, const int *info, int *flag)
+{
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < kb) ipiv[j] += k - 1;
+  if (j == 0 && *info > 0) atomicMin(flag, k + *info - 1);
+}
+
 /* ipiv[i] = i: the pivots of a factorization without pivoting */
 __global__ void IotaKernel(int n, int *ipiv)
 {
@@ -1420,6 +1442,61 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* cusolverDnDgetrf on the m x kb block at row and column k of the n x n FP64 matrix a (a panel, or with k 0 and kb n
+   the whole matrix) on stream s, then its pivots made PGX's and a zero pivot recorded (CusolverPivKernel). The handle
+   and the workspace come from CusolverBuffers, before the factorization's first launch */
+static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, double *a, int n, int k, int kb)
+{
+  int tok;
+
+  PetscFunctionBegin;
+  PetscCheck(d->hs && d->csinfo.size() >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: cuSOLVER panel without its handle and buffers");
+  PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
+  PGXCallCUSOLVER(cusolverDnSetStream(d->hs, s));
+  PGXCallCUSOLVER(cusolverDnDgetrf(d->hs, n - k, kb, a + k + (size_t)k * n, n, d->cswork.data(), d->ipiv.data() + k, d->csinfo.data()));
+  CusolverPivKernel<<<(kb + 255) / 256, 256, 0, s>>>(kb, d->ipiv.data() + k, k, d->csinfo.data(), d->flag.data());
+  PGXCheckLaunch("denselu CusolverPivKernel");
+  PetscCall(ProfEnd(d, s, tok));
+  d->ncspanel++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The handle and the workspace of cusolverDnDgetrf for the panels (n x kb, kb <= DENSELU_NBMAX) and the whole matrix
+   of the n x n FP64 matrix a: before the factorization's first launch (cusolverDnCreate and cudaMalloc synchronize) */
+static PetscErrorCode CusolverBuffers(Data *d, double *a, int n)
+{
+  int l1 = 0, l2 = 0;
+
+  PetscFunctionBegin;
+  if (!d->hs) PGXCallCUSOLVER(cusolverDnCreate(&d->hs));
+  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, n, a, n, &l1));
+  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, PetscMin(n, DENSELU_NBMAX), a, n, &l2));
+  const size_t lw = (size_t)PetscMax(1, PetscMax(l1, l2));
+  if (d->cswork.size() < lw) PetscCall(d->cswork.resize(lw));
+  if (d->csinfo.size() < 1) PetscCall(d->csinfo.resize(1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Panel K = columns [k, k + kb), rows k..n-1, of a blocked path: cusolverDnDgetrf (Data::cspanel: pivoted FP64) or
+   PGX's recursion. Either way the panel's own columns are interchanged, and the caller applies the pivots
+   d->ipiv[k, k + kb) to the columns outside it */
+template <class T>
+static PetscErrorCode FactorPanel(Data *d, T *a, int n, int k, int kb, Precision prec)
+{
+  PetscFunctionBegin;
+  if constexpr (std::is_same<T, double>::value) {
+    if (d->cspanel) {
+      cublasHandle_t h;
+      cudaStream_t   s;
+      PetscCall(WorkStream(d, &s, &h));
+      PetscCall(CusolverPanel(d, s, a, n, k, kb));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <class T>
 static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb);
 
@@ -1434,9 +1511,22 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
 
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
-  Path path = d->pathreq;
+  const bool dbl  = sizeof(T) == sizeof(double);
+  const bool pivd = dbl && !d->nopiv; /* pivoted FP64: what cuSOLVER's getrf can factor */
+  Path       path = d->pathreq;
+  if (path == PATH_AUTO && pivd && d->panelreq == PANEL_AUTO && n <= d->wholemax) path = PATH_CUSOLVER;
   if (path == PATH_AUTO) path = n <= d->nsmall && !d->nopiv ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
+  if (path == PATH_CUSOLVER && !pivd) path = PATH_BLOCKED; /* cuSOLVER's getrf: FP64 with pivoting only */
   d->oncluster = path == PATH_CLUSTER && !d->nopiv; /* without pivoting the leaves need no cluster */
+  d->cspanel   = pivd && path != PATH_FUSED && (d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && n <= d->panelmax));
+  if constexpr (std::is_same<T, double>::value) {
+    if (path == PATH_CUSOLVER) {
+      d->path = "cusolver";
+      d->nb   = n;
+      PetscCall(CusolverPanel(d, s, a, n, 0, n));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (path == PATH_FUSED) {
     d->path = "fused";
     d->nb   = n;
@@ -1454,7 +1544,6 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
      256 up to 8192 (4096: 18.3 against 18.7-18.9 ms with 512; 8192: 44.7-45.0 against 45.7-46.6), 512 from 16384
      (139.8-142.6 against 145.5-145.8 ms), 768 from 32768 (684.8-697.6 against 703.4-717.4 ms with 512, 776-779 with
      256) */
-  const bool dbl = sizeof(T) == sizeof(double);
   d->nb          = d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (!d->nopiv && dbl && n >= 32768 ? 768 : (!d->nopiv && dbl && n >= 16384 ? 512 : (n >= 4096 ? 256 : 128)))));
   const int nb = (int)d->nb;
   if (d->lookahead) {
@@ -1464,7 +1553,7 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
   }
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2;
-    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
+    PetscCall(FactorPanel<T>(d, a, n, k, kb, prec));
     /* the panel's interchanges on the columns left and right of it, one launch */
     if (!d->nopiv) {
       const int2 *plan;
@@ -1512,7 +1601,10 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = 0;
+  d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = d->ncspanel = 0;
+  if constexpr (std::is_same<T, double>::value) {
+    if (!d->nopiv && (d->pathreq == PATH_CUSOLVER || d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && (d->n <= d->wholemax || d->n <= d->panelmax)))) PetscCall(CusolverBuffers(d, a, (int)d->n));
+  }
   if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) PetscCall(TournamentBuffers(d, s, (int)d->n));
   if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
@@ -1595,6 +1687,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     g.nclusterleaf  = d->nclusterleaf;
     g.clusterblocks = d->clusterblocks;
     g.ntourn        = d->ntourn;
+    g.ncspanel      = d->ncspanel;
     d->ncaptured++;
   } else {
     d->path          = g.path;
@@ -1605,6 +1698,7 @@ static PetscErrorCode FactorDevice(Data *d, T *a, Precision prec)
     d->nclusterleaf  = g.nclusterleaf;
     d->clusterblocks = g.clusterblocks;
     d->ntourn        = g.ntourn;
+    d->ncspanel      = g.ncspanel;
     d->replayed      = true;
   }
   PGXCallCUDA(cudaGraphLaunch(g.exec, s));
@@ -1644,7 +1738,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
   PGXCallCUDA(cudaStreamWaitEvent(d->s2, d->erest, 0));
   for (int k = 0; k < n; k += nb) {
     const int kb = PetscMin(nb, n - k), k2 = k + kb, mt = n - k2, nb2 = PetscMin(nb, mt), k3 = k2 + nb2, mr = n - k3;
-    PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
+    PetscCall(FactorPanel<T>(d, a, n, k, kb, prec));
     const int2 *plan;
     PetscCall(SwapPlan(d, s, k, k2, &plan)); /* before epanel: s2 and s3 read it */
     PGXCallCUDA(cudaEventRecord(d->epanel, s));
@@ -1820,6 +1914,7 @@ PetscErrorCode Destroy(Data **d)
   if ((*d)->espin) PGXCallCUDA(cudaEventDestroy((*d)->espin));
   if ((*d)->espout) PGXCallCUDA(cudaEventDestroy((*d)->espout));
   if ((*d)->sp) PGXCallCUDA(cudaStreamDestroy((*d)->sp));
+  if ((*d)->hs) PGXCallCUSOLVER(cusolverDnDestroy((*d)->hs));
   for (cudaEvent_t e : (*d)->evpool) PGXCallCUDA(cudaEventDestroy(e));
   delete *d;
   *d = nullptr;
@@ -1884,10 +1979,29 @@ PetscErrorCode SetPath(Data *d, Path path, PetscInt clustermax)
 {
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
-  PetscCheck(path >= PATH_AUTO && path <= PATH_CLUSTER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown path %d", (int)path);
+  PetscCheck(path >= PATH_AUTO && path <= PATH_CUSOLVER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown path %d", (int)path);
   PetscCheck(clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the cluster path's largest n must be >= 0 (0: never), not %" PetscInt_FMT, clustermax);
   d->pathreq    = path;
   d->clustermax = clustermax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetPanel(Data *d, Panel panel, PetscInt wholemax, PetscInt panelmax)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(panel >= PANEL_AUTO && panel <= PANEL_CUSOLVER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: unknown panel %d", (int)panel);
+  PetscCheck(wholemax >= 0 && panelmax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the largest n of cuSOLVER's whole factorization (%" PetscInt_FMT ") and of its panels (%" PetscInt_FMT ") must be >= 0 (0: never)", wholemax, panelmax);
+  d->panelreq = panel;
+  d->wholemax = wholemax;
+  d->panelmax = panelmax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetPanelInfo(const Data *d, PetscInt *ncusolver)
+{
+  PetscFunctionBegin;
+  *ncusolver = d->ncspanel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
