@@ -557,7 +557,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   -mat_pgx_lu_cusolver_max, cuSOLVER's panels up to -mat_pgx_lu_panel_max, PGX's above (factorizations without
   pivoting and the low precisions always take PGX's panels)
 . -mat_pgx_lu_cusolver_max <n> - largest n at which auto factors a whole pivoted FP64 matrix by cusolverDnDgetrf
-  (default 8192, measured on an H200: 1.2-1.8x faster than PGX's pivoted panels there; 0: never)
+  (default 8192, measured on an H200: 1.1-1.6x faster than PGX's pivoted panels there; 0: never)
 . -mat_pgx_lu_panel_max <n> - largest n at which auto factors the pivoted FP64 panels by cusolverDnDgetrf (default 0,
   never: measured no faster than PGX's panels above 8192)
 . -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 4096, measured on an H100: 7-22% faster than blocked from 256 to 4096; 0: never)
