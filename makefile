@@ -82,7 +82,7 @@ NVCC ?= $(firstword $(wildcard $(CUDA_DIR)/bin/nvcc) $(shell command -v nvcc 2>/
 # backend is written for real scalars (its glue tests PGX_HAVE_CUDA_REAL in pgximpl.h and factors on the host with
 # complex scalars). The host backends are generic in PetscScalar.
 PETSC_COMPLEX := $(if $(PETSC_CONF),$(shell grep -c '^\#define PETSC_USE_COMPLEX 1' $(PETSC_ROOT)/include/petscconf.h 2>/dev/null))
-CUDA_COMPLEX_SRC  := src/sys/cuda/% src/mat/impls/ldlt/cuda/% src/mat/utils/sytrd/cuda/% src/pc/impls/dilu/cuda/% src/ksp/utils/resident/cuda/% src/pc/impls/aips/cuda/% src/mat/utils/tridiag/cuda/%
+CUDA_COMPLEX_SRC  := src/sys/cuda/% src/mat/impls/ldlt/cuda/% src/mat/utils/sytrd/cuda/% src/pc/impls/dilu/cuda/% src/ksp/utils/resident/cuda/% src/pc/impls/aips/cuda/% src/mat/utils/tridiag/cuda/% src/mat/impls/denselu/cudaz/%
 CUDA_COMPLEX_PROG := tests/ldlt/% bench/ldlt/% bench/sytrd/bench_hetrd%
 cudaforscalar = $(if $(filter 1,$(PETSC_COMPLEX)),$(filter $(2),$(1)),$(1))
 ifeq ($(CUDA),)

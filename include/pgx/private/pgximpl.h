@@ -101,8 +101,8 @@ PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
 /* PGX_HAVE_CUDA_REAL: the cuda backends written for real scalars only are built (PGX with CUDA against a real PETSc).
    With a complex PETSc only the CUDA code that supports complex scalars is built (the device layer, the sparse LDL^T,
    the Hermitian reduction of EPS pgx, PCDILU, PCAIPS with its tridiagonal solver and the resident KSPs, whose glue
-   tests PGX_HAVE_CUDA); the dense LU's glue tests PGX_HAVE_CUDA_REAL instead and factors on the host with complex
-   scalars. */
+   tests PGX_HAVE_CUDA); the dense LU's glue tests PGX_HAVE_CUDA_REAL for PGX's own kernels and, with complex scalars,
+   takes its cuSOLVER backend (src/mat/impls/denselu/cudaz). */
 #if PGX_HAVE_CUDA
 /* The CUDA libraries that PGX loads at their first use (pgxcudalibs.h): PGXCUDALibCheck loads lib if it is not yet
    loaded and returns PETSC_SUCCESS when it and every function PGX calls in it are there, else a PETSc error with the

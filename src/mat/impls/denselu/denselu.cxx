@@ -5,8 +5,14 @@
 #include <petsc/private/matimpl.h>
 #include "denselu_kernels.h"
 
-/* The cuda backend of the dense LU is linked only when PGX is built with CUDA */
+/* The cuda backend of the dense LU is linked only when PGX is built with CUDA: PGX's own kernels with real scalars
+   (kern::cuda), cuSOLVER's zgetrf/zgetrs with complex ones (kern::cudaz) */
 #define PGX_DENSELU_HAVE_CUDA PGX_HAVE_CUDA_REAL
+#if PGX_HAVE_CUDA && defined(PETSC_USE_COMPLEX)
+  #define PGX_DENSELU_HAVE_CUDAZ 1
+#else
+  #define PGX_DENSELU_HAVE_CUDAZ 0
+#endif
 
 namespace kern = pgx::kernels::denselu;
 
@@ -61,6 +67,9 @@ typedef struct {
 #if PGX_DENSELU_HAVE_CUDA
   kern::cuda::Data *d;       /* cuda backend: device factors and workspaces */
 #endif
+#if PGX_DENSELU_HAVE_CUDAZ
+  kern::cudaz::Data *dz;     /* cuda backend with complex scalars (cuSOLVER) */
+#endif
 } Mat_PGXDenseLU;
 
 /* Whether the host backend factors in (emulated) low precision: real scalars and tf32, half or bf16 requested */
@@ -93,6 +102,9 @@ static PetscErrorCode MatPGXDenseLUReset(Mat F)
 #endif
 #if PGX_DENSELU_HAVE_CUDA
   if (lu->d) PetscCall(kern::cuda::Destroy(&lu->d));
+#endif
+#if PGX_DENSELU_HAVE_CUDAZ
+  if (lu->dz) PetscCall(kern::cudaz::Destroy(&lu->dz));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -256,6 +268,14 @@ static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscI
     PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
     PetscCall(MatPGXDenseLUReportRefine(F, &res));
     fellback = res.fellback;
+#elif PGX_DENSELU_HAVE_CUDAZ
+    PetscLogDouble ts = 0;
+    PetscCall(kern::ProfileTic(lu->profile ? &lu->prof : NULL, &ts));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(kern::cudaz::SolveHost(lu->dz, transpose, nrhs, x, ldx));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(kern::ProfileToc(lu->profile ? &lu->prof : NULL, kern::PHASE_SOLVE, ts));
+    PetscCall(PetscLogGpuFlops(2.0 * lu->n * lu->n * nrhs));
 #endif
   }
   if (lu->profile) {
@@ -422,6 +442,20 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
     PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
     PetscCall(kern::cuda::GetInfo(lu->d, &lu->path, &lu->nb, &lu->precused));
+#elif PGX_DENSELU_HAVE_CUDAZ
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(kern::cudaz::Factor(lu->dz, n, aa, lda, &lu->zerocol, &finite));
+    PetscCall(PetscLogGpuTimeEnd());
+    if (!finite) { /* nothing was factored: name the entry (a host scan, only now) and fail */
+      PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
+      PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
+      PetscCall(MatPGXDenseLUNonFinite(F, A, &aa, lda, brow, bcol));
+    }
+    PetscCall(MatDenseRestoreArrayRead(A, &aa));
+    PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
+    lu->path     = "cusolver (complex)";
+    lu->nb       = n;
+    lu->precused = kern::PRECISION_DOUBLE;
 #else
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
 #endif
@@ -497,7 +531,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCheck(lu->clustermax >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_cluster_max must be >= 0 (0: never), not %" PetscInt_FMT, lu->clustermax);
   PetscCheck(lu->leafw >= 0 && lu->leafw <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf must be in 0..32 (0: default), not %" PetscInt_FMT, lu->leafw);
   PetscCall(PGXDeviceResolve(PetscObjectComm((PetscObject)F), lu->devreq, &lu->device));
-#if !PGX_DENSELU_HAVE_CUDA
+#if !PGX_DENSELU_HAVE_CUDA && !PGX_DENSELU_HAVE_CUDAZ
   if (lu->device == PGX_DEVICE_CUDA) {
     PetscCall(PetscInfo(F, "the cuda backend of the dense LU is not built; using the host backend\n"));
     lu->device = PGX_DEVICE_HOST;
@@ -527,6 +561,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetPivoting(lu->d, lu->pivoting));
     PetscCall(kern::cuda::SetNoPivot(lu->d, lu->nopivot));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
+#elif PGX_DENSELU_HAVE_CUDAZ
+    PetscCall(kern::cudaz::Create(&lu->dz));
+    if (lu->precreq != kern::PRECISION_DOUBLE) PetscCall(PetscInfo(F, "precision %s requested: the cuda backend factors complex matrices in double (cuSOLVER's zgetrf)\n", PGXDenseLUPrecisions[lu->precreq]));
 #endif
   }
   lu->zerocol                = -1;
@@ -537,7 +574,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 
 /*MC
   MATSOLVERPGX - "pgx": for `MATSEQDENSE` (and `MATSEQDENSECUDA`) matrices, PGX's dense LU with partial
-  pivoting, blocked right-looking, on the GPU (cuda backend) or in plain C++ (host reference backend).
+  pivoting, blocked right-looking, on the GPU (cuda backend) or in plain C++ (host reference backend). With a complex
+  PETSc the cuda backend is cuSOLVER's zgetrf and zgetrs (FP64; the options below about PGX's panels, paths and
+  precisions concern real scalars).
 
   Use -pc_type lu -pc_factor_mat_solver_type pgx, or MatGetFactor(A, MATSOLVERPGX, MAT_FACTOR_LU, &F).
 
