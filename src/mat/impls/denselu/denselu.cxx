@@ -430,21 +430,13 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     lu->precused = kern::PRECISION_DOUBLE;
     lu->path     = "blocked";
   } else {
-#if PGX_DENSELU_HAVE_CUDA
+#if PGX_DENSELU_HAVE_CUDA || PGX_DENSELU_HAVE_CUDAZ
     PetscCall(PetscLogGpuTimeBegin());
+  #if PGX_DENSELU_HAVE_CUDA
     PetscCall(kern::cuda::Factor(lu->d, n, aa, lda, &lu->zerocol, &finite));
-    PetscCall(PetscLogGpuTimeEnd());
-    if (!finite) { /* nothing was factored: name the entry (a host scan, only now) and fail */
-      PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
-      PetscCall(kern::reference::CheckFinite(n, aa, lda, &finite, &brow, &bcol));
-      PetscCall(MatPGXDenseLUNonFinite(F, A, &aa, lda, brow, bcol));
-    }
-    PetscCall(MatDenseRestoreArrayRead(A, &aa));
-    PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
-    PetscCall(kern::cuda::GetInfo(lu->d, &lu->path, &lu->nb, &lu->precused));
-#elif PGX_DENSELU_HAVE_CUDAZ
-    PetscCall(PetscLogGpuTimeBegin());
+  #else
     PetscCall(kern::cudaz::Factor(lu->dz, n, aa, lda, &lu->zerocol, &finite));
+  #endif
     PetscCall(PetscLogGpuTimeEnd());
     if (!finite) { /* nothing was factored: name the entry (a host scan, only now) and fail */
       PetscCall(PetscLogEventEnd(PGX_DenseLUFactor, F, A, 0, 0));
@@ -453,9 +445,13 @@ static PetscErrorCode MatLUFactorNumeric_PGXDenseLU(Mat F, Mat A, const MatFacto
     }
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
     PetscCall(PetscLogGpuFlops(2.0 * n * n * (PetscLogDouble)n / 3.0));
+  #if PGX_DENSELU_HAVE_CUDA
+    PetscCall(kern::cuda::GetInfo(lu->d, &lu->path, &lu->nb, &lu->precused));
+  #else
     lu->path     = "cusolver (complex)";
     lu->nb       = n;
     lu->precused = kern::PRECISION_DOUBLE;
+  #endif
 #else
     PetscCall(MatDenseRestoreArrayRead(A, &aa));
 #endif
