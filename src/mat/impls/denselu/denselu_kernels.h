@@ -295,8 +295,9 @@ PetscErrorCode GetFactors(const Data *, PetscScalar *lu, PetscInt *ipiv);
 #if defined(PETSC_USE_COMPLEX)
 /* The cuda backend with complex scalars (a complex PETSc and PGX built with CUDA; src/mat/impls/denselu/cudaz):
    cuSOLVER's zgetrf (partial pivoting on |re| + |im|, LAPACK's izamax) and zgetrs on the device. A is uploaded
-   once per factorization and checked for NaN/Inf on the device first. FP64 only: the real backend's panels, paths,
-   look-ahead and mixed precisions are PGX's own kernels, written for real scalars. */
+   once per factorization and checked for NaN/Inf on the device (a non-finite A is reported; its factors are never
+   used). FP64 only: the real backend's panels, paths, look-ahead and mixed precisions are PGX's own kernels, written
+   for real scalars. */
 namespace cudaz
 {
 /* The scalar of this interface: PetscScalar as host code sees it (std::complex<double>); under nvcc PETSc's headers
@@ -309,14 +310,12 @@ typedef PetscScalar Scalar;
 struct Data;
 PetscErrorCode Create(Data **);
 PetscErrorCode Destroy(Data **);
-/* Upload A (host, column-major, lda) and factor it. finite = PETSC_FALSE when A holds a NaN/Inf (nothing factored);
-   zerocol = first column with an exactly zero pivot (U(j, j) = 0, cuSOLVER's info - 1), or -1 */
+/* Upload A (host, column-major, lda) and factor it. finite = PETSC_FALSE when A holds a NaN/Inf (the factors are then
+   not to be used; the glue fails the factorization); zerocol = first column with an exactly zero pivot (U(j, j) = 0, cuSOLVER's info - 1), or -1 */
 PetscErrorCode Factor(Data *, PetscInt n, const Scalar *a, PetscInt lda, PetscInt *zerocol, PetscBool *finite);
 /* x <- A^-1 x (transpose: A^-T x, not the conjugate transpose) for nrhs columns of the host array x (leading
    dimension ldx) */
 PetscErrorCode SolveHost(Data *, PetscBool transpose, PetscInt nrhs, Scalar *x, PetscInt ldx);
-/* The factors (n x n, leading dimension n: L unit lower, U upper) and the 0-based pivots of the last factorization */
-PetscErrorCode GetFactors(const Data *, Scalar *lu, PetscInt *ipiv);
 } // namespace cudaz
 #endif
 } // namespace denselu

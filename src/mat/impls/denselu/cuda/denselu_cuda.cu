@@ -117,6 +117,7 @@ struct Data {
   cusolverDnHandle_t            hs        = nullptr;   /* cuSOLVER handle of the factorization (its stream set per call) */
   pgx::cuda::DeviceArray<double> cswork;               /* cusolverDnDgetrf's workspace */
   pgx::cuda::DeviceArray<int>    csinfo;               /* cusolverDnDgetrf's info */
+  int                           csn       = -1;        /* the n cswork was sized for */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
@@ -1442,6 +1443,21 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The path a factorization of the n x n matrix on T takes, and whether its panels are cuSOLVER's (*cspanel): the one
+   place where -mat_pgx_lu_path, -mat_pgx_lu_panel and their ranges are resolved (FactorDeviceDirect sizes cuSOLVER's
+   buffers from it, FactorDeviceWork follows it). cuSOLVER's getrf takes pivoted FP64 only */
+template <class T>
+static Path ResolvePath(const Data *d, int n, bool *cspanel)
+{
+  const bool pivd = sizeof(T) == sizeof(double) && !d->nopiv;
+  Path       path = d->pathreq;
+  if (path == PATH_AUTO && pivd && d->panelreq == PANEL_AUTO && n <= d->wholemax) path = PATH_CUSOLVER;
+  if (path == PATH_AUTO) path = n <= d->nsmall && !d->nopiv ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
+  if (path == PATH_CUSOLVER && !pivd) path = PATH_BLOCKED;
+  *cspanel = pivd && path != PATH_FUSED && path != PATH_CUSOLVER && (d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && n <= d->panelmax));
+  return path;
+}
+
 /* cusolverDnDgetrf on the m x kb block at row and column k of the n x n FP64 matrix a (a panel, or with k 0 and kb n
    the whole matrix) on stream s, then its pivots made PGX's and a zero pivot recorded (CusolverPivKernel). The handle
    and the workspace come from CusolverBuffers, before the factorization's first launch */
@@ -1462,18 +1478,21 @@ static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, double *a, int n, i
 }
 
 /* The handle and the workspace of cusolverDnDgetrf for the panels (n x kb, kb <= DENSELU_NBMAX) and the whole matrix
-   of the n x n FP64 matrix a: before the factorization's first launch (cusolverDnCreate and cudaMalloc synchronize) */
+   of the n x n FP64 matrix a: before the factorization's first launch (cusolverDnCreate and cudaMalloc synchronize);
+   queried again only when n changes */
 static PetscErrorCode CusolverBuffers(Data *d, double *a, int n)
 {
   int l1 = 0, l2 = 0;
 
   PetscFunctionBegin;
   if (!d->hs) PGXCallCUSOLVER(cusolverDnCreate(&d->hs));
+  if (d->csn == n) PetscFunctionReturn(PETSC_SUCCESS);
   PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, n, a, n, &l1));
   PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, PetscMin(n, DENSELU_NBMAX), a, n, &l2));
   const size_t lw = (size_t)PetscMax(1, PetscMax(l1, l2));
   if (d->cswork.size() < lw) PetscCall(d->cswork.resize(lw));
   if (d->csinfo.size() < 1) PetscCall(d->csinfo.resize(1));
+  d->csn = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1512,13 +1531,8 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
   PetscFunctionBegin;
   PetscCall(WorkStream(d, &s, &h));
   const bool dbl  = sizeof(T) == sizeof(double);
-  const bool pivd = dbl && !d->nopiv; /* pivoted FP64: what cuSOLVER's getrf can factor */
-  Path       path = d->pathreq;
-  if (path == PATH_AUTO && pivd && d->panelreq == PANEL_AUTO && n <= d->wholemax) path = PATH_CUSOLVER;
-  if (path == PATH_AUTO) path = n <= d->nsmall && !d->nopiv ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
-  if (path == PATH_CUSOLVER && !pivd) path = PATH_BLOCKED; /* cuSOLVER's getrf: FP64 with pivoting only */
-  d->oncluster = path == PATH_CLUSTER && !d->nopiv; /* without pivoting the leaves need no cluster */
-  d->cspanel   = pivd && path != PATH_FUSED && (d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && n <= d->panelmax));
+  const Path path = ResolvePath<T>(d, n, &d->cspanel);
+  d->oncluster    = path == PATH_CLUSTER && !d->nopiv; /* without pivoting the leaves need no cluster */
   if constexpr (std::is_same<T, double>::value) {
     if (path == PATH_CUSOLVER) {
       d->path = "cusolver";
@@ -1603,7 +1617,8 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
   PetscCall(PGXCUDAGetStream(&s));
   d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = d->ncspanel = 0;
   if constexpr (std::is_same<T, double>::value) {
-    if (!d->nopiv && (d->pathreq == PATH_CUSOLVER || d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && (d->n <= d->wholemax || d->n <= d->panelmax)))) PetscCall(CusolverBuffers(d, a, (int)d->n));
+    bool csp;
+    if (ResolvePath<T>(d, (int)d->n, &csp) == PATH_CUSOLVER || csp) PetscCall(CusolverBuffers(d, a, (int)d->n));
   }
   if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) PetscCall(TournamentBuffers(d, s, (int)d->n));
   if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */

@@ -3,14 +3,13 @@
 
    Factor: A uploaded through PGXCUDACopy2D (pinned staging for large pageable copies), one pass on the device for
    NaN/Inf (FiniteKernelZ; nothing is factored when it finds one), cusolverDnZgetrf in place (partial pivoting,
-   first largest |re| + |im|: LAPACK's zgetrf), its pivots downloaded 0-based. Solve: the right-hand sides uploaded,
+   first largest |re| + |im|: LAPACK's zgetrf) queued behind the check, one synchronization for both flags. Solve: the right-hand sides uploaded,
    cusolverDnZgetrs (CUBLAS_OP_N, or CUBLAS_OP_T for A^T x = b), downloaded. The handle is this object's own, on
    PGX's stream. Every call is checked (PGXCall*, PGXCheckLaunch). */
 #include <pgx/private/pgxcuda.h>
 #include "../denselu_kernels.h"
 
 #if defined(PETSC_USE_COMPLEX)
-  #include <vector>
   #include <climits>
 
 namespace pgx
@@ -31,7 +30,6 @@ struct Data {
   pgx::cuda::DeviceArray<cuDoubleComplex> work; /* cusolverDnZgetrf's workspace */
   pgx::cuda::DeviceArray<int>             ipiv; /* cuSOLVER's 1-based pivots */
   pgx::cuda::DeviceArray<int>             info; /* [0] getrf's info, [1] a non-finite entry seen, [2] getrs's info */
-  std::vector<int>                        hpiv; /* host copy of the pivots (1-based) */
 };
 
 /* flag[0] = 1 when an entry of the nn values of a has a non-finite real or imaginary part */
@@ -93,17 +91,15 @@ PetscErrorCode Factor(Data *d, PetscInt n, const Scalar *a, PetscInt lda, PetscI
     FiniteKernelZ<<<g, 256, 0, s>>>(nn, d->LU.data(), d->info.data() + 1);
     PGXCheckLaunch("denselu cudaz FiniteKernelZ");
   }
+  /* factored right away, without waiting for the check: a non-finite A's factors are only this object's workspace,
+     and the one synchronization below reads both flags */
+  PGXCallCUSOLVER(cusolverDnZgetrf(d->hs, (int)n, (int)n, d->LU.data(), (int)n, d->work.data(), d->ipiv.data(), d->info.data()));
   PGXCallCUDA(cudaMemcpyAsync(hinfo, d->info.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
   if (hinfo[1]) {
     *finite = PETSC_FALSE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PGXCallCUSOLVER(cusolverDnZgetrf(d->hs, (int)n, (int)n, d->LU.data(), (int)n, d->work.data(), d->ipiv.data(), d->info.data()));
-  d->hpiv.resize(n);
-  PGXCallCUDA(cudaMemcpyAsync(d->hpiv.data(), d->ipiv.data(), n * sizeof(int), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaMemcpyAsync(hinfo, d->info.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
   PetscCheck(hinfo[0] >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "denselu cudaz: cusolverDnZgetrf rejected its argument %d", -hinfo[0]);
   if (hinfo[0] > 0) *zerocol = hinfo[0] - 1;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -131,18 +127,6 @@ PetscErrorCode SolveHost(Data *d, PetscBool transpose, PetscInt nrhs, Scalar *x,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode GetFactors(const Data *d, Scalar *lu, PetscInt *ipiv)
-{
-  cudaStream_t s;
-  const size_t n = (size_t)d->n;
-
-  PetscFunctionBegin;
-  PetscCall(PGXCUDAGetStream(&s));
-  if (n) PGXCallCUDA(cudaMemcpyAsync(lu, d->LU.data(), n * n * sizeof(Scalar), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
-  for (size_t k = 0; k < n && k < d->hpiv.size(); k++) ipiv[k] = d->hpiv[k] - 1;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 } // namespace cudaz
 } // namespace denselu
 } // namespace kernels
