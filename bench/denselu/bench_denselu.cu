@@ -35,6 +35,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
 #include <petscblaslapack.h>
 #include <petsctime.h>
 #include <vector>
+#include <algorithm>
 #include <string>
 #include <cmath>
 #include <ctime>
@@ -188,6 +189,8 @@ struct Config {
   PetscBool    leftstream = PETSC_TRUE;         /* -leftstream: SetLeftSwapStream */
   PetscBool    swapplan   = PETSC_TRUE;         /* -swapplan: SetSwapPlan */
   PetscInt     trsmleaf   = 64;                 /* -trsm_leaf: SetTrsmLeaf */
+  PetscInt     trsv       = 2;                  /* -trsv: SetTrsv */
+  PetscBool    trsvtrace  = PETSC_FALSE;        /* -trsv_trace: TrsvTrace after the row */
   dl::Panel    panel      = dl::PANEL_PGX;      /* -panels: SetPanel */
   PetscInt     wholemax = 0, panelmax = 0;      /* -cusolver_max, -panel_max: SetPanel (auto) */
 };
@@ -220,6 +223,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetLookAheadSMs(d, cf.lasms));
   PetscCall(cu::SetSwapPlan(d, cf.swapplan));
   PetscCall(cu::SetTrsmLeaf(d, cf.trsmleaf));
+  PetscCall(cu::SetTrsv(d, cf.trsv));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(cu::SetPanel(d, cf.panel, cf.wholemax, cf.panelmax));
@@ -281,8 +285,27 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     PetscCall(cu::GetNoPivotInfo(d, &used, &nfail));
     if (nfail) note += ", " + std::to_string((long long)nfail) + " attempts without pivoting refactored with pivoting";
   }
+  if (cf.trsv != 2) note += cf.trsv ? ", 1-column solves: tiles by substitution" : ", 1-column solves by cublas<t>trsm";
   if (zc >= 0 || !finite) note += ", zero pivot or non-finite";
   PetscCall(Row(P, name, fms, sms, be, its, note));
+  if (cf.trsvtrace && cf.trsv && prec == dl::PRECISION_DOUBLE) { /* where the kernel's time goes, per triangle */
+    int khz = 0, dev = 0;
+    PGXCallCUDA(cudaGetDevice(&dev));
+    PGXCallCUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+    for (PetscInt which = 0; which < 4; which++) {
+      std::vector<long long> t;
+      PetscCall(cu::TrsvTrace(d, which, &t));
+      const size_t nb = t.size() / 4;
+      std::vector<double> step, crit, wait;
+      for (size_t r = 0; r < nb; r++) {
+        crit.push_back((double)t[4 * r + 1] * 1e6 / khz);
+        wait.push_back((double)t[4 * r] * 1e6 / khz);
+        if (r) step.push_back((double)(t[4 * r + 2] - t[4 * (r - 1) + 2]));
+      }
+      auto q = [](std::vector<double> v, double f) { if (v.empty()) return 0.0; std::sort(v.begin(), v.end()); return v[(size_t)(f * (v.size() - 1))]; };
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, out, "#   trsv %s: %d blocks, flags span %.1f us; step ns p10/50/90 %.0f/%.0f/%.0f; after the last chunk ns p50/90 %.0f/%.0f; prologue us of block 0/16/last %.2f/%.2f/%.2f\n", which == 0 ? "L" : which == 1 ? "U" : which == 2 ? "U^T" : "L^T", (int)nb, nb ? (t[4 * (nb - 1) + 2] - t[2]) * 1e-3 : 0.0, q(step, 0.1), q(step, 0.5), q(step, 0.9), q(crit, 0.5), q(crit, 0.9), nb ? wait[0] * 1e-3 : 0.0, nb > 16 ? wait[16] * 1e-3 : 0.0, nb ? wait[nb - 1] * 1e-3 : 0.0));
+    }
+  }
   if (profile) { /* one more factorization and solve, profiled (the events cost time: not in the timed runs above) */
     dl::Profile    pr;
     PetscLogDouble t0, t1;
@@ -419,7 +442,8 @@ int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {1024, 2048, 4096, 8192, 16384}, nsizes = 5, reps = 3, lapack_nmax = 0, small = -1, mixed_block = 0;
   PetscInt  blocks[16] = {0, 128, 256, 512}, nblocks = 4, leaves[8] = {32}, nleaves = 1, las[2] = {0, 1}, nlas = 2, coops[2] = {1}, ncoops = 1;
-  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1, splans[2] = {1}, nsplans = 1, tleaves[8] = {64}, ntleaves = 1;
+  PetscInt  clustermax = 0, graphs[2] = {0}, ngraphs = 1, lasmsv[8] = {0}, nlasms = 1, splans[2] = {1}, nsplans = 1, tleaves[8] = {64}, ntleaves = 1, trsvs[3] = {2}, ntrsvs = 1;
+  PetscBool trsvtrace = PETSC_FALSE;
   PetscInt  prios[2] = {1}, nprios = 1, lrows[5] = {0}, nlrows = 1, lswaps[2] = {1}, nlswaps = 1, lstreams[2] = {1}, nlstreams = 1; /* the library defaults */
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
@@ -446,6 +470,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-panel_max", "PGX, panel auto: largest n of cuSOLVER's panels (-mat_pgx_lu_panel_max)", NULL, panelmax, &panelmax, NULL));
   PetscCall(PetscOptionsInt("-cluster_max", "PGX: largest n of the cluster path under auto (-mat_pgx_lu_cluster_max; 0: never)", NULL, clustermax, &clustermax, NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-trsm_leaf", "PGX FP64: U-row solves split by halves down to this many rows, to sweep (64: the default; 0: one cublasDtrsm)", tleaves, 8, &ntleaves));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-trsv", "PGX: one-column solves to sweep (SetTrsv): PGX's kernel with inverted diagonal tiles (2, the default) or substitution (1), cublas<t>trsm (0)", trsvs, 3, &ntrsvs));
+  PetscCall(PetscOptionsBool("-trsv_trace", "PGX FP64 rows with the one-column kernel: a line per triangle of per-block timings (TrsvTrace)", NULL, trsvtrace, &trsvtrace, NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-swapplan", "PGX: each panel's swap plan made once (1) or in every swap block (0) to sweep", splans, 2, &nsplans));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
@@ -538,6 +564,7 @@ int main(int argc, char **argv)
         for (PetscInt ils = 0; ils < nlstreams; ils++)
         for (PetscInt isp = 0; isp < nsplans; isp++)
         for (PetscInt itl = 0; itl < ntleaves; itl++)
+        for (PetscInt itv = 0; itv < ntrsvs; itv++)
         for (PetscInt iq = 0; iq < nlasms; iq++)
         for (PetscInt ip = 0; ip < nprios; ip++)
           for (PetscInt ir = 0; ir < nlrows; ir++)
@@ -556,6 +583,8 @@ int main(int argc, char **argv)
                         cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                   cf.trsmleaf   = tleaves[itl];
+                  cf.trsv       = trsvs[itv];
+                  cf.trsvtrace  = trsvtrace;
                         PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                       }
               } else {
@@ -568,6 +597,8 @@ int main(int argc, char **argv)
                   cf.leftstream = lstreams[ils] ? PETSC_TRUE : PETSC_FALSE;
                   cf.swapplan   = splans[isp] ? PETSC_TRUE : PETSC_FALSE;
                   cf.trsmleaf   = tleaves[itl];
+                  cf.trsv       = trsvs[itv];
+                  cf.trsvtrace  = trsvtrace;
                   PetscCall(BenchPGX(P, reps, prec, name.c_str(), cf));
                 }
               }

@@ -23,7 +23,8 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      error < 10; the fused path, when asked for, keeps its pivot search; NOPIVOT_ALWAYS on random, zero-leading and singular matrices fails its check
      once and factors again with partial pivoting (the reference's pivots and zero column); NOPIVOT_NEVER and
      NOPIVOT_AUTO on a random matrix pivot; tf32 on diagdom without pivoting is refined to backward error < 1.
-   -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below). */
+   -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below).
+   -trsv: only the one-column solve checks (TrsvCompare below: PGX's kernel, both variants, against cublasDtrsm). */
 #include <petscsys.h>
 #include <petsctime.h>
 #include <vector>
@@ -301,14 +302,70 @@ static PetscErrorCode TournamentFactor(const char *kind, PetscInt n, PetscInt nb
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The one-column solves (SetTrsv; denselu_trsv.cuh: inverted tiles, substitution) against cublasDtrsm's on the same
+   FP64 factors: for the solve and the transpose solve, every backward error < 10 and each kernel's solution within tol
+   ||x||_inf of trsm's (round-off of another order of the sums, times the condition); sizes around the kernel's 64-row
+   blocks. With a mixed precision (GMRES-IR on the FP32 factors read by the kernel, or on their FP64 copy through
+   trsm): all accepted without fallback, with the driver's backward error <= 1/sqrt(n), the same refinement steps, and
+   GMRES iterations within 2 of trsm's */
+static PetscErrorCode TrsvCompare(const char *kind, PetscInt n, double cond, double tol, dl::Precision prec = dl::PRECISION_DOUBLE)
+{
+  const char         *vname[] = {"trsm", "substitution", "inverse"};
+  std::vector<double> a(n * n), b(n), x[3];
+  PetscInt            zc;
+  PetscBool           finite;
+  dl::RefineResult    rr[3];
+  cu::Data           *d;
+
+  PetscFunctionBegin;
+  DenseLUSeed(7000 + n);
+  PetscCall(DenseLUMatrix(kind, n, cond, a.data()));
+  for (auto &v : b) v = DenseLURand();
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+  CHECK(finite && zc < 0, "trsv %s n %d: factorization zerocol %d finite %d", kind, (int)n, (int)zc, (int)finite);
+  for (int t = 0; t < 2; t++) {
+    double dx[3] = {0, 0, 0}, xm = 0, be[3];
+    for (int k = 0; k < 3; k++) {
+      x[k] = b;
+      PetscCall(cu::SetTrsv(d, k));
+      PetscCall(cu::SolveHost(d, t ? PETSC_TRUE : PETSC_FALSE, 1, x[k].data(), n, &rr[k]));
+      be[k] = DenseLUBackwardError(n, a.data(), x[k].data(), b.data(), t ? 'T' : 'N');
+      CHECK(be[k] < 10, "trsv %s n %d %s (%s): backward error %g", kind, (int)n, t ? "transpose" : "solve", vname[k], be[k]);
+      if (prec != dl::PRECISION_DOUBLE) CHECK(rr[k].converged && !rr[k].fellback && rr[k].berr <= 1.0 / std::sqrt((double)n), "trsv %s n %d %s (%s): refinement converged %d, fell back %d, backward error %g", kind, (int)n, t ? "transpose" : "solve", vname[k], (int)rr[k].converged, (int)rr[k].fellback, rr[k].berr);
+    }
+    for (int k = 1; k < 3; k++) {
+      DenseLUMaxDiff(n, x[k].data(), x[0].data(), &dx[k], &xm);
+      CHECK(dx[k] <= tol * xm, "trsv %s n %d %s: max |x_%s - x_trsm| = %g, %g of max |x|", kind, (int)n, t ? "transpose" : "solve", vname[k], dx[k], dx[k] / xm);
+      if (prec != dl::PRECISION_DOUBLE) CHECK(rr[k].steps == rr[0].steps && std::abs((int)(rr[k].gmres_its - rr[0].gmres_its)) <= 2, "trsv %s n %d %s: %d steps %d GMRES its (%s), %d steps %d its (trsm)", kind, (int)n, t ? "transpose" : "solve", (int)rr[k].steps, (int)rr[k].gmres_its, vname[k], (int)rr[0].steps, (int)rr[0].gmres_its);
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "trsv %s n %d %s%s: backward errors %.2g (inverse) %.2g (substitution) %.2g (trsm), differences %.2g %.2g of max|x|%s\n", kind, (int)n, prec == dl::PRECISION_DOUBLE ? "" : "tf32 ", t ? "transpose" : "solve", be[2], be[1], be[0], dx[2] / xm, dx[1] / xm, prec == dl::PRECISION_DOUBLE ? "" : (", GMRES its " + std::to_string((long long)rr[2].gmres_its) + ", " + std::to_string((long long)rr[1].gmres_its) + ", " + std::to_string((long long)rr[0].gmres_its)).c_str()));
+  }
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 33, 100, 127, 128, 129, 257, 700};
 
   PetscFunctionBeginUser;
-  PetscBool      tournament = PETSC_FALSE;
+  PetscBool      tournament = PETSC_FALSE, trsv = PETSC_FALSE;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-tournament", &tournament, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-trsv", &trsv, NULL));
+  if (trsv) { /* only the one-column solve checks */
+    for (PetscInt n : {1, 2, 31, 63, 64, 65, 127, 129, 200, 1000, 2049, 4100}) PetscCall(TrsvCompare("random", n, 0, 1e-9));
+    PetscCall(TrsvCompare("illcond", 1100, 1e8, 1e-5)); /* 18 blocks: the 17th and 18th by inverted tiles */
+    PetscCall(TrsvCompare("zerolead", 777, 0, 1e-9));
+    PetscCall(TrsvCompare("cluster", 700, 1e6, 1e-6, dl::PRECISION_TF32));
+    PetscCall(TrsvCompare("diagdom", 3000, 0, 1e-12, dl::PRECISION_TF32));
+    if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    PetscCall(PetscFinalize());
+    return nfail ? 1 : 0;
+  }
   if (tournament) { /* only the tournament pivoting checks */
     PetscCall(TournamentPanels());
     PetscCall(TournamentFactor("random", 1000, 128, PETSC_FALSE, PETSC_FALSE));

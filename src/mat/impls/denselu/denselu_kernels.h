@@ -268,6 +268,18 @@ PetscErrorCode SetSwapPlan(Data *, PetscBool);
    forward substitution: the same pivots, the factors to round-off; default 64, measured on an H200: random matrix 1.8-3.4%
    faster from 4096 to 32768), or one cublasDtrsm (rows 0) */
 PetscErrorCode SetTrsmLeaf(Data *, PetscInt rows);
+/* Solves with one right-hand side (MatSolve, MatSolveTranspose, the refinement's plain steps with one column and every
+   GMRES-IR preconditioner application; variant): 1 and 2 launch PGX's own kernel once per triangle
+   (cuda/denselu_trsv.cuh: 64-row blocks that wait for the blocks above them by flags, every factor entry read once),
+   solving each 64 x 64 diagonal tile by substitution (1), or by the tile's inverse, formed by the block while it waits,
+   from the 17th block on (2, the default: 1.1-1.6x faster than cublasDtrsm from n = 1024 to 32768 on an H200);
+   0 calls cublas<t>trsm. With 1 and 2, GMRES-IR reads the FP32 factors directly instead of a FP64 copy (the same
+   values: no n x n FP64 copy is made). Several right-hand sides always take cublas<t>trsm */
+PetscErrorCode SetTrsv(Data *, PetscInt variant);
+/* Bench: one launch on the FP64 factors (triangle which: 0 L, 1 U, 2 U^T, 3 L^T) with per-block timings, 4 per block
+   in the order of the blocks' rows: SM cycles from its start to its last chunk, SM cycles from there to its flag, the
+   global timer (ns) at its flag, the grid index it ran as */
+PetscErrorCode TrsvTrace(Data *, PetscInt which, std::vector<long long> *out);
 /* CUDA graph (-mat_pgx_lu_graph; off by default): the factorization's launches are captured at the second
    factorization of the same n and precision (into the same device buffer) and replayed by the later ones (one
    cudaGraphLaunch: no host-side launch per panel). Not with a profile (its events are timed). Any setter (block size,

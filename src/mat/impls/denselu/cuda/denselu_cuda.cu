@@ -89,6 +89,9 @@ struct Data {
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
+  int                           trsv     = 2;        /* SetTrsv: one-column solves by TrsvKernel (denselu_trsv.cuh; 1 substitution, 2 inverted tiles), 0 cublas<t>trsm */
+  pgx::cuda::DeviceArray<int>    tsync;            /* TrsvKernel: ticket and per-block flags (zeroed before each launch) */
+  long long                    *trsvtrace = nullptr; /* TrsvTrace: per-block timings of the next launch (device, 4 per block) */
   int                           trsmleaf = 64;     /* SetTrsmLeaf: FP64 U-row solves split by halves down to this many rows (0: one cublasDtrsm) */
   bool                          swapplan = true;   /* SetSwapPlan: each panel's gather plan made once (SwapPlanKernel), read by its LaswpPlanKernels */
   pgx::cuda::DeviceArray<int>    swplan;           /* the plans: panel at column k in [4 k, 4 (k + kb)) as {dst, src} pairs (no reuse within a factorization) */
@@ -1020,6 +1023,31 @@ static PetscErrorCode LaunchCopyD2F(int n, int ncol, const double *x, int ldx, f
   if (!n || !ncol) PetscFunctionReturn(PETSC_SUCCESS);
   CopyKernel<double, float><<<PGXCUDAGridSize((PetscInt)n * ncol, 256), 256, 0, s>>>(n, ncol, x, ldx, y, ldy, 0);
   PGXCheckLaunch("denselu CopyKernel<double,float>");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#include "denselu_trsv.cuh"
+
+/* x <- op(T)^-1 x by one launch of TrsvKernel, T a triangle of the n x n factors lu (leading dimension n):
+   which 0: L (unit lower), 1: U, 2: U^T, 3: L^T */
+template <class S, class C>
+static PetscErrorCode LaunchTrsv(Data *d, int which, const S *lu, C *x, cudaStream_t s)
+{
+  const int n = (int)d->n, nblk = (n + DENSELU_TRSV_B - 1) / DENSELU_TRSV_B;
+  const int rev = which == 1 || which == 3, unit = which == 0 || which == 3;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(d->tsync.resize((size_t)nblk + 1));
+  PGXCallCUDA(cudaMemsetAsync(d->tsync.data(), 0, ((size_t)nblk + 1) * sizeof(int), s));
+  if (d->trsv == 2) {
+    if (which < 2) TrsvKernel<S, C, false, true><<<nblk, DENSELU_TRSV_THREADS, 0, s>>>(n, lu, n, x, rev, unit, d->tsync.data(), d->trsvtrace);
+    else TrsvKernel<S, C, true, true><<<nblk, DENSELU_TRSV_THREADS, 0, s>>>(n, lu, n, x, rev, unit, d->tsync.data(), d->trsvtrace);
+  } else {
+    if (which < 2) TrsvKernel<S, C, false, false><<<nblk, DENSELU_TRSV_THREADS, 0, s>>>(n, lu, n, x, rev, unit, d->tsync.data(), d->trsvtrace);
+    else TrsvKernel<S, C, true, false><<<nblk, DENSELU_TRSV_THREADS, 0, s>>>(n, lu, n, x, rev, unit, d->tsync.data(), d->trsvtrace);
+  }
+  PGXCheckLaunch("denselu TrsvKernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -2060,6 +2088,37 @@ PetscErrorCode SetLeftSwapStream(Data *d, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode TrsvTrace(Data *d, PetscInt which, std::vector<long long> *out)
+{
+  cudaStream_t                      s;
+  const int                         n = (int)d->n, nblk = (n + DENSELU_TRSV_B - 1) / DENSELU_TRSV_B;
+  pgx::cuda::DeviceArray<long long> tr;
+  pgx::cuda::DeviceArray<double>    x;
+  std::vector<double>               ones(n, 1.0);
+
+  PetscFunctionBegin;
+  PetscCheck(d->dblvalid && which >= 0 && which <= 3 && d->trsv > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "denselu cuda: TrsvTrace needs FP64 factors, a triangle 0..3 and the kernel (SetTrsv 1 or 2)");
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(tr.resize((size_t)4 * nblk));
+  PetscCall(x.upload(ones.data(), n));
+  d->trsvtrace = tr.data();
+  PetscErrorCode ierr = LaunchTrsv(d, (int)which, d->LU.data(), x.data(), s);
+  d->trsvtrace = nullptr;
+  PetscCall(ierr);
+  out->resize((size_t)4 * nblk);
+  PGXCallCUDA(cudaMemcpyAsync(out->data(), tr.data(), (size_t)4 * nblk * sizeof(long long), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetTrsv(Data *d, PetscInt variant)
+{
+  PetscFunctionBegin;
+  PetscCheck(variant >= 0 && variant <= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the one-column solve is 0 (cublas<t>trsm), 1 (PGX's kernel, substitution) or 2 (PGX's kernel, inverted diagonal tiles), not %" PetscInt_FMT, variant);
+  d->trsv = (int)variant;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SetTrsmLeaf(Data *d, PetscInt rows)
 {
   PetscFunctionBegin;
@@ -2321,29 +2380,44 @@ PetscErrorCode SetRefineOptions(Data *d, const RefineOptions *o)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* B (n x nrhs, ld n, device) <- (LU)^-1 B in the factors' precision T, through the workspace W (ld n) */
-template <class T>
-static PetscErrorCode SolveFactors(Data *d, const T *lu, PetscBool transpose, int nrhs, T *b, T *w)
+/* B (n x nrhs, ld n, device) <- (LU)^-1 B (transpose: (LU)^-T B) with the factors lu stored in S, computed in T,
+   through the workspace W (ld n): one column by TrsvKernel (d->trsv; S float with T double only so: GMRES-IR's
+   preconditioner, exactly the FP32 factors' values), several by cublas<t>trsm (S = T) */
+template <class S, class T>
+static PetscErrorCode SolveFactors(Data *d, const S *lu, PetscBool transpose, int nrhs, T *b, T *w)
 {
   cublasHandle_t h;
   cudaStream_t   s;
-  const int      n = (int)d->n;
+  const int      n    = (int)d->n;
+  const bool     trsv = nrhs == 1 && d->trsv > 0;
+  constexpr bool same = std::is_same<S, T>::value;
 
   PetscFunctionBegin;
   if (!n || !nrhs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(trsv || same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: factors in another precision than the right-hand sides need the one-column solve");
   PetscCall(PGXCUDAGetCUBLAS(&h));
   PetscCall(PGXCUDAGetStream(&s));
   const unsigned int g = PGXCUDAGridSize((PetscInt)n * nrhs, 256);
   if (!transpose) {
     PermuteKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, b, n, w, n, d->perm.data(), 0);
     PGXCheckLaunch("denselu PermuteKernel (gather)");
-    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, w, n));
-    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, w, n));
+    if (trsv) {
+      PetscCall(LaunchTrsv(d, 0, lu, w, s));
+      PetscCall(LaunchTrsv(d, 1, lu, w, s));
+    } else if constexpr (same) {
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, w, n));
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, w, n));
+    }
     CopyKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, w, n, b, n, 0);
     PGXCheckLaunch("denselu CopyKernel");
   } else {
-    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, b, n));
-    PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, b, n));
+    if (trsv) {
+      PetscCall(LaunchTrsv(d, 2, lu, b, s));
+      PetscCall(LaunchTrsv(d, 3, lu, b, s));
+    } else if constexpr (same) {
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nrhs, lu, n, b, n));
+      PGXCallCUBLAS(Trsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, n, nrhs, lu, n, b, n));
+    }
     PermuteKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, b, n, w, n, d->perm.data(), 1);
     PGXCheckLaunch("denselu PermuteKernel (scatter)");
     CopyKernel<T, T><<<g, 256, 0, s>>>(n, nrhs, w, n, b, n, 0);
@@ -2396,7 +2470,7 @@ struct CudaOps {
     const size_t off = (size_t)c0 * n;
     PetscFunctionBegin;
     PetscCall(LaunchCopyD2F(n, nc, d->R.data() + off, n, d->C.data() + off, n, s));
-    PetscCall(SolveFactors<float>(d, d->LUs.data(), tr, nc, d->C.data() + off, d->C2.data() + off));
+    PetscCall(SolveFactors<float, float>(d, d->LUs.data(), tr, nc, d->C.data() + off, d->C2.data() + off));
     CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * nc, 256), 256, 0, s>>>(n, nc, d->C.data() + off, n, d->X.data() + off, n, 1);
     PGXCheckLaunch("denselu CopyKernel (x += c)");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -2424,7 +2498,7 @@ struct CudaOps {
   PetscErrorCode GmresPrepare(void)
   {
     PetscFunctionBegin;
-    if (!d->lupvalid) { /* once per factorization */
+    if (d->trsv == 0 && !d->lupvalid) { /* once per factorization; the one-column solve reads the FP32 factors directly */
       PetscCall(d->LUp.resize((size_t)n * n));
       CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
       PGXCheckLaunch("denselu CopyKernel (promote factors)");
@@ -2436,12 +2510,21 @@ struct CudaOps {
     PetscCall(d->Ht.resize(d->ropt.gmres_m + 1));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* v <- (LU)^-1 v in FP64 with the low-precision factors' values: from the FP32 factors by TrsvKernel, or from
+     their FP64 copy LUp by cublasDtrsm */
+  PetscErrorCode Precond(double *v)
+  {
+    PetscFunctionBegin;
+    if (d->trsv > 0) PetscCall((SolveFactors<float, double>(d, d->LUs.data(), tr, 1, v, d->T.data())));
+    else PetscCall((SolveFactors<double, double>(d, d->LUp.data(), tr, 1, v, d->T.data())));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
   {
     double *V = d->V.data();
     PetscFunctionBegin;
     PGXCallCUDA(cudaMemcpyAsync(V, d->R.data() + (size_t)c * n, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, V, d->T.data()));
+    PetscCall(Precond(V));
     NormalizeKernel<<<1, 1024, 0, s>>>(n, V, V, d->Hd.data());
     PGXCheckLaunch("denselu NormalizeKernel (GMRES start)");
     PGXCallCUDA(cudaMemcpyAsync(beta, d->Hd.data(), sizeof(double), cudaMemcpyDeviceToHost, s));
@@ -2455,7 +2538,7 @@ struct CudaOps {
     const int    j1 = (int)j + 1;
     PetscFunctionBegin;
     PGXCallCUBLAS(cublasDgemv(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, V + (size_t)j * n, 1, &zero, w, 1));
-    PetscCall(SolveFactors<double>(d, d->LUp.data(), tr, 1, w, d->T.data()));
+    PetscCall(Precond(w));
     /* CGS2, the coefficients kept on the device: H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
     PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, H, 1));
     PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, H, 1, &one, w, 1));
@@ -2525,7 +2608,7 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
     int tok;
     PetscCall(ProfBegin(d, s, PHASE_SOLVE, &tok));
     PGXCallCUDA(cudaMemcpy2DAsync(d->X.data(), n * sizeof(double), d_b, ldb * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
-    PetscCall(SolveFactors<double>(d, d->LU.data(), transpose, k, d->X.data(), d->T.data()));
+    PetscCall(SolveFactors<double, double>(d, d->LU.data(), transpose, k, d->X.data(), d->T.data()));
     PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
     PetscCall(ProfEnd(d, s, tok));
   }
