@@ -38,6 +38,15 @@ __device__ __forceinline__ int DenseLUTrsvFlag(const int *f)
   return *(const volatile int *)f;
 }
 
+/* trace: block r's prologue cycles t0, its cycles from its last chunk (t1) to now, the global timer now, its grid index */
+__device__ __forceinline__ void DenseLUTrsvTrace(long long *trace, int r, long long t0, long long t1)
+{
+  unsigned long long g;
+  const long long    t2 = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+  trace[4 * r] = t0, trace[4 * r + 1] = t2 - t1, trace[4 * r + 2] = (long long)g, trace[4 * r + 3] = blockIdx.x;
+}
+
 template <class S, class C, bool TRANS, bool INV>
 __global__ void __launch_bounds__(DENSELU_TRSV_THREADS, 3) TrsvKernel(int n, const S *__restrict__ a, int lda, C *x, int rev, int unit, int *sync, long long *trace)
 {
@@ -50,7 +59,7 @@ __global__ void __launch_bounds__(DENSELU_TRSV_THREADS, 3) TrsvKernel(int n, con
   const int      tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   int           *flags = sync + 1;
 
-  long long      t0 = 0, t1 = 0, t2 = 0;
+  long long      t0 = 0, t1 = 0;
   if (trace && tid == 0) t0 = clock64();
   if (tid == 0) s_r = atomicAdd(sync, 1);
   __syncthreads();
@@ -182,13 +191,7 @@ __global__ void __launch_bounds__(DENSELU_TRSV_THREADS, 3) TrsvKernel(int n, con
     __threadfence();
     __syncthreads();
     if (tid == 0) *(volatile int *)(flags + r) = 1;
-    if (trace && tid == 0) {
-      unsigned long long g;
-      t2 = clock64();
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
-      trace[4 * r] = t0, trace[4 * r + 1] = t2 - t1, trace[4 * r + 2] = (long long)g;
-      trace[4 * r + 3] = blockIdx.x;
-    }
+    if (trace && tid == 0) DenseLUTrsvTrace(trace, r, t0, t1);
     return;
   }
   if (warp == 0) { /* by substitution in one warp: lane holds rows lane and lane + 32 */
@@ -214,12 +217,6 @@ __global__ void __launch_bounds__(DENSELU_TRSV_THREADS, 3) TrsvKernel(int n, con
     __threadfence();
     __syncwarp();
     if (lane == 0) *(volatile int *)(flags + r) = 1;
-    if (trace && lane == 0) {
-      unsigned long long g;
-      t2 = clock64();
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
-      trace[4 * r] = t0, trace[4 * r + 1] = t2 - t1, trace[4 * r + 2] = (long long)g;
-      trace[4 * r + 3] = blockIdx.x;
-    }
+    if (trace && lane == 0) DenseLUTrsvTrace(trace, r, t0, t1);
   }
 }
