@@ -89,9 +89,9 @@ __global__ void __launch_bounds__(DENSELU_TRSV_THREADS, 3) TrsvKernel(int n, con
         for (int k = j + qk; k < i; k += 4) s += dsh[i][k] * dsh[k][j];
       s += __shfl_xor_sync(0xffffffffu, s, 1);
       s += __shfl_xor_sync(0xffffffffu, s, 2);
-      const C r = (C)1 / dsh[i][i];
+      const C rd = (C)1 / dsh[i][i];
       __syncthreads(); /* every read of row i done */
-      if (qk == 0 && j <= i) dsh[i][j] = j == i ? r : -s * r;
+      if (qk == 0 && j <= i) dsh[i][j] = j == i ? rd : -s * rd;
       __syncthreads();
     }
   } else if (tid < B) dinv[tid] = (C)1 / dsh[tid][tid];
