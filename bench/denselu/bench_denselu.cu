@@ -178,6 +178,8 @@ static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static dl::RefineOptions g_ropt = dl::RefineOptionsDefault(); /* -refine_steps, -gmres_m, -gmres_rtol, -gmres_stall, -gmres_stall_rho, -refine_monitor */
+
 struct Config {
   PetscInt  nb, leaf, small;
   PetscBool lookahead, coop;
@@ -231,6 +233,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(cu::SetPanel(d, cf.panel, cf.wholemax, cf.panelmax));
+  PetscCall(cu::SetRefineOptions(d, &g_ropt));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
     PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
@@ -491,6 +494,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-profile", "after each PGX row, a profiled factorization and solve: per-phase times (ms) on a line under it", NULL, profile, &profile, NULL));
   PetscCall(PetscOptionsReal("-time_limit", "seconds: sizes not started by then are skipped (0: no limit)", NULL, time_limit, &time_limit, NULL));
   PetscCall(PetscOptionsString("-o", "also write the table to this file", NULL, fname, fname, sizeof(fname), &flg));
+  PetscCall(PetscOptionsInt("-refine_steps", "PGX mixed precisions: refinement steps at most (-mat_pgx_lu_refine_steps)", NULL, g_ropt.maxsteps, &g_ropt.maxsteps, NULL));
+  PetscCall(PetscOptionsInt("-gmres_m", "PGX mixed precisions: GMRES iterations at most in one GMRES-IR step (-mat_pgx_lu_gmres_restart)", NULL, g_ropt.gmres_m, &g_ropt.gmres_m, NULL));
+  PetscCall(PetscOptionsReal("-gmres_rtol", "PGX mixed precisions: relative residual ending one GMRES-IR step (-mat_pgx_lu_gmres_rtol)", NULL, g_ropt.gmres_rtol, &g_ropt.gmres_rtol, NULL));
+  PetscCall(PetscOptionsReal("-gmres_margin", "PGX mixed precisions: GMRES-IR's tolerance as this times the reduction still needed (-mat_pgx_lu_gmres_margin; 0: -gmres_rtol alone)", NULL, g_ropt.gmres_margin, &g_ropt.gmres_margin, NULL));
+  PetscCall(PetscOptionsInt("-gmres_stall", "PGX mixed precisions: the stall rule's window (-mat_pgx_lu_gmres_stall; 0: off)", NULL, g_ropt.gmres_stall, &g_ropt.gmres_stall, NULL));
+  PetscCall(PetscOptionsReal("-gmres_stall_rho", "PGX mixed precisions: the stall rule's factor (-mat_pgx_lu_gmres_stall_rho)", NULL, g_ropt.gmres_stall_rho, &g_ropt.gmres_stall_rho, NULL));
+  PetscCall(PetscOptionsBool("-refine_monitor", "PGX mixed precisions: print the refinement's steps and GMRES iterations (-mat_pgx_lu_refine_monitor)", NULL, g_ropt.monitor, &g_ropt.monitor, NULL));
   PetscOptionsEnd();
   PetscCall(PetscTime(&tstart));
   out = PETSC_STDOUT;

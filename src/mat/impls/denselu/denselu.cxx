@@ -48,6 +48,7 @@ typedef struct {
   kern::Precision precreq;   /* -mat_pgx_lu_precision */
   kern::Pivoting  pivoting;  /* -mat_pgx_lu_pivoting: of the low-precision factorizations (FP64 always partial) */
   kern::NoPivot   nopivot;   /* -mat_pgx_lu_nopivot: skip the pivot search where partial pivoting interchanges no rows (cuda) */
+  kern::RefineOptions ropt;  /* -mat_pgx_lu_refine_*, -mat_pgx_lu_gmres_*: the mixed-precision refinement (denselu_refine.h) */
   kern::Precision precused;  /* precision of the factors in use */
   const char     *path;      /* "blocked" (host) or the cuda backend's path */
   PetscInt        n;         /* order of the matrix */
@@ -133,6 +134,11 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->nfallback ? "; fell back to FP64" : (lu->device == PGX_DEVICE_HOST && !PGXDenseLUHostMixed(lu) && lu->precreq != kern::PRECISION_AUTO ? "; the host backend factors complex matrices in double" : "")));
   if (lu->precreq == kern::PRECISION_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "precision auto: %s\n", lu->device == PGX_DEVICE_HOST ? "double on the host backend" : (std::string("tf32 (refined in FP64) from n = ") + std::to_string((long long)lu->automin) + " on when A is diagonally dominant by rows, else double").c_str()));
   if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
+  if (lu->precreq != kern::PRECISION_DOUBLE) {
+    if (lu->ropt.gmres && lu->ropt.gmres_stall) PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: at most %" PetscInt_FMT " steps; GMRES-IR when a plain step reduces the residual less than %g: restart %" PetscInt_FMT ", rtol %g at most, margin %g, stall rule: the residual must fall by %g in %" PetscInt_FMT " iterations\n", lu->ropt.maxsteps, (double)lu->ropt.plain_rho, lu->ropt.gmres_m, (double)lu->ropt.gmres_rtol, (double)lu->ropt.gmres_margin, (double)lu->ropt.gmres_stall_rho, lu->ropt.gmres_stall));
+    else if (lu->ropt.gmres) PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: at most %" PetscInt_FMT " steps; GMRES-IR when a plain step reduces the residual less than %g: restart %" PetscInt_FMT ", rtol %g at most, margin %g, no stall rule\n", lu->ropt.maxsteps, (double)lu->ropt.plain_rho, lu->ropt.gmres_m, (double)lu->ropt.gmres_rtol, (double)lu->ropt.gmres_margin));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: at most %" PetscInt_FMT " plain steps, each reducing the residual at least by %g (GMRES-IR off)\n", lu->ropt.maxsteps, (double)lu->ropt.plain_rho));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "factorizations: %" PetscInt_FMT ", last factor time %g s; right-hand sides solved: %" PetscInt_FMT ", solve time %g s\n", lu->nfactor, (double)lu->tfactor, lu->nsolve, (double)lu->tsolve));
   if (lu->nfallback) PetscCall(PetscViewerASCIIPrintf(viewer, "mixed-precision refinement fell back to FP64: %" PetscInt_FMT " times\n", lu->nfallback));
   PetscCall(PetscViewerASCIIPrintf(viewer, "pivoting of the low-precision factorization: %s%s\n", PGXDenseLUPivotings[lu->pivoting], lu->pivoting == kern::PIVOTING_TOURNAMENT ? " (leaves of the panel recursion by tournament pivoting, chunks of 256 rows; FP64: partial)" : ""));
@@ -246,7 +252,7 @@ static PetscErrorCode MatPGXDenseLUSolveArray(Mat F, PetscBool transpose, PetscI
 #if !defined(PETSC_USE_COMPLEX)
     if (lu->mixed) {
       kern::RefineResult res;
-      PetscCall(kern::reference::MixedSolve(lu->mixed, transpose, nrhs, x, ldx, NULL, &res));
+      PetscCall(kern::reference::MixedSolve(lu->mixed, transpose, nrhs, x, ldx, &lu->ropt, &res));
       PetscCall(PetscLogFlops(2.0 * lu->n * lu->n * nrhs * (res.steps + 1)));
       PetscCall(MatPGXDenseLUReportRefine(F, &res));
       fellback = res.fellback;
@@ -517,7 +523,21 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_nopivot", "Skip the pivot search (cuda): auto when A is strictly diagonally dominant by columns (partial pivoting then interchanges no rows; the factors are checked and refactored with pivoting if not), never, always (try on any matrix)", "MatGetFactor", PGXDenseLUNoPivots, (PetscEnum)lu->nopivot, (PetscEnum *)&lu->nopivot, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_pivoting", "Pivoting of the low-precision factorizations: partial, tournament (leaves of the panel recursion by tournament pivoting: no grid synchronization per column); FP64 is always partial", "MatGetFactor", PGXDenseLUPivotings, (PetscEnum)lu->pivoting, (PetscEnum *)&lu->pivoting, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_refine_steps", "Mixed precision: refinement steps at most (plain and GMRES-IR), then the FP64 fallback", "MatGetFactor", lu->ropt.maxsteps, &lu->ropt.maxsteps, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_refine_gmres", "Mixed precision: switch to GMRES-IR steps when a plain step reduces the residual less than 0.1 (else stop and fall back)", "MatGetFactor", lu->ropt.gmres, &lu->ropt.gmres, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_gmres_restart", "Mixed precision: GMRES iterations at most in one GMRES-IR step (its Krylov dimension)", "MatGetFactor", lu->ropt.gmres_m, &lu->ropt.gmres_m, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_lu_gmres_rtol", "Mixed precision: the loosest relative preconditioned residual that ends one GMRES-IR step (each step asks for the reduction its column still needs, x 0.01, down to 1e-13)", "MatGetFactor", lu->ropt.gmres_rtol, &lu->ropt.gmres_rtol, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_lu_gmres_margin", "Mixed precision: a GMRES-IR step asks its Krylov residual for this times the reduction its column still needs (within -mat_pgx_lu_gmres_rtol and 1e-13; 0: -mat_pgx_lu_gmres_rtol alone)", "MatGetFactor", lu->ropt.gmres_margin, &lu->ropt.gmres_margin, NULL));
+  PetscCall(PetscOptionsInt("-mat_pgx_lu_gmres_stall", "Mixed precision: window of the GMRES-IR stall rule in iterations (0: no stall rule): a step whose preconditioned residual fell less than -mat_pgx_lu_gmres_stall_rho over the window ends the refinement", "MatGetFactor", lu->ropt.gmres_stall, &lu->ropt.gmres_stall, NULL));
+  PetscCall(PetscOptionsReal("-mat_pgx_lu_gmres_stall_rho", "Mixed precision: the factor by which the preconditioned residual must fall over the stall rule's window", "MatGetFactor", lu->ropt.gmres_stall_rho, &lu->ropt.gmres_stall_rho, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_refine_monitor", "Mixed precision: print each refinement step's residual reduction and each GMRES iteration's preconditioned residual", "MatGetFactor", lu->ropt.monitor, &lu->ropt.monitor, NULL));
   PetscOptionsEnd();
+  PetscCheck(lu->ropt.maxsteps >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_refine_steps must be >= 0, not %" PetscInt_FMT, lu->ropt.maxsteps);
+  PetscCheck(lu->ropt.gmres_m >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_gmres_restart must be >= 1, not %" PetscInt_FMT, lu->ropt.gmres_m);
+  PetscCheck(lu->ropt.gmres_rtol > 0 && lu->ropt.gmres_rtol < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_gmres_rtol must be in (0, 1), not %g", (double)lu->ropt.gmres_rtol);
+  PetscCheck(lu->ropt.gmres_margin >= 0 && lu->ropt.gmres_margin < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_gmres_margin must be in [0, 1), not %g", (double)lu->ropt.gmres_margin);
+  PetscCheck(lu->ropt.gmres_stall >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_gmres_stall must be >= 0 (0: no stall rule), not %" PetscInt_FMT, lu->ropt.gmres_stall);
+  PetscCheck(lu->ropt.gmres_stall_rho > 0 && lu->ropt.gmres_stall_rho <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_gmres_stall_rho must be in (0, 1], not %g", (double)lu->ropt.gmres_stall_rho);
   PetscCheck(lu->nbreq >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_block must be >= 0 (0: default), not %" PetscInt_FMT, lu->nbreq);
   PetscCheck(lu->leafrows == 0 || lu->leafrows == 1 || lu->leafrows == 2 || lu->leafrows == 4 || lu->leafrows == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_leaf_rows must be 1, 2, 4 or 8 (0: default rule), not %" PetscInt_FMT, lu->leafrows);
   PetscCheck(lu->lasms >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pgx_lu_lookahead_sms must be >= 0 (0: all), not %" PetscInt_FMT, lu->lasms);
@@ -557,6 +577,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetPivoting(lu->d, lu->pivoting));
     PetscCall(kern::cuda::SetNoPivot(lu->d, lu->nopivot));
     PetscCall(kern::cuda::SetProfile(lu->d, lu->profile ? &lu->prof : NULL));
+    PetscCall(kern::cuda::SetRefineOptions(lu->d, &lu->ropt));
 #elif PGX_DENSELU_HAVE_CUDAZ
     PetscCall(kern::cudaz::Create(&lu->dz));
     if (lu->precreq != kern::PRECISION_DOUBLE) PetscCall(PetscInfo(F, "precision %s requested: the cuda backend factors complex matrices in double (cuSOLVER's zgetrf)\n", PGXDenseLUPrecisions[lu->precreq]));
@@ -698,6 +719,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->panelmax               = 0;
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
+  lu->ropt                   = kern::RefineOptionsDefault();
   lu->pivoting               = kern::PIVOTING_PARTIAL; /* tournament once measured faster on the GPU host (bench_denselu -pivotings) */
   lu->nopivot                = kern::NOPIVOT_AUTO;
   lu->precused               = kern::PRECISION_DOUBLE;

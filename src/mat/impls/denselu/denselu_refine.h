@@ -10,7 +10,16 @@
    Accept (LAPACK dsgesv's rule, with inf-norms):  ||R_c||_inf <= sqrt(n) eps ||A||_inf ||X_c||_inf  for every c,
    i.e. the backward error ||r||_inf / (||A||_inf ||x||_inf n eps) of issue 14 is at most 1/sqrt(n): the FP64 level.
    A converged column is frozen (not corrected again). Stagnation: ratio = the largest ||R_c||_new / ||R_c||_old
-   over the columns still unconverged. A plain step with ratio > plain_rho switches to GMRES-IR (when allowed); a
+   over the columns still unconverged. A plain step with ratio > plain_rho switches to GMRES-IR (when allowed). (Even
+   a first plain step that makes the residual larger is kept: on the random matrices of bench/denselu, GMRES-IR from
+   there takes 3-5 iterations fewer than from x = 0, thirty-fifth session.) A GMRES-IR correction of column c runs
+   until its Krylov residual |g_j| <= rtol_c beta: rtol_c = gmres_rtol, or with gmres_margin > 0
+     rtol_c = max(1e-13, min(gmres_rtol, gmres_margin / s_c)),  s_c = ||R_c||_inf / (sqrt(n) eps ||A||_inf ||x_c||_inf),
+   ||x_c|| from the latest nonzero iterate: the reduction the column still needs times the margin, so that one
+   correction may end the refinement instead of two. (Measured, thirty-fifth session: on the random matrix a GMRES-IR
+   step's true residual falls by no more than 2.5-4e-7 however far its Krylov residual goes, whichever triangular
+   solve applies M, so the margin saves a step at n = 8192 and costs 6-7 iterations at 16384 and 32768: off by
+   default.) A
    GMRES-IR step with ratio > gmres_rho, a non-finite residual, or maxsteps steps end the refinement unconverged,
    and the backend then factors A in FP64 (the fallback). Two more rules end a refinement that would fail anyway
    early, so that a failing run costs little before the fallback (issue 14: on the plain random matrix the mixed
@@ -23,6 +32,9 @@
                |g_{j - gmres_stall}| (the Krylov solve of M^-1 op(A) d = M^-1 r has stalled: M is too poor a
                preconditioner) is abandoned and the refinement ends at once ("GMRES-IR stalled"), without the
                remaining iterations (each an FP64 triangular solve pair and a gemv) nor the residual.
+
+   With monitor (-mat_pgx_lu_refine_monitor), each step prints its residual reduction and each GMRES iteration the
+   Givens estimate |g_j| / beta, on PETSC_COMM_SELF.
 
    The Ops class (all methods return PetscErrorCode; norms are host arrays of k):
      PetscInt  N(), K();  PetscReal ANorm()  (||A||_inf)
@@ -60,7 +72,12 @@ struct RefineOptions {
   PetscReal gmres_rtol; /* relative preconditioned residual of one GMRES-IR correction */
   PetscInt  gmres_stall;     /* window of the stall rule, in GMRES iterations (0: no stall rule) ... */
   PetscReal gmres_stall_rho; /* ... over which the preconditioned residual must fall at least by this factor */
+  PetscReal gmres_margin;    /* a GMRES-IR step asks its Krylov residual for gmres_margin times the reduction its column still needs (0: gmres_rtol alone) */
+  PetscBool monitor;         /* print each step's residual reduction and each GMRES iteration's |g_j| / beta (PETSC_COMM_SELF) */
 };
+
+/* GMRES-IR's tightest tolerance for one correction (see Refine) */
+static constexpr PetscReal GmresRtolFloor = 1e-13;
 
 /* What a refinement did */
 struct RefineResult {
@@ -81,17 +98,23 @@ static inline RefineOptions RefineOptionsDefault(void)
   o.plain_rho  = 0.1;
   o.gmres_rho  = 0.1;
   o.gmres      = PETSC_TRUE;
-  o.gmres_m    = 40;
+  /* measured on an H200 (thirty-fifth session, bench/results): on the random matrix at n = 32768 (tf32) the second
+     GMRES-IR step starts with a plateau of its Krylov residual (0.70 after 10 iterations, 0.24 after 28) and then
+     converges in about 30 more: the window of 10 abandoned it (the FP64 fallback, 1.8x the FP64 solve), a window of
+     20 lets it converge (1.3x), and a step needs up to 60 iterations (restart 40 cut it) */
+  o.gmres_m    = 100;
   o.gmres_rtol = 1e-8;
-  o.gmres_stall     = 10;
+  o.gmres_stall     = 20;
   o.gmres_stall_rho = 0.5;
+  o.gmres_margin    = 0;
+  o.monitor         = PETSC_FALSE;
   return o;
 }
 
-/* One GMRES-IR correction of column c (at most o.gmres_m iterations); its = iterations done; stalled: the stall rule
-   fired (then X_c is not updated) */
+/* One GMRES-IR correction of column c (at most o.gmres_m iterations, until |g_j| <= rtol beta); its = iterations
+   done; stalled: the stall rule fired (then X_c is not updated) */
 template <class Ops>
-static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptions &o, PetscInt *its, PetscBool *stalled)
+static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptions &o, PetscReal rtol, PetscInt *its, PetscBool *stalled)
 {
   const PetscInt         m = o.gmres_m;
   PetscReal              beta = 0;
@@ -123,7 +146,8 @@ static inline PetscErrorCode RefineGmres(Ops &ops, PetscInt c, const RefineOptio
     g[j]                = cs[j] * g[j];
     j++;
     hist[j] = std::fabs(g[j]);
-    if (hn == 0 || !std::isfinite(hn) || hist[j] <= o.gmres_rtol * beta) break;
+    if (o.monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  dense LU refinement: column %" PetscInt_FMT " GMRES iteration %" PetscInt_FMT " preconditioned residual %g of the step's first\n", c, j, (double)(hist[j] / beta)));
+    if (hn == 0 || !std::isfinite(hn) || hist[j] <= rtol * beta) break;
     if (o.gmres_stall > 0 && j >= o.gmres_stall && j < m && hist[j] > o.gmres_stall_rho * hist[j - o.gmres_stall]) {
       *its     = j;
       *stalled = PETSC_TRUE;
@@ -146,7 +170,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
 {
   const PetscInt         n = ops.N(), k = ops.K();
   const PetscReal        anorm = ops.ANorm(), tol = std::sqrt((PetscReal)(n > 0 ? n : 1)) * PETSC_MACHINE_EPSILON;
-  std::vector<PetscReal> rn(k), xn(k), rnew(k);
+  std::vector<PetscReal> rn(k), xn(k), rnew(k), xest(k, 0.0); /* xest: the last nonzero ||X_c||_inf (the scale of x_c) */
   std::unique_ptr<PetscBool[]> active(new PetscBool[k]()); /* not std::vector<PetscBool>: PetscBool is bool in C++ with PETSc >= 3.23, and vector<bool> has no data() */
   PetscBool              gmres = PETSC_FALSE;
   PetscInt               nactive = 0;
@@ -175,8 +199,12 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       if (!res->gmres_steps) PetscCall(ops.GmresPrepare());
       for (PetscInt c = 0; c < k && !stalled; c++)
         if (active[c]) {
-          PetscInt its;
-          PetscCall(RefineGmres(ops, c, o, &its, &stalled));
+          PetscInt  its;
+          /* with gmres_margin: the reduction this column still needs, scaled = ||R_c|| / (tol ||A|| ||x_c||), times
+             the margin, asked of the Krylov residual; never looser than gmres_rtol, nor tighter than GmresRtolFloor */
+          const PetscReal scaled = xest[c] > 0 ? rn[c] / (tol * anorm * xest[c]) : 0;
+          const PetscReal rtol   = scaled > 0 && o.gmres_margin > 0 ? PetscMax(GmresRtolFloor, PetscMin(o.gmres_rtol, o.gmres_margin / scaled)) : o.gmres_rtol;
+          PetscCall(RefineGmres(ops, c, o, rtol, &its, &stalled));
           res->gmres_its += its;
         }
       PetscCall(ops.PhaseEnd(PHASE_GMRES));
@@ -205,7 +233,10 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       }
       rn[c] = rnew[c];
     }
+    for (PetscInt c = 0; c < k; c++)
+      if (xn[c] > 0 && std::isfinite(xn[c])) xest[c] = xn[c];
     res->ratio = ratio;
+    if (o.monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  dense LU refinement: step %" PetscInt_FMT " (%s) residual reduction %g, %" PetscInt_FMT " columns unconverged, largest ||r|| / (sqrt(n) eps ||A|| ||x||) %g\n", res->steps, gmres ? "GMRES-IR" : "plain", (double)ratio, nactive, (double)scaled));
     if (!finite) {
       res->stop = "not finite";
       break;
