@@ -69,7 +69,7 @@ struct RefineOptions {
   PetscReal gmres_rho; /* a GMRES-IR step must reduce it at least this much, else the refinement stops */
   PetscBool gmres;     /* allow GMRES-IR steps */
   PetscInt  gmres_m;   /* Krylov dimension of one GMRES-IR correction (the Ops size their basis with it) */
-  PetscReal gmres_rtol; /* relative preconditioned residual of one GMRES-IR correction */
+  PetscReal gmres_rtol; /* relative preconditioned residual of one GMRES-IR correction (with gmres_margin: the loosest) */
   PetscInt  gmres_stall;     /* window of the stall rule, in GMRES iterations (0: no stall rule) ... */
   PetscReal gmres_stall_rho; /* ... over which the preconditioned residual must fall at least by this factor */
   PetscReal gmres_margin;    /* a GMRES-IR step asks its Krylov residual for gmres_margin times the reduction its column still needs (0: gmres_rtol alone) */
