@@ -500,6 +500,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-gmres_margin", "PGX mixed precisions: GMRES-IR's tolerance as this times the reduction still needed (-mat_pgx_lu_gmres_margin; 0: -gmres_rtol alone)", NULL, g_ropt.gmres_margin, &g_ropt.gmres_margin, NULL));
   PetscCall(PetscOptionsInt("-gmres_stall", "PGX mixed precisions: the stall rule's window (-mat_pgx_lu_gmres_stall; 0: off)", NULL, g_ropt.gmres_stall, &g_ropt.gmres_stall, NULL));
   PetscCall(PetscOptionsReal("-gmres_stall_rho", "PGX mixed precisions: the stall rule's factor (-mat_pgx_lu_gmres_stall_rho)", NULL, g_ropt.gmres_stall_rho, &g_ropt.gmres_stall_rho, NULL));
+  PetscCall(PetscOptionsBool("-gmres_recycle", "PGX mixed precisions: later GMRES-IR steps recycle the first one's Krylov space (-mat_pgx_lu_gmres_recycle)", NULL, g_ropt.gmres_recycle, &g_ropt.gmres_recycle, NULL));
   PetscCall(PetscOptionsBool("-refine_monitor", "PGX mixed precisions: print the refinement's steps and GMRES iterations (-mat_pgx_lu_refine_monitor)", NULL, g_ropt.monitor, &g_ropt.monitor, NULL));
   PetscOptionsEnd();
   PetscCall(PetscTime(&tstart));

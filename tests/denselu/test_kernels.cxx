@@ -181,7 +181,14 @@ struct MockOps {
      1 / hypot(hdiag', 1) (hdiag 10: ~10x per iteration; hdiag 1: slower and slower, the stall rule's case) */
   PetscReal hdiag = 0;
   PetscInt  narnoldi = 0, nupdate = 0;
-  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h)
+  PetscErrorCode RecycleKeep(PetscInt, const PetscReal *, const PetscReal *) { return PETSC_SUCCESS; }
+  PetscErrorCode RecycleProject(PetscInt, PetscInt, PetscReal, PetscReal *nrm)
+  {
+    *nrm = 1;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode RecycleUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h, PetscReal *)
   {
     for (PetscInt i = 0; i < j; i++) h[i] = 0;
     h[j]     = hdiag;

@@ -81,6 +81,7 @@ struct Data {
   pgx::cuda::DeviceArray<float>  C, C2;
   pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
   pgx::cuda::DeviceArray<double> V, W, Hd, Ht; /* GMRES-IR: Krylov basis n x (m+1), work vector, Hessenberg column (m+2), CGS2 pass 2 / y */
+  pgx::cuda::DeviceArray<double> Crec, Urec, Rs, Tr; /* GMRES-IR's recycled space (gmres_recycle): C, U (n x kr), Q and R^-1 staged, coefficients (2 kr) */
   pgx::cuda::DeviceArray<double> norms;       /* refinement: ||R_c||_inf, ||X_c||_inf (2 k), ||A||_inf's row sums (n) */
   std::vector<int>              hpiv;         /* host copy of the pivots */
   bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
@@ -2531,7 +2532,63 @@ struct CudaOps {
     PGXCallCUDA(cudaStreamSynchronize(s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *hcol)
+  int kr = 0; /* columns of the recycled space */
+  /* t = C^T v, v -= C t, twice; the two t summed into Tr(0:kr) */
+  PetscErrorCode ProjectOut(double *v)
+  {
+    const double one = 1.0, zero = 0.0, mone = -1.0;
+    double      *t = d->Tr.data(), *t2 = d->Tr.data() + kr;
+    PetscFunctionBegin;
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, kr, &one, d->Crec.data(), n, v, 1, &zero, t, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &mone, d->Crec.data(), n, t, 1, &one, v, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, kr, &one, d->Crec.data(), n, v, 1, &zero, t2, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &mone, d->Crec.data(), n, t2, 1, &one, v, 1));
+    AddKernel<<<PGXCUDAGridSize(kr, 64), 64, 0, s>>>(kr, t2, t);
+    PGXCheckLaunch("denselu AddKernel (recycled space)");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode RecycleKeep(PetscInt j, const PetscReal *Q, const PetscReal *Ri)
+  {
+    const double one = 1.0, zero = 0.0;
+    const int    jj  = (int)j;
+    PetscFunctionBegin;
+    PetscCall(d->Crec.resize((size_t)n * jj));
+    PetscCall(d->Urec.resize((size_t)n * jj));
+    PetscCall(d->Rs.resize((size_t)(jj + 1) * jj + (size_t)jj * jj));
+    PetscCall(d->Tr.resize(2 * (size_t)jj));
+    double *Qd = d->Rs.data(), *Rid = d->Rs.data() + (size_t)(jj + 1) * jj;
+    PGXCallCUDA(cudaMemcpyAsync(Qd, Q, (size_t)(jj + 1) * jj * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUDA(cudaMemcpyAsync(Rid, Ri, (size_t)jj * jj * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, jj, jj + 1, &one, d->V.data(), n, Qd, jj + 1, &zero, d->Crec.data(), n));
+    PGXCallCUBLAS(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, jj, jj, &one, d->V.data(), n, Rid, jj, &zero, d->Urec.data(), n));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* Q and Ri are the driver's host arrays */
+    kr = jj;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode RecycleProject(PetscInt c, PetscInt kr_, PetscReal beta, PetscReal *nrm)
+  {
+    const double one = 1.0, b = beta;
+    double      *V = d->V.data();
+    PetscFunctionBegin;
+    PetscCheck(kr_ == kr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: recycled space of %d columns, asked for %" PetscInt_FMT, kr, kr_);
+    PetscCall(ProjectOut(V));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &b, d->Urec.data(), n, d->Tr.data(), 1, &one, d->X.data() + (size_t)c * n, 1));
+    NormalizeKernel<<<1, 1024, 0, s>>>(n, V, V, d->Hd.data());
+    PGXCheckLaunch("denselu NormalizeKernel (recycled space)");
+    PGXCallCUDA(cudaMemcpyAsync(nrm, d->Hd.data(), sizeof(double), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode RecycleUpdate(PetscInt c, PetscInt, const PetscReal *z)
+  {
+    const double mone = -1.0, one = 1.0;
+    PetscFunctionBegin;
+    PGXCallCUDA(cudaMemcpyAsync(d->Tr.data(), z, kr * sizeof(double), cudaMemcpyHostToDevice, s));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &mone, d->Urec.data(), n, d->Tr.data(), 1, &one, d->X.data() + (size_t)c * n, 1));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* z is the driver's host array */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *hcol, PetscReal *bcol)
   {
     const double one = 1.0, zero = 0.0, mone = -1.0;
     double      *V = d->V.data(), *w = d->W.data(), *H = d->Hd.data(), *Ht = d->Ht.data();
@@ -2539,6 +2596,10 @@ struct CudaOps {
     PetscFunctionBegin;
     PGXCallCUBLAS(cublasDgemv(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, n, n, &one, d->A.data(), n, V + (size_t)j * n, 1, &zero, w, 1));
     PetscCall(Precond(w));
+    if (bcol) {
+      PetscCall(ProjectOut(w));
+      PGXCallCUDA(cudaMemcpyAsync(bcol, d->Tr.data(), kr * sizeof(double), cudaMemcpyDeviceToHost, s));
+    }
     /* CGS2, the coefficients kept on the device: H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
     PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, H, 1));
     PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, H, 1, &one, w, 1));

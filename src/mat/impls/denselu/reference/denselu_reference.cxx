@@ -513,13 +513,63 @@ struct HostOps {
       for (PetscInt i = 0; i < n; i++) V[i] /= *beta;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h)
+  std::vector<double> Cr, Ur; /* the recycled space (RecycleKeep): n x kr each */
+  PetscInt            kr = 0;
+  /* t = C^T v twice (summed), v -= C t each time */
+  void ProjectOut(double *v, PetscReal *t) const
+  {
+    for (PetscInt i = 0; i < kr; i++) t[i] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      std::vector<double> tt(kr, 0.0);
+      for (PetscInt i = 0; i < kr; i++)
+        for (PetscInt r = 0; r < n; r++) tt[i] += Cr[r + i * n] * v[r];
+      for (PetscInt i = 0; i < kr; i++)
+        for (PetscInt r = 0; r < n; r++) v[r] -= Cr[r + i * n] * tt[i];
+      for (PetscInt i = 0; i < kr; i++) t[i] += tt[i];
+    }
+  }
+  PetscErrorCode RecycleKeep(PetscInt j, const PetscReal *Q, const PetscReal *Ri)
+  {
+    PetscFunctionBegin;
+    kr = j;
+    Cr.assign((size_t)n * j, 0.0);
+    Ur.assign((size_t)n * j, 0.0);
+    for (PetscInt col = 0; col < j; col++)
+      for (PetscInt i = 0; i <= j; i++)
+        for (PetscInt r = 0; r < n; r++) Cr[r + col * n] += V[r + i * n] * Q[i + col * (j + 1)];
+    for (PetscInt col = 0; col < j; col++)
+      for (PetscInt i = 0; i <= col; i++)
+        for (PetscInt r = 0; r < n; r++) Ur[r + col * n] += V[r + i * n] * Ri[i + col * j];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode RecycleProject(PetscInt c, PetscInt kr_, PetscReal beta, PetscReal *nrm)
+  {
+    std::vector<PetscReal> t(kr_);
+    PetscFunctionBegin;
+    PetscCheck(kr_ == kr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu reference: recycled space of %" PetscInt_FMT " columns, asked for %" PetscInt_FMT, kr, kr_);
+    ProjectOut(V.data(), t.data());
+    for (PetscInt i = 0; i < kr; i++)
+      for (PetscInt r = 0; r < n; r++) X[r + c * n] += beta * Ur[r + i * n] * t[i];
+    *nrm = Nrm2(n, V.data());
+    if (*nrm > 0)
+      for (PetscInt r = 0; r < n; r++) V[r] /= *nrm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode RecycleUpdate(PetscInt c, PetscInt, const PetscReal *z)
+  {
+    PetscFunctionBegin;
+    for (PetscInt i = 0; i < kr; i++)
+      for (PetscInt r = 0; r < n; r++) X[r + c * n] -= Ur[r + i * n] * z[i];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h, PetscReal *b)
   {
     PetscFunctionBegin;
     if ((PetscInt)V.size() < (j + 2) * n) V.resize((size_t)(j + 2) * n);
     w.resize(n);
     ApplyA(&V[j * n], w.data());
     PetscCall(SolveT<double>(n, m->LUp.data(), n, m->ipiv.data(), tr, 1, w.data(), n));
+    if (b) ProjectOut(w.data(), b);
     for (PetscInt i = 0; i <= j; i++) h[i] = 0;
     for (int pass = 0; pass < 2; pass++) { /* CGS2: all the coefficients of a pass from the same w */
       std::vector<double> hh(j + 1, 0.0);
