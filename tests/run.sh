@@ -18,7 +18,9 @@
 #             own numbers; tests/expect.sh checks output and error messages.
 # Environment: PGX_REQUIRE_GPU=1 turns skipped cuda tests into failures (for the GPU host);
 #   PGX_TESTS=regex runs only the tests whose name matches; PGX_TEST_TIMEOUT (seconds, default 900);
-#   PGX_JOBS=N runs N tests at a time (default 1).
+#   PGX_JOBS=N runs N tests at a time (default 1; their lines come in the suite's order at the end). Stopped by
+#   SIGTERM or SIGINT (a step's time limit), the runner first prints the lines of the tests that had finished and
+#   'interrupted: N passed, N failed, N not finished'.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -35,6 +37,7 @@ MPIEXEC=${PGX_MPIEXEC:-mpiexec}
 [ -n "$MPIEXEC" ] || MPIEXEC=mpiexec
 LOGDIR=${PGX_TEST_LOGDIR:-$ROOT/$B/testlogs}
 mkdir -p "$LOGDIR"
+rm -f "$LOGDIR"/*.pid # an earlier run's, stopped by SIGKILL
 
 if [ ! -x $B/tests/sys/pgx_info ]; then
   echo "tests/run.sh: $B/tests/sys/pgx_info is missing; run 'make' first" >&2
@@ -55,18 +58,29 @@ echo "PGX tests: $($B/tests/sys/pgx_info 2>&1 | head -1); GPU: $([ $have_gpu = 1
 
 # now_ms: milliseconds since the epoch (bash 5's EPOCHREALTIME, else date)
 now_ms() { if [ -n "${EPOCHREALTIME:-}" ]; then local t=${EPOCHREALTIME/[.,]/}; echo $((10#$t / 1000)); else echo $(($(date +%s%N) / 1000000)); fi; }
+# run_cmd NAME CMD LOG: CMD under the test time limit, its output in LOG; the limit's process (GNU timeout, which
+# makes the test its own process group) is named in LOGDIR/NAME.pid while it runs, so that interrupted() can stop it
+run_cmd() {
+  timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$2" >"$3" 2>&1 </dev/null &
+  local tp=$! rc
+  echo $tp >"$LOGDIR/$1.pid"
+  wait $tp
+  rc=$?
+  rm -f "$LOGDIR/$1.pid"
+  return $rc
+}
 # run_one NAME CMD: runs one test, prints its 'ok'/'FAIL' line (and the log's tail on failure); exit status 0 on pass
 run_one() {
   local name=$1 cmd=$2 log=$LOGDIR/$1.log t0 rc ms dt
   t0=$(now_ms)
   local again=""
-  timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
+  run_cmd "$name" "$cmd" "$log"
   rc=$?
   # Open MPI itself failing to start (a transient seen once in a fresh clone's suite, "orte_ess_init failed", that
   # did not recur in five runs of the test; no PGX code has run then) gets one more run, and the line says so
   if [ $rc -ne 0 ] && grep -qE 'orte_ess_init failed|orte_init failed|ompi_rte_init failed' "$log"; then
     mv "$log" "$log.mpistart"
-    timeout "${PGX_TEST_TIMEOUT:-900}" bash -c "$cmd" >"$log" 2>&1 </dev/null
+    run_cmd "$name" "$cmd" "$log"
     rc=$?
     again="; run again after Open MPI failed to start, $LOGDIR/$name.log.mpistart"
   fi
@@ -85,6 +99,27 @@ jobs=${PGX_JOBS:-1}
 order=()
 
 pass=0 fail=0 skip=0 failed_names=()
+# interrupted: the finished tests' lines (PGX_JOBS > 1: from their result files) and the counts so far; exit 130
+interrupted() {
+  trap - TERM INT
+  local r running=0
+  if [ "$jobs" -gt 1 ]; then
+    for name in "${order[@]}"; do
+      r=$LOGDIR/$name.result
+      if [ -s "$r" ] && head -1 "$r" | grep -qE '^(ok|FAIL) '; then
+        cat "$r"
+        if head -1 "$r" | grep -q '^ok '; then count_one 0; else count_one 1; fi
+      else running=$((running + 1)); fi
+      rm -f "$r"
+    done
+  else running=1; fi
+  [ $fail -gt 0 ] && echo "failed: ${failed_names[*]}"
+  echo "interrupted: $pass passed, $fail failed, $running not finished ($skip skipped before)"
+  kill $(jobs -p) 2>/dev/null
+  for r in "$LOGDIR"/*.pid; do [ -f "$r" ] && kill -TERM "$(cat "$r")" 2>/dev/null; rm -f "$r"; done
+  exit 130
+}
+trap interrupted TERM INT
 for f in tests/*.tests; do
   while IFS='|' read -r name req nsize cmd; do
     # trimmed with bash alone: a subprocess per field and line cost about two CPU minutes a suite
@@ -149,6 +184,7 @@ for f in tests/*.tests; do
 done
 if [ "$jobs" -gt 1 ]; then
   wait
+  trap - TERM INT
   for name in "${order[@]}"; do
     r=$LOGDIR/$name.result
     cat "$r"

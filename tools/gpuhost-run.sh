@@ -36,7 +36,7 @@ for w in "${what[@]}"; do
     t0=$(date +%s)
     if command -v make >/dev/null; then PGX_REQUIRE_GPU=1 make --no-print-directory test > "$OUTDIR/tests.log" 2>&1
     else PGX_REQUIRE_GPU=1 tests/run.sh > "$OUTDIR/tests.log" 2>&1; fi
-    summary+=("tests: $(grep -E '^[0-9]+ passed' "$OUTDIR/tests.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+    summary+=("tests: $(grep -E '^([0-9]+ passed|interrupted:)' "$OUTDIR/tests.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
     grep -E '^(FAIL|failed:)' "$OUTDIR/tests.log" | head -20 | while read -r l; do echo "  $l"; done
     ;;
   bench)
@@ -62,7 +62,7 @@ for w in "${what[@]}"; do
     t0=$(date +%s)
     LD_LIBRARY_PATH="$ROOT/lib-gpuc:$LD_LIBRARY_PATH" PGX_BUILD=build-gpuc PGX_LIB=lib-gpuc \
       PGX_REQUIRE_GPU=1 tests/run.sh > "$OUTDIR/testsc.log" 2>&1
-    summary+=("testsc: $(grep -E '^[0-9]+ passed' "$OUTDIR/testsc.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+    summary+=("testsc: $(grep -E '^([0-9]+ passed|interrupted:)' "$OUTDIR/testsc.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
     grep -E '^(FAIL|failed:)' "$OUTDIR/testsc.log" | head -20 | while read -r l; do echo "  $l"; done
     ;;
   tests325|bench325)
@@ -77,7 +77,7 @@ for w in "${what[@]}"; do
     if [ "$w" = tests325 ]; then
       LD_LIBRARY_PATH="$ROOT/lib-gpu325:/opt/petsc-3.25-cuda/lib:$LD_LIBRARY_PATH" PGX_BUILD=build-gpu325 PGX_LIB=lib-gpu325 \
         PGX_REQUIRE_GPU=1 PGX_MPIEXEC=mpiexec tests/run.sh > "$OUTDIR/tests325.log" 2>&1
-      summary+=("tests325: $(grep -E '^[0-9]+ passed' "$OUTDIR/tests325.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
+      summary+=("tests325: $(grep -E '^([0-9]+ passed|interrupted:)' "$OUTDIR/tests325.log" | tail -1) ($(( $(date +%s) - t0 )) s)")
       grep -E '^(FAIL|failed:)' "$OUTDIR/tests325.log" | head -20 | while read -r l; do echo "  $l"; done
     else
       { echo "device: $(head -2 "$OUTDIR/device.txt" | tail -1)"; echo "date: $(date -u +%FT%TZ)"
