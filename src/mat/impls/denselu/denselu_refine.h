@@ -237,7 +237,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
 {
   const PetscInt         n = ops.N(), k = ops.K();
   const PetscReal        anorm = ops.ANorm(), tol = std::sqrt((PetscReal)(n > 0 ? n : 1)) * PETSC_MACHINE_EPSILON;
-  std::vector<PetscReal> rn(k), xn(k), rnew(k), xest(k, 0.0); /* xest: the last nonzero ||X_c||_inf (the scale of x_c) */
+  std::vector<PetscReal> rn(k), xn(k), rnew(k);
   std::unique_ptr<PetscBool[]> active(new PetscBool[k]()); /* not std::vector<PetscBool>: PetscBool is bool in C++ with PETSc >= 3.23, and vector<bool> has no data() */
   PetscBool              gmres = PETSC_FALSE;
   PetscInt               nactive = 0;
@@ -270,7 +270,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
           PetscInt  its;
           /* with gmres_margin: the reduction this column still needs, scaled = ||R_c|| / (tol ||A|| ||x_c||), times
              the margin, asked of the Krylov residual; never looser than gmres_rtol, nor tighter than GmresRtolFloor */
-          const PetscReal scaled = xest[c] > 0 ? rn[c] / (tol * anorm * xest[c]) : 0;
+          const PetscReal scaled = xn[c] > 0 ? rn[c] / (tol * anorm * xn[c]) : 0;
           const PetscReal rtol   = scaled > 0 && o.gmres_margin > 0 ? PetscMax(GmresRtolFloor, PetscMin(o.gmres_rtol, o.gmres_margin / scaled)) : o.gmres_rtol;
           PetscCall(RefineGmres(ops, c, o, rtol, &rec, &its, &stalled));
           res->gmres_its += its;
@@ -301,8 +301,6 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       }
       rn[c] = rnew[c];
     }
-    for (PetscInt c = 0; c < k; c++)
-      if (xn[c] > 0 && std::isfinite(xn[c])) xest[c] = xn[c];
     res->ratio = ratio;
     if (o.monitor) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  dense LU refinement: step %" PetscInt_FMT " (%s) residual reduction %g, %" PetscInt_FMT " columns unconverged, largest ||r|| / (sqrt(n) eps ||A|| ||x||) %g\n", res->steps, gmres ? "GMRES-IR" : "plain", (double)ratio, nactive, (double)scaled));
     if (!finite) {
