@@ -659,8 +659,9 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   the low precision, as the specification of the cuda one; auto: on the cuda backend tf32 when n >= -mat_pgx_lu_auto_min
   and A is diagonally dominant by rows, where the mixed solve is both faster and safe, else double; double on the host)
 . -mat_pgx_lu_auto_min <n> - smallest n at which auto factors in tf32 (default 16384: on an H100 the mixed solve is
-  0.95x of FP64 getrf+getrs at n = 8192 and 1.34x at 16384 on a diagonally dominant matrix; on a plain random matrix
-  it can fall back and cost twice the FP64 solve, which the dominance test avoids)
+  0.95x of FP64 getrf+getrs at n = 8192 and 1.34x at 16384 on a diagonally dominant matrix; on a plain random matrix,
+  which needs pivoting, it takes 1.3-1.8x of the FP64 solve at n = 4096-16384 on an H200 even where it converges, and
+  about twice where it falls back, which the dominance test avoids)
 
   Notes:
   The pivots are LAPACK dgetrf's (partial pivoting, first largest entry). An exactly singular matrix gives
