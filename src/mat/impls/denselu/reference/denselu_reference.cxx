@@ -515,19 +515,22 @@ struct HostOps {
   }
   std::vector<double> Cr, Ur; /* the recycled space (RecycleKeep): n x kr each */
   PetscInt            kr = 0;
-  /* t = C^T v twice (summed), v -= C t each time */
-  void ProjectOut(double *v, PetscReal *t) const
+  /* classical Gram-Schmidt twice (CGS2) against the k orthonormal columns of Q (n x k): each pass tt = Q^T v from the
+     same v, then v -= Q tt; t = the sum of the passes' coefficients */
+  void CGS2(const double *Q, PetscInt k, double *v, PetscReal *t) const
   {
-    for (PetscInt i = 0; i < kr; i++) t[i] = 0;
+    for (PetscInt i = 0; i < k; i++) t[i] = 0;
     for (int pass = 0; pass < 2; pass++) {
-      std::vector<double> tt(kr, 0.0);
-      for (PetscInt i = 0; i < kr; i++)
-        for (PetscInt r = 0; r < n; r++) tt[i] += Cr[r + i * n] * v[r];
-      for (PetscInt i = 0; i < kr; i++)
-        for (PetscInt r = 0; r < n; r++) v[r] -= Cr[r + i * n] * tt[i];
-      for (PetscInt i = 0; i < kr; i++) t[i] += tt[i];
+      std::vector<double> tt(k, 0.0);
+      for (PetscInt i = 0; i < k; i++)
+        for (PetscInt r = 0; r < n; r++) tt[i] += Q[r + i * n] * v[r];
+      for (PetscInt i = 0; i < k; i++)
+        for (PetscInt r = 0; r < n; r++) v[r] -= Q[r + i * n] * tt[i];
+      for (PetscInt i = 0; i < k; i++) t[i] += tt[i];
     }
   }
+  /* v orthogonal to the recycled C, t = its coefficients */
+  void ProjectOut(double *v, PetscReal *t) const { CGS2(Cr.data(), kr, v, t); }
   PetscErrorCode RecycleKeep(PetscInt j, const PetscReal *Q, const PetscReal *Ri)
   {
     PetscFunctionBegin;
@@ -570,15 +573,7 @@ struct HostOps {
     ApplyA(&V[j * n], w.data());
     PetscCall(SolveT<double>(n, m->LUp.data(), n, m->ipiv.data(), tr, 1, w.data(), n));
     if (b) ProjectOut(w.data(), b);
-    for (PetscInt i = 0; i <= j; i++) h[i] = 0;
-    for (int pass = 0; pass < 2; pass++) { /* CGS2: all the coefficients of a pass from the same w */
-      std::vector<double> hh(j + 1, 0.0);
-      for (PetscInt i = 0; i <= j; i++)
-        for (PetscInt r = 0; r < n; r++) hh[i] += V[r + i * n] * w[r];
-      for (PetscInt i = 0; i <= j; i++)
-        for (PetscInt r = 0; r < n; r++) w[r] -= V[r + i * n] * hh[i];
-      for (PetscInt i = 0; i <= j; i++) h[i] += hh[i];
-    }
+    CGS2(V.data(), j + 1, w.data(), h);
     h[j + 1] = Nrm2(n, w.data());
     for (PetscInt r = 0; r < n; r++) V[r + (j + 1) * n] = h[j + 1] > 0 ? w[r] / h[j + 1] : 0.0;
     PetscFunctionReturn(PETSC_SUCCESS);
