@@ -181,13 +181,39 @@ struct MockOps {
      1 / hypot(hdiag', 1) (hdiag 10: ~10x per iteration; hdiag 1: slower and slower, the stall rule's case) */
   PetscReal hdiag = 0;
   PetscInt  narnoldi = 0, nupdate = 0;
-  PetscErrorCode RecycleKeep(PetscInt, const PetscReal *, const PetscReal *) { return PETSC_SUCCESS; }
-  PetscErrorCode RecycleProject(PetscInt, PetscInt, PetscReal, PetscReal *nrm)
+  /* recycling: what the driver kept (j columns; keeperr = max |Q - Hbar Ri| and max |Q^T Q - I| for the mock's Hbar),
+     the projections (projnrm: the norm the projection leaves, scripted) and the U updates */
+  PetscInt  nkeep = 0, keptj = 0, nproject = 0, nrupdate = 0;
+  PetscReal keeperr = 0, projnrm = 1;
+  PetscErrorCode RecycleKeep(PetscInt j, const PetscReal *Q, const PetscReal *Ri)
   {
-    *nrm = 1;
+    nkeep++;
+    keptj = j;
+    for (PetscInt col = 0; col < j; col++)
+      for (PetscInt i = 0; i <= j; i++) {
+        PetscReal hr = 0, qq = 0; /* (Hbar Ri)(i, col), Hbar(i, l) = hdiag (i == l), 1 (i == l + 1); (Q^T Q)(col, i) */
+        for (PetscInt l = 0; l <= col; l++) hr += (i == l ? hdiag : (i == l + 1 ? 1.0 : 0.0)) * Ri[l + col * j];
+        keeperr = PetscMax(keeperr, std::fabs(Q[i + col * (j + 1)] - hr));
+        if (i < j) {
+          for (PetscInt l = 0; l <= j; l++) qq += Q[l + col * (j + 1)] * Q[l + i * (j + 1)];
+          keeperr = PetscMax(keeperr, std::fabs(qq - (i == col ? 1.0 : 0.0)));
+        }
+      }
     return PETSC_SUCCESS;
   }
-  PetscErrorCode RecycleUpdate(PetscInt, PetscInt, const PetscReal *) { return PETSC_SUCCESS; }
+  PetscErrorCode RecycleProject(PetscInt, PetscInt kr, PetscReal, PetscReal *nrm)
+  {
+    if (kr != keptj) badcall++;
+    nproject++;
+    *nrm = projnrm;
+    return PETSC_SUCCESS;
+  }
+  PetscErrorCode RecycleUpdate(PetscInt, PetscInt kr, const PetscReal *)
+  {
+    if (kr != keptj) badcall++;
+    nrupdate++;
+    return PETSC_SUCCESS;
+  }
   PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *h, PetscReal *)
   {
     for (PetscInt i = 0; i < j; i++) h[i] = 0;
@@ -280,6 +306,43 @@ static PetscErrorCode DriverRules(void)
   /* two columns: column 0 converges at step 1 and is frozen (later plain steps on column 1 only, mask 2); its
      residual may then stay put without counting as stagnation */
   PetscCall(Driver("frozen column", {{1, 1}, {1e-17, 1e-3}, {1e-17, 1e-7}, {1e-17, 1e-17}}, 2, PETSC_TRUE, 3, 0, PETSC_TRUE, "converged", 2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Recycling in the driver: two GMRES-IR steps whose Krylov residual falls ~10x an iteration (8 iterations each to
+   gmres_rtol 1e-8). The first step's space is kept (8 columns; its Q orthonormal and equal to Hbar R^-1 for the mock's
+   Arnoldi columns); the second is projected on it first, then runs its own 8 iterations and subtracts U B y. When the
+   projection leaves less than gmres_rtol of the residual (projnrm 1e-9) the second step ends there: no iteration, no
+   update. With recycling off nothing is kept or projected. */
+static PetscErrorCode DriverRecycle(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  const struct {
+    const char *what;
+    PetscBool   recycle;
+    PetscReal   projnrm;
+    PetscInt    keep, project, its, updates, rupdates;
+  } cases[] = {
+    {"recycle", PETSC_TRUE, 1.0, 1, 1, 16, 2, 1},
+    {"recycle, projection enough", PETSC_TRUE, 1e-9, 1, 1, 8, 1, 0},
+    {"no recycle", PETSC_FALSE, 1e-9, 0, 0, 16, 2, 0},
+  };
+
+  PetscFunctionBegin;
+  for (const auto &t : cases) {
+    MockOps           ops;
+    dl::RefineOptions o = dl::RefineOptionsDefault();
+    dl::RefineResult  r;
+    ops.rs              = {{1}, {1e-3}, {5e-4}, {1e-9}, {1e-17}};
+    ops.hdiag           = 10;
+    ops.projnrm         = t.projnrm;
+    o.gmres_recycle     = t.recycle;
+    PetscCall(dl::Refine(ops, o, &r));
+    CHECK(r.converged && r.steps == 4 && r.gmres_steps == 2, "driver %s: %d steps (%d GMRES-IR), converged %d", t.what, (int)r.steps, (int)r.gmres_steps, (int)r.converged);
+    CHECK(ops.nkeep == t.keep && (t.keep == 0 || ops.keptj == 8) && ops.nproject == t.project && r.gmres_its == t.its && ops.nupdate == t.updates && ops.nrupdate == t.rupdates && !ops.badcall,
+          "driver %s: kept %d spaces (%d columns), %d projections, %d GMRES iterations, %d V updates, %d U updates, %d bad calls; expected %d (8), %d, %d, %d, %d, 0", t.what, (int)ops.nkeep, (int)ops.keptj, (int)ops.nproject, (int)r.gmres_its, (int)ops.nupdate, (int)ops.nrupdate, ops.badcall, (int)t.keep, (int)t.project, (int)t.its, (int)t.updates, (int)t.rupdates);
+    CHECK(ops.keeperr <= 1e-14, "driver %s: the kept Q differs from Hbar R^-1 or is not orthonormal by %g", t.what, ops.keeperr);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -601,6 +664,7 @@ int main(int argc, char **argv)
   PetscCall(CompareLapack("singular", 31, 4));
   PetscCall(SwapPlans());
   PetscCall(DriverRules());
+  PetscCall(DriverRecycle());
   PetscCall(ProfileLogic());
   PetscCall(Rounding());
   PetscCall(MixedHostAll());
