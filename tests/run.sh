@@ -99,19 +99,28 @@ jobs=${PGX_JOBS:-1}
 order=()
 
 pass=0 fail=0 skip=0 failed_names=()
+# collect NAME (PGX_JOBS > 1): prints test NAME's result file and counts it, then removes the file; with 'finished'
+# only a finished test's (status 1 for one still running), else a missing or empty result counts as a failure
+collect() {
+  local r=$LOGDIR/$1.result
+  if [ -s "$r" ] && head -1 "$r" | grep -qE '^(ok|FAIL) '; then
+    cat "$r"
+    if head -1 "$r" | grep -q '^ok '; then count_one 0; else count_one 1; fi
+  elif [ "${2:-}" = finished ]; then
+    rm -f "$r"
+    return 1
+  else
+    cat "$r" 2>/dev/null
+    count_one 1
+  fi
+  rm -f "$r"
+}
 # interrupted: the finished tests' lines (PGX_JOBS > 1: from their result files) and the counts so far; exit 130
 interrupted() {
   trap - TERM INT
-  local r running=0
+  local running=0
   if [ "$jobs" -gt 1 ]; then
-    for name in "${order[@]}"; do
-      r=$LOGDIR/$name.result
-      if [ -s "$r" ] && head -1 "$r" | grep -qE '^(ok|FAIL) '; then
-        cat "$r"
-        if head -1 "$r" | grep -q '^ok '; then count_one 0; else count_one 1; fi
-      else running=$((running + 1)); fi
-      rm -f "$r"
-    done
+    for name in "${order[@]}"; do collect "$name" finished || running=$((running + 1)); done
   else running=1; fi
   [ $fail -gt 0 ] && echo "failed: ${failed_names[*]}"
   echo "interrupted: $pass passed, $fail failed, $running not finished ($skip skipped before)"
@@ -185,12 +194,7 @@ done
 if [ "$jobs" -gt 1 ]; then
   wait
   trap - TERM INT
-  for name in "${order[@]}"; do
-    r=$LOGDIR/$name.result
-    cat "$r"
-    if [ -s "$r" ] && head -1 "$r" | grep -q '^ok '; then count_one 0; else count_one 1; fi
-    rm -f "$r"
-  done
+  for name in "${order[@]}"; do collect "$name"; done
 fi
 [ $fail -gt 0 ] && echo "failed: ${failed_names[*]}"
 if [ $skip -gt 0 ]; then echo "$pass passed, $fail failed, $skip skipped"; else echo "$pass passed, $fail failed"; fi
