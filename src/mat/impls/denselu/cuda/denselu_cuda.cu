@@ -2533,20 +2533,23 @@ struct CudaOps {
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   int kr = 0; /* columns of the recycled space */
-  /* t = C^T v, v -= C t, twice; the two t summed into Tr(0:kr) */
-  PetscErrorCode ProjectOut(double *v)
+  /* CGS2 against the m orthonormal columns of Q (n x m, device), the coefficients kept on the device: t = Q^T v,
+     v -= Q t; t2 = Q^T v, v -= Q t2; t += t2 (t, t2: m entries each). GMRES-IR's Arnoldi step and the projection on
+     the recycled space, as the reference backend's CGS2 */
+  PetscErrorCode Cgs2(const double *Q, int m, double *v, double *t, double *t2)
   {
     const double one = 1.0, zero = 0.0, mone = -1.0;
-    double      *t = d->Tr.data(), *t2 = d->Tr.data() + kr;
     PetscFunctionBegin;
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, kr, &one, d->Crec.data(), n, v, 1, &zero, t, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &mone, d->Crec.data(), n, t, 1, &one, v, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, kr, &one, d->Crec.data(), n, v, 1, &zero, t2, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, kr, &mone, d->Crec.data(), n, t2, 1, &one, v, 1));
-    AddKernel<<<PGXCUDAGridSize(kr, 64), 64, 0, s>>>(kr, t2, t);
-    PGXCheckLaunch("denselu AddKernel (recycled space)");
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, m, &one, Q, n, v, 1, &zero, t, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, m, &mone, Q, n, t, 1, &one, v, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, m, &one, Q, n, v, 1, &zero, t2, 1));
+    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, m, &mone, Q, n, t2, 1, &one, v, 1));
+    AddKernel<<<PGXCUDAGridSize(m, 64), 64, 0, s>>>(m, t2, t);
+    PGXCheckLaunch("denselu AddKernel (CGS2)");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* v projected out of the recycled space C: the two coefficient vectors summed into Tr(0:kr) */
+  PetscErrorCode ProjectOut(double *v) { return Cgs2(d->Crec.data(), kr, v, d->Tr.data(), d->Tr.data() + kr); }
   PetscErrorCode RecycleKeep(PetscInt j, const PetscReal *Q, const PetscReal *Ri)
   {
     const double one = 1.0, zero = 0.0;
@@ -2590,7 +2593,7 @@ struct CudaOps {
   }
   PetscErrorCode GmresArnoldi(PetscInt j, PetscReal *hcol, PetscReal *bcol)
   {
-    const double one = 1.0, zero = 0.0, mone = -1.0;
+    const double one = 1.0, zero = 0.0;
     double      *V = d->V.data(), *w = d->W.data(), *H = d->Hd.data(), *Ht = d->Ht.data();
     const int    j1 = (int)j + 1;
     PetscFunctionBegin;
@@ -2600,13 +2603,7 @@ struct CudaOps {
       PetscCall(ProjectOut(w));
       PGXCallCUDA(cudaMemcpyAsync(bcol, d->Tr.data(), kr * sizeof(double), cudaMemcpyDeviceToHost, s));
     }
-    /* CGS2, the coefficients kept on the device: H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, H, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, H, 1, &one, w, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_T, n, j1, &one, V, n, w, 1, &zero, Ht, 1));
-    PGXCallCUBLAS(cublasDgemv(h, CUBLAS_OP_N, n, j1, &mone, V, n, Ht, 1, &one, w, 1));
-    AddKernel<<<PGXCUDAGridSize(j1, 64), 64, 0, s>>>(j1, Ht, H);
-    PGXCheckLaunch("denselu AddKernel (CGS2)");
+    PetscCall(Cgs2(V, j1, w, H, Ht)); /* H = V^T w, w -= V H; Ht = V^T w, w -= V Ht, H += Ht */
     NormalizeKernel<<<1, 1024, 0, s>>>(n, w, V + (size_t)j1 * n, H + j1);
     PGXCheckLaunch("denselu NormalizeKernel (Arnoldi)");
     PGXCallCUDA(cudaMemcpyAsync(hcol, H, (j1 + 1) * sizeof(double), cudaMemcpyDeviceToHost, s));
