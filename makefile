@@ -144,7 +144,7 @@ PROG_BIN := $(addprefix $(BUILD)/,$(basename $(PROG_SRC)))
 PETSC_TUTORIALS := ksp/ksp/tutorials/ex1 ksp/ksp/tutorials/ex2 ksp/ksp/tutorials/ex23 ksp/ksp/tutorials/ex45 ksp/ksp/tutorials/ex10
 PETSC_TUT_BIN := $(foreach t,$(PETSC_TUTORIALS),$(BUILD)/petsc-tutorials/$(subst /,_,$(subst /tutorials/,_,$(t))))
 # Unmodified SLEPc tutorials (Debian's libslepc3.18-dev-examples), run with -dll_append ... -eps_type pgx by tests.
-SLEPC_TUTORIALS := $(if $(filter 1,$(HAVE_SLEPC)),eps/tutorials/ex1 eps/tutorials/ex2)
+SLEPC_TUTORIALS := $(if $(filter 1,$(HAVE_SLEPC)),eps/tutorials/ex1 eps/tutorials/ex2 eps/tutorials/ex13)
 SLEPC_TUT_BIN := $(foreach t,$(SLEPC_TUTORIALS),$(BUILD)/slepc-tutorials/$(subst /tutorials/,_,$(t)))
 
 .PHONY: all lib programs tutorials-petsc test demo deps gpuhost clean config check-petsc check64 check-nocuda check-petsc325 install uninstall check-install gpuhost325 gpuhostc check-complex

@@ -12,7 +12,12 @@
                                          the object (on the device for the divide and conquer of the cuda backend)
      PGXSytrdSolve(S, w, Z, ldz)         all eigenvalues w (ascending) of A and, when Z is not NULL, the
                                          eigenvectors Z = Q Z_T (T solved once: the kept solution is reused)
-   Times of the three phases (reduction, tridiagonal eigensolve, back-transformation) are kept for views. */
+   Generalized problems A x = lambda B x, B Hermitian positive definite: after PGXSytrdSetMatrix (or ...CSR),
+     PGXSytrdSetMatrixB(S, n, B, ldb)   (or PGXSytrdSetMatrixBCSR) factors B = L L^H and replaces A by
+                                         L^-1 A L^-H (same eigenvalues); PGXSytrdSolve's Z is then L^-H Q Z_T, the
+                                         B-orthonormal eigenvectors of the pair (Q, T and ApplyQ stay those of C)
+   Times of the phases (reduction, tridiagonal eigensolve, back-transformation, and the Cholesky factorization
+   and transformation of a generalized problem) are kept for views. */
 #pragma once
 #include <pgx.h>
 
@@ -81,6 +86,7 @@ typedef struct {
 
 typedef struct {
   PetscLogDouble reduce, tridiag, back; /* seconds of the last reduction, tridiagonal solve, back-transformation */
+  PetscLogDouble generalize;            /* seconds of B = L L^H and A <- L^-1 A L^-H (0 for a standard problem) */
 } PGXSytrdTimes;
 
 PETSC_EXTERN PetscErrorCode PGXSytrdCreate(PGXDeviceType, PGXSytrd *);
@@ -99,6 +105,9 @@ PETSC_EXTERN PetscErrorCode PGXSytrdSetAblation(PGXSytrd, PetscBool, PetscBool, 
 PETSC_EXTERN PetscErrorCode PGXSytrdGetDeviceType(PGXSytrd, PGXDeviceType *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrix(PGXSytrd, PetscInt, const PetscScalar[], PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrixB(PGXSytrd, PetscInt, const PetscScalar[], PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetMatrixBCSR(PGXSytrd, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PGXSytrdIsGeneralized(PGXSytrd, PetscBool *);
 PETSC_EXTERN PetscErrorCode PGXSytrdReduce(PGXSytrd);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetTridiagonal(PGXSytrd, const PetscReal *[], const PetscReal *[]);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetReflectors(PGXSytrd, const PetscScalar *[], PetscInt *, const PetscScalar *[]);

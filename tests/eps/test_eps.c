@@ -13,6 +13,10 @@
    -eig_tol T (default 1e-10) relative to each eigenvalue, or with -eig_tol_norm relative to the largest (|lambda -
    lambda_k| <= T lambda_1: what a backward-stable solver guarantees; Frank's small eigenvalues are ill-conditioned,
    eps ||A|| / lambda_k relative, about 6e-9 at n = 4096).
+   -generalized: the generalized problem (EPS_GHEP) G F G^T x = lambda G G^T x, with G = I + g S (S the ones of the
+   subdiagonal, g from -bfactor, default 0: B = I) and F Frank's matrix: the eigenvalues are Frank's again (F G^T x =
+   lambda G^T x), B = G G^T is tridiagonal (MATAIJ), and every checked eigenvector is B-normalized (x^T B x = 1 to
+   1e-10).
    -print_hash: prints a 64-bit FNV-1a hash of the bits of the returned eigenvalues and eigenvectors (each rank's
    rows, in rank order), for comparisons of runs that must agree bitwise (tests/eps/threads_bitwise.sh). */
 #include <slepceps.h>
@@ -42,12 +46,17 @@ int main(int argc, char **argv)
   PetscReal *lam, inta, intb;
   char      expect[32] = "largest";
   PetscBool gen = PETSC_FALSE;
+  PetscReal g   = 0; /* -bfactor: G = I + g S */
+  Mat       B   = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(SlepcInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscLogDefaultBegin());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-expect", expect, sizeof(expect), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-generalized", &gen, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bfactor", &g, NULL));
+  PetscCheck(gen || g == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-bfactor needs -generalized");
   PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, NULL, &A));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   {
@@ -55,9 +64,15 @@ int main(int argc, char **argv)
                                       unitarily similar to Frank's, so with the same eigenvalues */
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-phase", &phase, NULL));
     PetscCheck(!phase || PetscDefined(USE_COMPLEX), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-phase needs complex scalars");
+    PetscCheck(!phase || g == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-phase and -bfactor cannot be combined");
     for (PetscInt i = rstart; i < rend; i++)
       for (PetscInt j = 0; j < n; j++) {
         PetscScalar v = (PetscScalar)(n - PetscMax(i, j));
+        if (g != 0) { /* (G F G^T)_ij = F_ij + g F_{i-1,j} + g F_{i,j-1} + g^2 F_{i-1,j-1} */
+          if (i > 0) v += g * (PetscReal)(n - PetscMax(i - 1, j));
+          if (j > 0) v += g * (PetscReal)(n - PetscMax(i, j - 1));
+          if (i > 0 && j > 0) v += g * g * (PetscReal)(n - PetscMax(i - 1, j - 1));
+        }
 #if defined(PETSC_USE_COMPLEX)
         if (phase) v *= PetscExpScalar(PETSC_i * (PetscReal)(0.7 * (double)(i - j)));
 #endif
@@ -73,16 +88,17 @@ int main(int argc, char **argv)
   }
 
   PetscCall(EPSCreate(PETSC_COMM_WORLD, &eps));
-  {
-    Mat B = NULL;
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-generalized", &gen, NULL)); /* B = I: for the error test */
-    if (gen) {
-      PetscCall(MatCreateConstantDiagonal(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 1.0, &B));
-      PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
+  if (gen) { /* B = G G^T: 1 + g^2 on the diagonal (1 in row 0), g beside it */
+    PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 3, NULL, 2, NULL, &B));
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscCall(MatSetValue(B, i, i, i ? 1 + g * g : 1.0, INSERT_VALUES));
+      if (g != 0 && i > 0) PetscCall(MatSetValue(B, i, i - 1, g, INSERT_VALUES));
+      if (g != 0 && i < n - 1) PetscCall(MatSetValue(B, i, i + 1, g, INSERT_VALUES));
     }
-    PetscCall(EPSSetOperators(eps, A, B));
-    PetscCall(MatDestroy(&B));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
   }
+  PetscCall(EPSSetOperators(eps, A, B));
   PetscCall(EPSSetProblemType(eps, gen ? EPS_GHEP : EPS_HEP));
   PetscCall(EPSSetFromOptions(eps));
   PetscCall(EPSSolve(eps));
@@ -130,6 +146,17 @@ int main(int argc, char **argv)
       PetscCall(EPSComputeError(eps, i, EPS_ERROR_BACKWARD, &err)); /* ||A x - k x|| / ((||A|| + |k|) ||x||): the small
                                                                         eigenvalues of Frank's matrix make the relative error eps ||A|| / |k| */
       CHECK(err < 1e-12, "eigenpair %d: backward error %g", (int)i, (double)err);
+      if (gen) { /* B-normalized: x^T B x = 1 */
+        Vec         x, bx;
+        PetscScalar xbx;
+        PetscCall(MatCreateVecs(B, &x, &bx));
+        PetscCall(EPSGetEigenvector(eps, i, x, NULL));
+        PetscCall(MatMult(B, x, bx));
+        PetscCall(VecDot(bx, x, &xbx));
+        CHECK(PetscAbsScalar(xbx - 1.0) < 1e-10, "eigenvector %d: x^H B x = %g, not 1", (int)i, (double)PetscRealPart(xbx));
+        PetscCall(VecDestroy(&x));
+        PetscCall(VecDestroy(&bx));
+      }
     }
   }
   {
@@ -186,7 +213,7 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hash of the eigenpairs: %016llx\n", h));
     }
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Frank n=%d: %d eigenpairs returned (%s), checked against the closed form\n", (int)n, (int)nconv, expect));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Frank n=%d: %d eigenpairs returned (%s), checked against the closed form%s\n", (int)n, (int)nconv, expect, gen ? " (generalized: G F G^T, B = G G^T; eigenvectors B-normalized)" : ""));
   {
     PetscInt tot = nfail;
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &tot, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
@@ -197,6 +224,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFree(lam));
   PetscCall(EPSDestroy(&eps));
   PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
   PetscCall(SlepcFinalize());
   return nfail ? 1 : 0;
 }

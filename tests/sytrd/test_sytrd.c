@@ -9,6 +9,8 @@
    -mode cuda    : cuda against reference on the same input: |T| entrywise, Q T Q^H = A and eigenpairs, for
                    each symmetric product and ablation (complex scalars: a random complex Hermitian A, the launch
                    sequence in every variant)
+   -mode generalized : A x = lambda B x with B Hermitian positive definite (PGXSytrdSetMatrixB), on -pgx_device
+                   host or cuda (then also against the host): see TestGeneralized
    Options: -n N, -b B (panel width), -seed S, -tridiag auto|stedc|stemr|dc (the eigensolver of T in random and
    cuda modes; auto with vectors is dc on cuda, dstemr on the host). */
 #include <pgx/sytrd.h>
@@ -315,6 +317,199 @@ static PetscErrorCode TestCuda(PetscInt n, PetscInt b, PetscInt seed)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A random lower triangular G with a positive real diagonal in [1, 2] and strictly lower entries in [-1, 1] / n: B =
+   G G^H is Hermitian positive definite and well conditioned, and its Cholesky factor is G itself */
+static PetscErrorCode RandomFactor(PetscInt n, PetscInt seed, PetscScalar *G)
+{
+  PetscRandom r;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
+  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(r));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar v;
+      PetscCall(PetscRandomGetValue(r, &v));
+      G[i + j * n] = i < j ? 0 : (i == j ? 1.5 + 0.5 * PetscRealPart(v) : v / (PetscReal)n);
+    }
+  PetscCall(PetscRandomDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = G M G^H (n x n, all full squares) */
+static void Congruence(PetscInt n, const PetscScalar *G, const PetscScalar *M, PetscScalar *T, PetscScalar *C)
+{
+  for (PetscInt j = 0; j < n; j++) /* T = M G^H */
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = 0;
+      for (PetscInt k = 0; k <= j; k++) s += M[i + k * n] * PetscConj(G[j + k * n]);
+      T[i + j * n] = s;
+    }
+  for (PetscInt j = 0; j < n; j++) /* C = G T */
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = 0;
+      for (PetscInt k = 0; k <= i; k++) s += G[i + k * n] * T[k + j * n];
+      C[i + j * n] = s;
+    }
+}
+
+/* residual ||A X - B X L||_F / ((||A||_F + max|l| ||B||_F) ||X||_F) and B-orthonormality ||X^H B X - I||_F of the
+   eigenpairs (w, X) of the pair (A, B) */
+static PetscErrorCode CheckPair(const char *what, PetscInt n, const PetscScalar *A, const PetscScalar *B, const PetscReal *w, const PetscScalar *X)
+{
+  PetscReal    res = 0, orth = 0, wmax = 0, tol = 1e-12 * PetscSqrtReal((PetscReal)n);
+  PetscScalar *BX;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n * n, &BX));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar s = 0;
+      for (PetscInt k = 0; k < n; k++) s += B[i + k * n] * X[k + j * n];
+      BX[i + j * n] = s;
+    }
+  for (PetscInt j = 0; j < n; j++) {
+    wmax = PetscMax(wmax, PetscAbsReal(w[j]));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscScalar r = -w[j] * BX[i + j * n], o = i == j ? -1.0 : 0.0;
+      for (PetscInt k = 0; k < n; k++) r += A[i + k * n] * X[k + j * n];
+      for (PetscInt k = 0; k < n; k++) o += PetscConj(X[k + i * n]) * BX[k + j * n];
+      res += PetscRealPart(r * PetscConj(r));
+      orth += PetscRealPart(o * PetscConj(o));
+    }
+  }
+  res  = PetscSqrtReal(res) / ((FrobDiff(n, n, A, NULL) + wmax * FrobDiff(n, n, B, NULL)) * FrobDiff(n, n, X, NULL));
+  orth = PetscSqrtReal(orth);
+  CHECK(res < tol, "%s: ||A X - B X L|| / ((||A|| + max|l| ||B||) ||X||) = %g > %g", what, (double)res, (double)tol);
+  CHECK(orth < tol, "%s: ||X^H B X - I|| = %g > %g", what, (double)orth, (double)tol);
+  PetscCall(PetscFree(BX));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Generalized problems A x = lambda B x on the backend of -pgx_device (default host; cuda also against the host):
+   (1) A = G F G^H, B = G G^H with F Frank's matrix: the eigenvalues are Frank's (closed form, 1e-10 relative);
+   (2) random Hermitian A, B = G G^H: residual and B-orthonormality < 1e-12 sqrt(n), B given densely and as CSR
+   (the same eigenvalues bitwise on the host), eigenvalues-only equal to those with vectors; (3) B not positive
+   definite (a negative diagonal entry at row n/2): PETSC_ERR_MAT_CH_ZRPVT naming the leading minor n/2 + 1, and the
+   object left a standard problem with A unchanged (its eigenvalues those of A) */
+static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
+{
+  PetscScalar   *A, *B, *G, *T, *F, *X;
+  PetscReal     *w, *w2, *wh, err = 0;
+  PGXSytrd       S;
+  PGXDeviceType  dev = PGX_DEVICE_HOST;
+  PetscBool      flg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pgx_device", PGXDeviceTypes, (PetscEnum *)&dev, NULL));
+  PetscCheck(dev == PGX_DEVICE_HOST || dev == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mode generalized needs -pgx_device host or cuda");
+  PetscCall(PetscMalloc6(n * n, &A, n * n, &B, n * n, &G, n * n, &T, n * n, &F, n * n, &X));
+  PetscCall(PetscMalloc3(n, &w, n, &w2, n, &wh));
+  PetscCall(RandomFactor(n, seed + 1, G));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) F[i + j * n] = i == j ? 1.0 : 0.0;
+  Congruence(n, G, F, T, B); /* B = G G^H */
+  /* (1) Frank through the congruence */
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) F[i + j * n] = (PetscScalar)(n - PetscMax(i, j));
+  Congruence(n, G, F, T, A);
+  PetscCall(PGXSytrdCreate(dev, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
+  PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+  PetscCall(PGXSytrdSetMatrixB(S, n, B, n));
+  PetscCall(PGXSytrdIsGeneralized(S, &flg));
+  CHECK(flg, "PGXSytrdIsGeneralized is false after PGXSytrdSetMatrixB");
+  PetscCall(PGXSytrdSolve(S, w, X, n));
+  for (PetscInt k = 1; k <= n; k++) {
+    PetscReal lam = PGXFrankEigenvalue(n, k);
+    err           = PetscMax(err, PetscAbsReal(w[n - k] - lam) / lam);
+  }
+  CHECK(err < 1e-10, "generalized Frank n=%d: max relative eigenvalue error %g", (int)n, (double)err);
+  PetscCall(CheckPair("generalized Frank", n, A, B, w, X));
+  PetscCall(PGXSytrdDestroy(&S));
+  /* (2) random A, B dense and CSR */
+  PetscCall(RandomHermitian(n, seed, A));
+  PetscCall(PGXSytrdCreate(dev, &S));
+  PetscCall(PGXSytrdSetBlockSize(S, b));
+  PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
+  PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+  PetscCall(PGXSytrdSetMatrixB(S, n, B, n));
+  PetscCall(PGXSytrdSolve(S, w, X, n));
+  PetscCall(CheckPair("generalized random", n, A, B, w, X));
+  {
+    PGXSytrdTimes t;
+    PetscCall(PGXSytrdGetTimes(S, &t));
+    CHECK(t.generalize > 0, "the generalized transformation's time is %g", (double)t.generalize);
+  }
+  PetscCall(PGXSytrdDestroy(&S));
+  {
+    PetscInt    *rp, *ci, nz = 0;
+    PetscScalar *v;
+    PetscCall(PetscMalloc3(n + 1, &rp, n * n, &ci, n * n, &v));
+    rp[0] = 0;
+    for (PetscInt i = 0; i < n; i++) { /* the lower triangle and some of the upper one (ignored), columns descending */
+      for (PetscInt j = PetscMin(n - 1, i + 2); j >= 0; j--)
+        if (B[i + j * n] != (PetscScalar)0 || j == i) ci[nz] = j, v[nz++] = j <= i ? B[i + j * n] : 1e3;
+      rp[i + 1] = nz;
+    }
+    PetscCall(PGXSytrdCreate(dev, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
+    PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+    PetscCall(PGXSytrdSetMatrixBCSR(S, n, rp, ci, v));
+    PetscCall(PGXSytrdSolve(S, w2, T, n)); /* with vectors, as the dense run: the same eigensolver of T */
+    err = 0;
+    for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(w[i] - w2[i]));
+    CHECK(dev == PGX_DEVICE_HOST ? err == 0 : err < 1e-12 * n * PetscAbsReal(w[n - 1]), "B as CSR: eigenvalues differ from B dense by %g", (double)err);
+    PetscCall(PGXSytrdDestroy(&S));
+    PetscCall(PetscFree3(rp, ci, v));
+  }
+  if (dev == PGX_DEVICE_CUDA) { /* against the host */
+    PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+    PetscCall(PGXSytrdSetMatrixB(S, n, B, n));
+    PetscCall(PGXSytrdSolve(S, wh, NULL, 0));
+    PetscCall(PGXSytrdDestroy(&S));
+    err = 0;
+    for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(w[i] - wh[i]));
+    CHECK(err < 1e-12 * n * PetscAbsReal(w[n - 1]), "cuda: generalized eigenvalues differ from the reference by %g", (double)err);
+  }
+  /* (3) B not positive definite: the error, and nothing changed */
+  if (n >= 2) {
+    PetscErrorCode ierr;
+    const PetscInt bad = n / 2;
+    B[bad + bad * n] = -1.0;
+    PetscCall(PGXSytrdCreate(dev, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PGXSytrdSetMatrixB(S, n, B, n);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(ierr == PETSC_ERR_MAT_CH_ZRPVT, "B not positive definite: error %d, expected PETSC_ERR_MAT_CH_ZRPVT (%d)", (int)ierr, (int)PETSC_ERR_MAT_CH_ZRPVT);
+    PetscCall(PGXSytrdIsGeneralized(S, &flg));
+    CHECK(!flg, "PGXSytrdIsGeneralized is true after a failed PGXSytrdSetMatrixB");
+    PetscCall(PGXSytrdSolve(S, w2, NULL, 0)); /* A's own eigenvalues: A was not changed */
+    PetscCall(PGXSytrdDestroy(&S));
+    PetscCall(PGXSytrdCreate(PGX_DEVICE_HOST, &S));
+    PetscCall(PGXSytrdSetBlockSize(S, b));
+    PetscCall(PGXSytrdSetMatrix(S, n, A, n));
+    PetscCall(PGXSytrdSolve(S, wh, NULL, 0));
+    PetscCall(PGXSytrdDestroy(&S));
+    err = 0;
+    for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(wh[i] - w2[i]));
+    CHECK(err < 1e-12 * n, "after the failed B, the eigenvalues differ from A's by %g", (double)err);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "B not positive definite (leading minor %d): PETSC_ERR_MAT_CH_ZRPVT, A unchanged\n", (int)bad + 1));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "generalized n=%d b=%d (%s): Frank's eigenvalues through G F G^H to 1e-10, residual and B-orthonormality < 1e-12 sqrt(n), B as CSR\n", (int)n, (int)b, PGXDeviceTypes[dev]));
+  PetscCall(PetscFree6(A, B, G, T, F, X));
+  PetscCall(PetscFree3(w, w2, wh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     mode[32] = "hand";
@@ -348,6 +543,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "frank")) PetscCall(TestFrank(n, b));
   else if (!strcmp(mode, "random")) PetscCall(TestRandom(n, b, seed));
   else if (!strcmp(mode, "cuda")) PetscCall(TestCuda(n, b, seed));
+  else if (!strcmp(mode, "generalized")) PetscCall(TestGeneralized(n, b, seed));
   else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -mode %s", mode);
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%d checks FAILED\n", (int)nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_SELF, "all checks passed\n"));

@@ -29,6 +29,7 @@ typedef struct {
   PGXDeviceType  device;   /* resolved at setup */
   Mat            Ad;       /* the gathered operator (sequential dense, n x n), or NULL when As holds it */
   Mat            As;       /* the gathered operator when sparse (MATSEQAIJ): handed over as CSR, densified by PGXSytrd */
+  Mat            Bd, Bs;   /* B of a generalized problem (EPS_GHEP), gathered as A is: dense, or CSR (MATSEQAIJ) */
   PetscBool      gatherdense; /* -eps_pgx_gather_dense: gather sparse operators densely too (the way before As) */
   PGXSytrd       S;        /* the reduction of Ad */
   PetscInt      *order;    /* nconv: order[i] = index in the ascending spectrum of the i-th returned eigenvalue */
@@ -36,18 +37,42 @@ typedef struct {
   PGXSytrdTimes  times;    /* reduction, tridiagonal solve, back-transformation of the last solve */
 } EPS_PGX;
 
-/* The sequential operator B (the whole matrix) kept for the solve: a copy of a MATSEQAIJ (handed to PGXSytrd as CSR,
-   so that it is densified where the reduction runs: n^2 values never exist on the host with the cuda backend), or a
-   dense conversion of any other type */
-static PetscErrorCode EPSPGXGatherLocal(EPS eps, Mat B)
+/* The sequential matrix M (the whole matrix) kept for the solve: a copy of a MATSEQAIJ into *Ms (handed to PGXSytrd as
+   CSR, so that it is densified where the reduction runs: n^2 values never exist on the host with the cuda backend), or
+   a dense conversion of any other type into *Md */
+static PetscErrorCode EPSPGXGatherLocal(EPS eps, Mat M, Mat *Md, Mat *Ms)
 {
   EPS_PGX  *ctx = (EPS_PGX *)eps->data;
   PetscBool isaij;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATSEQAIJ, &isaij));
-  if (isaij && !ctx->gatherdense) PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &ctx->As));
-  else PetscCall(MatConvert(B, MATSEQDENSE, MAT_INITIAL_MATRIX, &ctx->Ad));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)M, MATSEQAIJ, &isaij));
+  if (isaij && !ctx->gatherdense) PetscCall(MatDuplicate(M, MAT_COPY_VALUES, Ms));
+  else PetscCall(MatConvert(M, MATSEQDENSE, MAT_INITIAL_MATRIX, Md));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Matrix k of the ST (0: A, 1: B) gathered on rank 0 (or the only rank) into *Md or *Ms */
+static PetscErrorCode EPSPGXGather(EPS eps, PetscInt k, Mat *Md, Mat *Ms)
+{
+  Mat         M;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(STGetMatrix(eps->st, k, &M));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
+  if (size == 1) PetscCall(EPSPGXGatherLocal(eps, M, Md, Ms));
+  else { /* rank 0 alone gathers (and solves): the other ranks ask for an empty submatrix */
+    IS          is;
+    Mat        *sub;
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)eps), &rank));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, rank ? 0 : eps->n, 0, 1, &is));
+    PetscCall(MatCreateSubMatrices(M, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
+    PetscCall(ISDestroy(&is));
+    if (!rank) PetscCall(EPSPGXGatherLocal(eps, sub[0], Md, Ms));
+    PetscCall(MatDestroySubMatrices(1, &sub));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -158,14 +183,12 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
 {
   EPS_PGX       *ctx = (EPS_PGX *)eps->data;
   PetscBool      isshift;
-  Mat            A;
-  PetscMPIInt    size;
   PetscLogDouble t0, t1, ta, tb;
   const char    *basis;
 
   PetscFunctionBegin;
-  PetscCheck(!eps->isgeneralized, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; generalized problems are not supported yet");
-  PetscCheck(eps->problem_type == EPS_HEP, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; set EPSSetProblemType(eps,EPS_HEP) or -eps_hermitian for a symmetric (Hermitian) matrix");
+  if (eps->isgeneralized) PetscCheck(eps->problem_type == EPS_GHEP, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves generalized problems with A Hermitian and B Hermitian positive definite (EPS_GHEP) only; set EPSSetProblemType(eps,EPS_GHEP) or -eps_gen_hermitian");
+  else PetscCheck(eps->problem_type == EPS_HEP, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX solves standard Hermitian problems (EPS_HEP) only; set EPSSetProblemType(eps,EPS_HEP) or -eps_hermitian for a symmetric (Hermitian) matrix");
   PetscCall(PetscObjectTypeCompare((PetscObject)eps->st, STSHIFT, &isshift));
   PetscCheck(isshift, PetscObjectComm((PetscObject)eps), PETSC_ERR_SUP, "EPSPGX does not support spectral transformations other than STSHIFT (got %s)", ((PetscObject)eps->st)->type_name);
   eps->ncv = eps->n;
@@ -183,25 +206,26 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
      load it and make PGX's handle here (50-110 ms on an H200), so that the solve proper holds none of it and a missing
      library is reported before the gather */
   if (ctx->device == PGX_DEVICE_CUDA) PetscCall(PGXCUDALibInitialize(PGX_CUDALIB_CUBLAS));
+  if (ctx->device == PGX_DEVICE_CUDA && eps->isgeneralized) PetscCall(PGXCUDALibInitialize(PGX_CUDALIB_CUSOLVER)); /* B's Cholesky */
 #endif
+  if (eps->isgeneralized) {
+    /* B is factored by PGXSytrd, not by the ST: its KSP (which STSetUp would set up on B, an LU factorization by
+       default) does nothing, as EPSLAPACK does it */
+    KSP ksp;
+    PC  pc;
+    PetscCall(STGetKSP(eps->st, &ksp));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCNONE));
+  }
   /* gather the operator's matrix (without the shift: STSHIFT's shift is ignored, as by EPSLAPACK) */
   PetscCall(PetscTime(&t0));
   PetscCall(MatDestroy(&ctx->Ad));
   PetscCall(MatDestroy(&ctx->As));
-  PetscCall(STGetMatrix(eps->st, 0, &A));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)eps), &size));
-  if (size == 1) PetscCall(EPSPGXGatherLocal(eps, A));
-  else { /* rank 0 alone gathers (and solves): the other ranks ask for an empty submatrix */
-    IS          is;
-    Mat        *sub;
-    PetscMPIInt rank;
-    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)eps), &rank));
-    PetscCall(ISCreateStride(PETSC_COMM_SELF, rank ? 0 : eps->n, 0, 1, &is));
-    PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
-    PetscCall(ISDestroy(&is));
-    if (!rank) PetscCall(EPSPGXGatherLocal(eps, sub[0]));
-    PetscCall(MatDestroySubMatrices(1, &sub));
-  }
+  PetscCall(MatDestroy(&ctx->Bd));
+  PetscCall(MatDestroy(&ctx->Bs));
+  PetscCall(EPSPGXGather(eps, 0, &ctx->Ad, &ctx->As));
+  if (eps->isgeneralized) PetscCall(EPSPGXGather(eps, 1, &ctx->Bd, &ctx->Bs));
   PetscCall(PetscTime(&t1));
   ctx->tgather = t1 - t0;
   PetscCall(PetscInfo(eps, "EPSPGX setup of order %" PetscInt_FMT ": %s, %g s; device %g s, gather %g s\n", eps->n, basis, tb - ta, t0 - tb, t1 - t0));
@@ -278,6 +302,23 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
       PetscCall(MatSeqAIJRestoreArrayRead(ctx->As, &a));
       PetscCall(MatRestoreRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
     }
+    /* a generalized problem: B = L L^H, A <- L^-1 A L^-H in the backend (B not positive definite is an error there) */
+    if (ctx->Bd) {
+      PetscCall(MatDenseGetLDA(ctx->Bd, &lda));
+      PetscCall(MatDenseGetArrayRead(ctx->Bd, &a));
+      PetscCall(PGXSytrdSetMatrixB(ctx->S, n, a, lda));
+      PetscCall(MatDenseRestoreArrayRead(ctx->Bd, &a));
+    } else if (ctx->Bs) {
+      const PetscInt *ia, *ja;
+      PetscInt        nr;
+      PetscBool       done;
+      PetscCall(MatGetRowIJ(ctx->Bs, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+      PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "EPSPGX: MatGetRowIJ of the gathered B failed");
+      PetscCall(MatSeqAIJGetArrayRead(ctx->Bs, &a));
+      PetscCall(PGXSytrdSetMatrixBCSR(ctx->S, n, ia, ja, a));
+      PetscCall(MatSeqAIJRestoreArrayRead(ctx->Bs, &a));
+      PetscCall(MatRestoreRowIJ(ctx->Bs, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+    }
     PetscCall(PetscTime(&tp[2]));
     /* T is solved once: with its eigenvectors when they may be asked for (EPSComputeVectors reuses them) */
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));
@@ -292,7 +333,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PetscMPIIntCast(n, &nn));
     PetscCallMPI(MPI_Bcast(w.data(), nn, MPIU_REAL, 0, PetscObjectComm((PetscObject)eps)));
   }
-  PetscCallMPI(MPI_Bcast(&ctx->times, 3, MPI_DOUBLE, 0, PetscObjectComm((PetscObject)eps)));
+  PetscCallMPI(MPI_Bcast(&ctx->times, 4, MPI_DOUBLE, 0, PetscObjectComm((PetscObject)eps)));
   if (eps->which == EPS_ALL && eps->inta != eps->intb) { /* the eigenvalues in [inta, intb] */
     while (first < n && w[first] < eps->inta) first++;
     count = 0;
@@ -322,7 +363,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   eps->its    = 1;
   eps->reason = EPS_CONVERGED_TOL;
   PetscCall(PetscTime(&tp[5]));
-  if (ctx->S) PetscCall(PetscInfo(eps, "EPSPGX solve of order %" PetscInt_FMT ": %g s; create %g, set matrix %g, reduction and T %g (reduction %g, T %g), eigenvalues %g, broadcast and order %g\n", n, tp[5] - tp[0], tp[1] - tp[0], tp[2] - tp[1], tp[3] - tp[2], ctx->times.reduce, ctx->times.tridiag, tp[4] - tp[3], tp[5] - tp[4]));
+  if (ctx->S) PetscCall(PetscInfo(eps, "EPSPGX solve of order %" PetscInt_FMT ": %g s; create %g, set matrix %g (B's Cholesky and L^-1 A L^-H %g), reduction and T %g (reduction %g, T %g), eigenvalues %g, broadcast and order %g\n", n, tp[5] - tp[0], tp[1] - tp[0], tp[2] - tp[1], ctx->times.generalize, tp[3] - tp[2], ctx->times.reduce, ctx->times.tridiag, tp[4] - tp[3], tp[5] - tp[4]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -351,7 +392,7 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
     PetscCall(PGXSytrdGetTimes(ctx->S, &t));
     ctx->times = t; /* the tridiagonal time sums every solve of T (two only with -eps_pgx_tridiag_vectors 0) */
   }
-  PetscCallMPI(MPI_Bcast(&ctx->times, 3, MPI_DOUBLE, 0, comm));
+  PetscCallMPI(MPI_Bcast(&ctx->times, 4, MPI_DOUBLE, 0, comm));
   PetscCall(BVGetMat(eps->V, &V));
   PetscCall(MatGetOwnershipRange(V, &rstart, &rend));
   PetscCall(MatDenseGetLDA(V, &ldv));
@@ -445,10 +486,14 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  host threads of the divide and conquer: the cores available, at most %d%s\n", PGX_STEDC_MAX_THREADS, m == PGX_TRIDIAG_EIGEN_DC ? "" : " (unused: not the divide and conquer)"));
     if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscViewerASCIIPrintf(viewer, "  secular equations of the divide and conquer: %s\n", (ctx->secular == PGX_STEDC_SECULAR_DEVICE || (ctx->secular == PGX_STEDC_SECULAR_AUTO && dev == PGX_DEVICE_CUDA)) ? "PGX's root finder in the backend" : "LAPACK dlaed4 on the host"));
   }
+  if (eps->isgeneralized) PetscCall(PetscViewerASCIIPrintf(viewer, "  generalized problem (B Hermitian positive definite): B = L L^H by Cholesky, the reduction of L^-1 A L^-H, eigenvectors L^-H Q Z_T (B-orthonormal), in the backend; B gathered %s\n", ctx->Bs ? "as CSR (MATSEQAIJ)" : (ctx->Bd ? "as a dense matrix" : "as A is")));
   if (ctx->As) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as CSR (MATSEQAIJ), densified by the backend (%s)\n", ctx->device == PGX_DEVICE_CUDA ? "cuda: on the GPU" : "host"));
   else if (ctx->Ad) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as a dense matrix on the host%s\n", ctx->gatherdense ? " (-eps_pgx_gather_dense)" : ""));
   if (eps->state >= EPS_STATE_SETUP && eps->V) PetscCall(PetscViewerASCIIPrintf(viewer, "  basis V: %s\n", EPSPGXBasisDeferred(eps) ? "not allocated (eigenvalues only so far: allocated when eigenvectors are first asked for)" : "allocated"));
-  if (eps->state >= EPS_STATE_SOLVED) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
+  if (eps->state >= EPS_STATE_SOLVED) {
+    if (eps->isgeneralized) PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, Cholesky of B and L^-1 A L^-H %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.generalize, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  times: gather %g s, reduction %g s, tridiagonal solve %g s, back-transformation %g s\n", ctx->tgather, ctx->times.reduce, ctx->times.tridiag, ctx->times.back));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -459,6 +504,8 @@ static PetscErrorCode EPSReset_PGX(EPS eps)
   PetscFunctionBegin;
   PetscCall(MatDestroy(&ctx->Ad));
   PetscCall(MatDestroy(&ctx->As));
+  PetscCall(MatDestroy(&ctx->Bd));
+  PetscCall(MatDestroy(&ctx->Bs));
   PetscCall(PGXSytrdDestroy(&ctx->S));
   PetscCall(PetscFree(ctx->order));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -608,7 +655,8 @@ static PetscErrorCode EPSPGXGetTimes_PGX(EPS eps, PGXSytrdTimes *t)
 
 /*@
   EPSPGXGetTimes - Seconds of the reduction, the tridiagonal eigensolve and the back-transformation of the last
-  `EPSSolve()` with `EPSPGX` (the back-transformation runs when eigenvectors are first asked for).
+  `EPSSolve()` with `EPSPGX` (the back-transformation runs when eigenvectors are first asked for), and of a
+  generalized problem's Cholesky factorization of B and transformation L^-1 A L^-H.
 
   Not Collective
 
@@ -644,8 +692,8 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 }
 
 /*MC
-  EPSPGX - EPSPGX = "pgx" - A dense eigensolver for standard Hermitian problems (`EPS_HEP`): the matrix is
-  gathered on rank 0, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction
+  EPSPGX - EPSPGX = "pgx" - A dense eigensolver for Hermitian problems, standard (`EPS_HEP`) or generalized with
+  B Hermitian positive definite (`EPS_GHEP`): the matrix is gathered on rank 0, reduced to tridiagonal form A = Q T Q^H by PGX's one-stage blocked Householder reduction
   (on the GPU with the cuda backend, after Liu, Zhao, Yu and Huang, 2020), T is solved by LAPACK's dstemr or
   dstedc or PGX's divide and conquer (eigenvector gemms on the GPU with the cuda backend, the default there), once,
   with its eigenvectors; the eigenvectors Z = Q Z_T are formed with compact WY blocks, only when asked for; rank
@@ -676,8 +724,12 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   With complex scalars the matrix is complex Hermitian and the cuda backend reduces it with the same fused panel as
   real matrices (or the launch sequence with cuBLAS Z-calls; tau complex, T real, its divide and conquer real on the
   GPU, Z = Q Z_T complex on the GPU).
-  Generalized problems, non-Hermitian problem types and spectral transformations other than `STSHIFT` are
-  errors; the shift of `STSHIFT` is not applied. The basis (`EPSGetBV()`, `EPSGetInvariantSubspace()`) holds the
+  A generalized problem A x = lambda B x (`EPS_GHEP`) is made standard in the backend, as LAPACK's xsygvd does:
+  B = L L^H (Cholesky; cuSOLVER on the GPU), C = L^-1 A L^-H reduced and solved, eigenvectors L^-H Q Z_T, which are
+  B-orthonormal; B that is not positive definite is an error naming the leading minor where the Cholesky
+  factorization fails. The ST's linear solver is not used (set to `KSPPREONLY` and `PCNONE`, as by `EPSLAPACK`).
+  Other problem types (non-Hermitian, `EPS_GHIEP`, `EPS_PGNHEP`) and spectral transformations other than `STSHIFT`
+  are errors; the shift of `STSHIFT` is not applied. The basis (`EPSGetBV()`, `EPSGetInvariantSubspace()`) holds the
   eigenvectors once they were asked for (`EPSGetEigenpair()`, `EPSGetEigenvector()`, `EPSComputeError()`); before
   that, unless initial or deflation vectors were given, it has its sizes but no storage, and reading it is an error.
 

@@ -24,7 +24,7 @@ BLAS_EXTERN void PGXLAPACKstedc_(const char *, const PetscBLASInt *, PetscReal *
 const char *const PGXSytrdSymvs[]  = {"lower", "full", "PGXSytrdSymv", "PGX_SYTRD_SYMV_", NULL};
 const char *const PGXSytrdPanels[] = {"fused", "launches", "PGXSytrdPanel", "PGX_SYTRD_PANEL_", NULL};
 
-PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack;
+PetscLogEvent PGX_SytrdReduce, PGX_SytrdTridiag, PGX_SytrdBack, PGX_SytrdGeneralize;
 
 struct _n_PGXSytrd {
   PGXDeviceType type  = PGX_DEVICE_HOST;
@@ -47,11 +47,14 @@ struct _n_PGXSytrd {
   PetscBool                haveW  = PETSC_FALSE; /* w holds the eigenvalues of T */
   PetscBool                haveZT = PETSC_FALSE; /* ZT (or dZT) holds the eigenvectors of T */
   std::vector<PetscReal>   w, ZT;      /* eigenvalues of T (ascending); its eigenvectors (n x n, host) */
-  PGXSytrdTimes times = {0, 0, 0};
+  PetscBool                generalized = PETSC_FALSE; /* A holds L^-1 A L^-H, and L (host L or device dL) is kept */
+  std::vector<PetscScalar> L;          /* host backend: the Cholesky factor of B (n x n, ld n, lower) */
+  PGXSytrdTimes times = {0, 0, 0, 0};
 #if PGX_SYTRD_CUDA
   K::cuda::Work *work = nullptr; /* device state */
   PetscScalar   *dA   = nullptr; /* device matrix */
   PetscReal     *dZT  = nullptr; /* eigenvectors of T on the device (divide and conquer), n x n */
+  PetscScalar   *dL   = nullptr; /* the Cholesky factor of B (generalized problems), n x n, ld n */
 #endif
 };
 
@@ -73,6 +76,7 @@ static PetscErrorCode PGXSytrdRegisterEvents(void)
   PetscCall(PetscLogEventRegister("PGXSytrdReduce", PGX_CLASSID, &PGX_SytrdReduce));
   PetscCall(PetscLogEventRegister("PGXSytrdTridiag", PGX_CLASSID, &PGX_SytrdTridiag));
   PetscCall(PetscLogEventRegister("PGXSytrdBack", PGX_CLASSID, &PGX_SytrdBack));
+  PetscCall(PetscLogEventRegister("PGXSytrdGenrlz", PGX_CLASSID, &PGX_SytrdGeneralize));
   PetscCall(PetscRegisterFinalize(PGXSytrdFinalizeEvents));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -113,6 +117,7 @@ static PetscErrorCode PGXSytrdFreeDevice(PGXSytrd S)
   if (S->work) PetscCall(K::cuda::destroy(&S->work));
   if (S->dA) PetscCall(PGXDeviceFree(&S->dA));
   if (S->dZT) PetscCall(PGXDeviceFree(&S->dZT));
+  if (S->dL) PetscCall(PGXDeviceFree(&S->dL));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -427,8 +432,10 @@ static PetscErrorCode PGXSytrdNewMatrix(PGXSytrd S, PetscInt n)
   S->haveW   = PETSC_FALSE;
   S->haveZT  = PETSC_FALSE;
   S->ZT.clear();
-  S->times = {0, 0, 0};
-  S->hostA = PETSC_TRUE;
+  S->times       = {0, 0, 0, 0};
+  S->hostA       = PETSC_TRUE;
+  S->generalized = PETSC_FALSE;
+  S->L.clear();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -512,6 +519,164 @@ PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd S, PetscInt n, const PetscInt rowpt
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
       if (colidx[k] <= i) S->A[i + (size_t)colidx[k] * n] = vals[k];
   PGXSytrdMirrorLowerHost(n, S->A.data());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The generalized problem's transformation, B already in S->L (host) or S->dL (device, full square): B = L L^H,
+   A <- L^-1 A L^-H. B not positive definite is an error that names the leading minor; A is then left as it was
+   (the device's) or restored (the host's) and the object stays a standard problem. */
+static PetscErrorCode PGXSytrdGeneralize(PGXSytrd S)
+{
+  PetscLogDouble t0, t1, n = (PetscLogDouble)S->n;
+  PetscInt       info = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(PGX_SytrdGeneralize, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  if (S->type == PGX_DEVICE_HOST) {
+    info = K::reference::potrf(S->n, S->L.data(), PetscMax(1, S->n));
+    if (!info) K::reference::hegst(S->n, S->A.data(), PetscMax(1, S->n), S->L.data(), PetscMax(1, S->n));
+  }
+#if PGX_SYTRD_CUDA
+  else if (S->n > 0) {
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(K::cuda::generalize(S->n, S->dA, S->dL, &info));
+    PetscCall(PetscLogGpuTimeEnd());
+  }
+#endif
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventEnd(PGX_SytrdGeneralize, 0, 0, 0, 0));
+  if (info) {
+    S->L.clear();
+#if PGX_SYTRD_CUDA
+    if (S->dL) PetscCall(PGXDeviceFree(&S->dL));
+#endif
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MAT_CH_ZRPVT, "The generalized problem needs B Hermitian positive definite: its Cholesky factorization fails at the leading minor of order %" PetscInt_FMT " of %" PetscInt_FMT " (not positive, or not finite)", info, S->n);
+  }
+  S->generalized         = PETSC_TRUE;
+  S->times.generalize    = t1 - t0;
+  /* Cholesky n^3/3, the two triangular solves n^3 each (real flops; PETSc counts complex ones as 4) */
+  if (S->type == PGX_DEVICE_HOST) PetscCall(PetscLogFlops(7.0 / 3.0 * n * n * n));
+  else PetscCall(PetscLogGpuFlops(7.0 / 3.0 * n * n * n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXSytrdCheckB(PGXSytrd S, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCheck(S->n >= 0, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXSytrdSetMatrix() (A) must be called before PGXSytrdSetMatrixB()");
+  PetscCheck(n == S->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "B of order %" PetscInt_FMT " does not match A of order %" PetscInt_FMT, n, S->n);
+  PetscCheck(!S->reduced && !S->generalized, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXSytrdSetMatrixB() must follow PGXSytrdSetMatrix() directly: set A again first");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetMatrixB - Makes the problem the generalized one A x = lambda B x with B Hermitian positive definite:
+  factors B = L L^H (Cholesky) and replaces the matrix set by `PGXSytrdSetMatrix()` with L^-1 A L^-H, which has the
+  same eigenvalues. `PGXSytrdSolve()` then returns the eigenvectors of the pair, L^-H times those of L^-1 A L^-H:
+  B-orthonormal (X^H B X = I), as LAPACK's xsygvd and SLEPc's EPSLAPACK return them.
+
+  Not Collective
+
+  Input Parameters:
++ S   - the object, with A set (and not reduced)
+. n   - the order (that of A)
+. B   - the matrix (host, column-major; only its lower triangle is read)
+- ldb - its leading dimension
+
+  Notes:
+  The factorization and the transformation run in the backend (cuda: cuSOLVER's potrf and two cuBLAS triangular
+  solves on the device) and are timed as `PGXSytrdTimes`'s generalize. B that is not positive definite gives an
+  error of type `PETSC_ERR_MAT_CH_ZRPVT` naming the leading minor where the factorization fails.
+
+  Level: developer
+
+.seealso: `PGXSytrdSetMatrixBCSR()`, `PGXSytrdSetMatrix()`, `PGXSytrdSolve()`, `EPSPGX`
+@*/
+PetscErrorCode PGXSytrdSetMatrixB(PGXSytrd S, PetscInt n, const PetscScalar B[], PetscInt ldb)
+{
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckB(S, n));
+  PetscCheck(ldb >= PetscMax(1, n), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Leading dimension %" PetscInt_FMT " < order %" PetscInt_FMT, ldb, n);
+#if PGX_SYTRD_CUDA
+  if (S->type == PGX_DEVICE_CUDA) {
+    if (n > 0) {
+      if (!S->dL) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dL));
+      PetscCall(K::cuda::upload_symmetric(n, B, ldb, S->dL));
+    }
+    PetscCall(PGXSytrdGeneralize(S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  S->L.assign((size_t)n * n, 0);
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = j; i < n; i++) S->L[i + (size_t)j * n] = B[i + (size_t)j * ldb];
+  PetscCall(PGXSytrdGeneralize(S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdSetMatrixBCSR - `PGXSytrdSetMatrixB()` with B in compressed sparse rows (only the entries with column <=
+  row are used), formed densely where the factorization runs (on the device for the cuda backend).
+
+  Not Collective
+
+  Input Parameters:
++ S      - the object, with A set (and not reduced)
+. n      - the order
+. rowptr - row starts, n + 1 of them (rowptr[0] = 0)
+. colidx - column indices, rowptr[n] of them, each in [0, n)
+- vals   - the values
+
+  Level: developer
+
+.seealso: `PGXSytrdSetMatrixB()`, `PGXSytrdSetMatrixCSR()`
+@*/
+PetscErrorCode PGXSytrdSetMatrixBCSR(PGXSytrd S, PetscInt n, const PetscInt rowptr[], const PetscInt colidx[], const PetscScalar vals[])
+{
+  PetscFunctionBegin;
+  PetscCall(PGXSytrdCheckB(S, n));
+  PetscCheck(n == 0 || (rowptr && rowptr[0] == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixBCSR: rowptr[0] must be 0");
+  for (PetscInt i = 0; i < n; i++) PetscCheck(rowptr[i + 1] >= rowptr[i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixBCSR: rowptr decreases at row %" PetscInt_FMT, i);
+  for (PetscInt k = 0; n && k < rowptr[n]; k++) PetscCheck(colidx[k] >= 0 && colidx[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXSytrdSetMatrixBCSR: column index %" PetscInt_FMT " at position %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", colidx[k], k, n);
+#if PGX_SYTRD_CUDA
+  if (S->type == PGX_DEVICE_CUDA) {
+    if (n > 0) {
+      if (!S->dL) PetscCall(PGXDeviceMallocArray((size_t)n * n, &S->dL));
+      PetscCall(K::cuda::upload_symmetric_csr(n, rowptr, colidx, vals, S->dL));
+    }
+    PetscCall(PGXSytrdGeneralize(S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  S->L.assign((size_t)n * n, 0);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+      if (colidx[k] <= i) S->L[i + (size_t)colidx[k] * n] = vals[k];
+  PetscCall(PGXSytrdGeneralize(S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXSytrdIsGeneralized - Whether the object holds a generalized problem (`PGXSytrdSetMatrixB()` since the last
+  `PGXSytrdSetMatrix()`).
+
+  Not Collective
+
+  Input Parameter:
+. S - the object
+
+  Output Parameter:
+. flg - `PETSC_TRUE` for A x = lambda B x
+
+  Level: developer
+
+.seealso: `PGXSytrdSetMatrixB()`
+@*/
+PetscErrorCode PGXSytrdIsGeneralized(PGXSytrd S, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = S->generalized;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1162,14 +1327,14 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
     dZ = S->dZT;
   #endif
     PetscCall(PetscLogGpuTimeBegin());
-    ierr = K::cuda::apply_q_download(S->work, S->dA, n, dZ, Z, ldz, nchunks);
+    ierr = K::cuda::apply_q_download(S->work, S->dA, n, dZ, Z, ldz, nchunks, S->generalized ? S->dL : NULL); /* L^-H Q Z_T for a generalized problem */
     PetscCall(PetscLogGpuTimeEnd());
   #if defined(PETSC_USE_COMPLEX)
     PetscCall(PGXDeviceFree(&dZ));
   #endif
     PetscCall(PGXDeviceFree(&S->dZT));
     PetscCall(ierr);
-    PetscCall(PetscLogGpuFlops((PetscDefined(USE_COMPLEX) ? 8.0 : 2.0) * n * n * n));
+    PetscCall(PetscLogGpuFlops((PetscDefined(USE_COMPLEX) ? 8.0 : 2.0) * n * n * n * (S->generalized ? 1.5 : 1.0)));
   } else
 #endif
   {
@@ -1177,7 +1342,26 @@ PetscErrorCode PGXSytrdSolve(PGXSytrd S, PetscReal w[], PetscScalar Z[], PetscIn
       for (PetscInt i = 0; i < n; i++) Z[i + (size_t)j * ldz] = S->ZT[i + (size_t)j * n];
     S->ZT.clear();
     S->ZT.shrink_to_fit();
-    PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, n, Z, ldz));
+    if (!S->generalized) PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, n, Z, ldz));
+#if PGX_SYTRD_CUDA
+    else if (S->type == PGX_DEVICE_CUDA && n > 0) { /* T solved on the host (dstemr, dstedc): Z_T up, Z = L^-H Q Z_T on the device, down */
+      PetscScalar   *dZ = NULL;
+      PetscErrorCode ierr;
+      PetscCall(PGXDeviceMallocArray((size_t)n * n, &dZ));
+      for (PetscInt j = 0; j < n; j++) PetscCall(PGXDeviceCopyArrayToDevice(dZ + (size_t)j * n, Z + (size_t)j * ldz, (size_t)n));
+      PetscCall(PetscLogGpuTimeBegin());
+      ierr = K::cuda::apply_q_download(S->work, S->dA, n, dZ, Z, ldz, 1, S->dL);
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(PGXDeviceFree(&dZ));
+      PetscCall(ierr);
+      PetscCall(PetscLogGpuFlops((PetscDefined(USE_COMPLEX) ? 8.0 : 2.0) * n * n * n * 1.5));
+    }
+#endif
+    else if (n > 0) {
+      PetscCall(PGXSytrdApplyQ(S, PETSC_FALSE, n, Z, ldz));
+      K::reference::trsm_lh(n, n, S->L.data(), PetscMax(1, n), Z, ldz);
+      PetscCall(PetscLogFlops((PetscDefined(USE_COMPLEX) ? 4.0 : 1.0) * n * n * n));
+    }
   }
   S->haveZT = PETSC_FALSE;
   PetscCall(PetscTime(&t2));

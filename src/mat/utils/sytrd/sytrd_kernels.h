@@ -36,6 +36,12 @@
    so that Z <- Q Z runs the blocks last to first with Z -= V (Tb (V^H Z)), and Z <- Q^H Z runs them first to
    last with Tb^H. Forming Q is Q applied to the identity.
 
+   Generalized problems A x = lambda B x with B Hermitian positive definite (LAPACK xpotrf + xhegst, itype 1):
+   B = L L^H (Cholesky, L lower with a real positive diagonal), C = L^-1 A L^-H is Hermitian with the same
+   eigenvalues, and an eigenvector y of C gives x = L^-H y. With Y unitary, X = L^-H Y is B-orthonormal, X^H B X = I
+   (what LAPACK's xsygvd and SLEPc's EPSLAPACK return). C is formed by two triangular solves, L^-1 A and then (L^-1
+   A) L^-H, and made exactly Hermitian afterwards: its lower triangle kept (diagonal real) and mirrored.
+
    Input contract: n >= 0, lda >= max(1, n), 1 <= b; W has at least n*b entries; the matrix entries are
    finite (no scaling against overflow or underflow is done beyond that of the Householder norms). */
 #pragma once
@@ -83,6 +89,18 @@ void apply_q(PetscInt n, PetscInt b, int trans, const PetscScalar *A, PetscInt l
 
 /* The triangular factor Tb (k x k, ldt) of reflectors i..i+k-1 (LAPACK xlarft, forward, columnwise) */
 void larft(PetscInt n, PetscInt i, PetscInt k, const PetscScalar *A, PetscInt lda, const PetscScalar *tau, PetscScalar *Tb, PetscInt ldt);
+
+/* Cholesky B = L L^H in place (the lower triangle of B, ldb, is read and overwritten by L; the strict upper one is
+   not touched). Returns 0, or k >= 1 when the leading minor of order k is not positive (or not finite): B is then
+   not positive definite and its columns from k on are unspecified. */
+PetscInt potrf(PetscInt n, PetscScalar *B, PetscInt ldb);
+
+/* A (n x n full square, lda; both triangles read) <- L^-1 A L^-H, the lower triangle with a real diagonal mirrored
+   into the strict upper one (L lower from potrf, ldl) */
+void hegst(PetscInt n, PetscScalar *A, PetscInt lda, const PetscScalar *L, PetscInt ldl);
+
+/* Z (n x k, ldz) <- L^-H Z: the eigenvectors of the pair from those of C */
+void trsm_lh(PetscInt n, PetscInt k, const PetscScalar *L, PetscInt ldl, PetscScalar *Z, PetscInt ldz);
 } // namespace reference
 
 #if PGX_HAVE_CUDA
@@ -127,8 +145,15 @@ PetscErrorCode upload_symmetric_csr(PetscInt n, const PetscInt *rowptr, const Pe
 /* dZ (n x k, ld n, device) <- Q dZ or Q^H dZ with the reflectors in dA and the tau that reduce() left on the device */
 PetscErrorCode apply_q(Work *, int trans, const Scalar *dA, PetscInt k, Scalar *dZ);
 /* Z (host, n x k, ldz) <- Q dZ: dZ <- Q dZ by nchunks chunks of columns (Z = Q Z_T is independent per column), each
-   chunk downloaded into Z (pinned staging filled by host threads, on a second stream) while the next one computes */
-PetscErrorCode apply_q_download(Work *, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks);
+   chunk downloaded into Z (pinned staging filled by host threads, on a second stream) while the next one computes.
+   With dL (the Cholesky factor of generalize(), device, ld n; or NULL) each chunk is also solved with L^H before its
+   download: Z = L^-H Q Z_T */
+PetscErrorCode apply_q_download(Work *, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks, const Scalar *dL);
+/* The generalized problem's transformation on the device (n x n, ld n, full squares): dB (its lower triangle read)
+   <- its Cholesky factor L by cuSOLVER's potrf; *info = 0, or the order k >= 1 of the first leading minor of B that
+   is not positive (dA is then left as it was). Otherwise dA <- L^-1 dA L^-H by two cuBLAS triangular solves, its
+   lower triangle (diagonal made real) mirrored into the upper one. Synchronous. */
+PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt *info);
 /* dst (device) <- src (device, real), count entries, on PGX's stream: the real eigenvectors of T as the complex Z_T
    that the back-transformation of a complex Hermitian A works on (complex builds only) */
 PetscErrorCode real_to_scalar(size_t count, const PetscReal *src, Scalar *dst);

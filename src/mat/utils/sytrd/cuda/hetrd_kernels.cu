@@ -202,9 +202,14 @@ PetscErrorCode apply_q(Work *W, int trans, const Scalar *dA, PetscInt k, Scalar 
   return common::ApplyQ(W, trans, reinterpret_cast<const Cx *>(dA), k, reinterpret_cast<Cx *>(dZ));
 }
 
-PetscErrorCode apply_q_download(Work *W, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks)
+PetscErrorCode apply_q_download(Work *W, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks, const Scalar *dL)
 {
-  return common::ApplyQDownload(W, reinterpret_cast<const Cx *>(dA), k, reinterpret_cast<Cx *>(dZ), reinterpret_cast<Cx *>(Z), ldz, nchunks);
+  return common::ApplyQDownload(W, reinterpret_cast<const Cx *>(dA), k, reinterpret_cast<Cx *>(dZ), reinterpret_cast<Cx *>(Z), ldz, nchunks, reinterpret_cast<const Cx *>(dL));
+}
+
+PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt *info)
+{
+  return common::Generalize(n, reinterpret_cast<Cx *>(dA), reinterpret_cast<Cx *>(dB), info);
 }
 
 PetscErrorCode real_to_scalar(size_t count, const PetscReal *src, Scalar *hdst)

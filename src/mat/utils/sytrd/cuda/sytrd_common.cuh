@@ -57,6 +57,34 @@ inline cublasStatus_t cublasXtrmm(cublasHandle_t h, cublasSideMode_t side, cubla
   return cublasZtrmm(h, side, uplo, t, diag, m, n, &one, reinterpret_cast<const cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(B), ldb, reinterpret_cast<cuDoubleComplex *>(B), ldb);
 }
 
+inline cublasStatus_t cublasXtrsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, cublasDiagType_t diag, int m, int n, const double *A, int lda, double *B, int ldb)
+{
+  const double one = 1.0;
+  return cublasDtrsm(h, side, uplo, t, diag, m, n, &one, A, lda, B, ldb);
+}
+inline cublasStatus_t cublasXtrsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t t, cublasDiagType_t diag, int m, int n, const Cx *A, int lda, Cx *B, int ldb)
+{
+  const cuDoubleComplex one = {1.0, 0.0};
+  return cublasZtrsm(h, side, uplo, t, diag, m, n, &one, reinterpret_cast<const cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(B), ldb);
+}
+/* cuSOLVER's Cholesky (lower) for either scalar */
+inline cusolverStatus_t cusolverXpotrf_bufferSize(cusolverDnHandle_t h, int n, double *A, int lda, int *lwork)
+{
+  return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+}
+inline cusolverStatus_t cusolverXpotrf_bufferSize(cusolverDnHandle_t h, int n, Cx *A, int lda, int *lwork)
+{
+  return cusolverDnZpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex *>(A), lda, lwork);
+}
+inline cusolverStatus_t cusolverXpotrf(cusolverDnHandle_t h, int n, double *A, int lda, double *work, int lwork, int *info)
+{
+  return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
+}
+inline cusolverStatus_t cusolverXpotrf(cusolverDnHandle_t h, int n, Cx *A, int lda, Cx *work, int lwork, int *info)
+{
+  return cusolverDnZpotrf(h, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(work), lwork, info);
+}
+
 /* The device state of one reduction: each backend's Work (sytrd_kernels.h) is this for its scalar */
 template <typename T>
 struct WorkOf {
@@ -191,6 +219,57 @@ PetscErrorCode UploadSymmetricCSR(PetscInt n, const PetscInt *rowptr, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* dA[i + i n] = Re(dA[i + i n]): the diagonal of a Hermitian matrix formed by products made exactly real */
+template <typename T>
+__global__ void RealDiagonalKernel(PetscInt n, T *dA)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) dA[i + i * n] = T(Re(dA[i + i * n]));
+}
+
+/* generalize() of sytrd_kernels.h: B = L L^H by cuSOLVER, A <- L^-1 A L^-H by two cuBLAS triangular solves, made
+   exactly Hermitian (lower triangle and real diagonal kept, mirrored) */
+template <typename T>
+PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt *info)
+{
+  cudaStream_t              s;
+  cublasHandle_t            h;
+  cusolverDnHandle_t        hs;
+  pgx::cuda::DeviceArray<T> work;
+  pgx::cuda::DeviceArray<int> dinfo;
+  int                       lwork = 0, hinfo = 0;
+
+  PetscFunctionBegin;
+  *info = 0;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(n <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The generalized reduction takes orders up to %d (cuSOLVER's potrf), got %" PetscInt_FMT, INT_MAX, n);
+  PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(PGXCUDAGetCUSOLVER(&hs));
+  PetscCall(PGXCUDAGetCUBLAS(&h));
+  PGXCallCUSOLVER(cusolverDnSetStream(hs, s));
+  PGXCallCUSOLVER(cusolverXpotrf_bufferSize(hs, (int)n, dB, (int)n, &lwork));
+  PetscCall(work.resize((size_t)PetscMax(lwork, 1)));
+  PetscCall(dinfo.resize(1));
+  PGXCallCUSOLVER(cusolverXpotrf(hs, (int)n, dB, (int)n, work.data(), lwork, dinfo.data()));
+  PGXCallCUDA(cudaMemcpyAsync(&hinfo, dinfo.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  PetscCheck(hinfo >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's potrf rejected its argument %d", -hinfo);
+  if (hinfo > 0) {
+    *info = hinfo;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  PGXCallCUBLAS(cublasSetStream(h, s));
+  PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n));          /* L^-1 A */
+  PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n)); /* (L^-1 A) L^-H */
+  RealDiagonalKernel<T><<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::RealDiagonalKernel");
+  const unsigned nt = (unsigned)((n + 31) / 32);
+  MirrorLowerKernel<T><<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
+  PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel (generalized)");
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* before the workspace is freed */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* V (L x kb, ld L) of reflectors i..i+kb-1, rows i+1..n-1: 0 above the unit, 1, then the stored entries */
 template <typename T>
 __global__ void BuildVKernel(PetscInt n, PetscInt i, PetscInt kb, const T *A, PetscInt lda, T *V)
@@ -305,7 +384,7 @@ PetscErrorCode ApplyQ(WorkT *W, int trans, const T *dA, PetscInt k, T *dZ)
 /* Z <- Q Z by column chunks, each downloaded into the host's Z (ld ldz) while the next one is computed
    (apply_q_download of sytrd_kernels.h) */
 template <typename T, typename WorkT>
-PetscErrorCode ApplyQDownload(WorkT *W, const T *dA, PetscInt k, T *dZ, T *Z, PetscInt ldz, PetscInt nchunks)
+PetscErrorCode ApplyQDownload(WorkT *W, const T *dA, PetscInt k, T *dZ, T *Z, PetscInt ldz, PetscInt nchunks, const T *dL)
 {
   cublasHandle_t h = nullptr;
   BackBlocks<T>  B;
@@ -316,18 +395,19 @@ PetscErrorCode ApplyQDownload(WorkT *W, const T *dA, PetscInt k, T *dZ, T *Z, Pe
   if (n <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
   nchunks = PetscMax(1, PetscMin(nchunks, k));
   kc      = (k + nchunks - 1) / nchunks;
-  if (n - 1 > 0) {
+  if (n - 1 > 0 || dL) {
     PetscCall(PGXCUDAGetCUBLAS(&h));
     PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     PGXCallCUBLAS(cublasSetStream(h, W->s0));
-    PetscCall(BackSetUp(W, h, dA, kc, &B));
   }
+  if (n - 1 > 0) PetscCall(BackSetUp(W, h, dA, kc, &B));
   /* chunk c: its columns computed on s0, then ev[c % 2] recorded; its download waits for that event on s1 and is run
      (host threads, pinned staging) after chunk c + 1 is queued on s0, so that the GPU computes while the link copies */
   for (PetscInt c = 0, c0 = 0; c0 < k; c++, c0 += kc) {
     const PetscInt kk = PetscMin(kc, k - c0);
     cudaEvent_t    ev = c % 2 ? W->ev1 : W->ev0;
     if (n - 1 > 0) PetscCall(BackApply(W, h, dA, 0, &B, kk, dZ + (size_t)c0 * n));
+    if (dL) PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)n, (int)kk, dL, (int)n, dZ + (size_t)c0 * n, (int)n)); /* L^-H (Q Z_T) */
     PGXCallCUDA(cudaEventRecord(ev, W->s0));
     if (pk) PetscCall(PGXCUDACopy2D(PGX_COPY_D2H, dZ + (size_t)p0 * n, Z + (size_t)p0 * ldz, (size_t)n * sizeof(T), (size_t)pk, (size_t)ldz * sizeof(T), W->s1, PETSC_TRUE));
     PGXCallCUDA(cudaStreamWaitEvent(W->s1, ev, 0)); /* the next download (of this chunk) after its computation */

@@ -226,9 +226,14 @@ PetscErrorCode apply_q(Work *W, int trans, const PetscScalar *dA, PetscInt k, Pe
   return common::ApplyQ(W, trans, dA, k, dZ);
 }
 
-PetscErrorCode apply_q_download(Work *W, const PetscScalar *dA, PetscInt k, PetscScalar *dZ, PetscScalar *Z, PetscInt ldz, PetscInt nchunks)
+PetscErrorCode apply_q_download(Work *W, const PetscScalar *dA, PetscInt k, PetscScalar *dZ, PetscScalar *Z, PetscInt ldz, PetscInt nchunks, const PetscScalar *dL)
 {
-  return common::ApplyQDownload(W, dA, k, dZ, Z, ldz, nchunks);
+  return common::ApplyQDownload(W, dA, k, dZ, Z, ldz, nchunks, dL);
+}
+
+PetscErrorCode generalize(PetscInt n, PetscScalar *dA, PetscScalar *dB, PetscInt *info)
+{
+  return common::Generalize(n, dA, dB, info);
 }
 #elif !(defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)) /* complex double: hetrd_kernels.cu */
 struct Work {
@@ -256,7 +261,11 @@ PetscErrorCode apply_q(Work *, int, const PetscScalar *, PetscInt, PetscScalar *
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
-PetscErrorCode apply_q_download(Work *, const PetscScalar *, PetscInt, PetscScalar *, PetscScalar *, PetscInt, PetscInt)
+PetscErrorCode apply_q_download(Work *, const PetscScalar *, PetscInt, PetscScalar *, PetscScalar *, PetscInt, PetscInt, const PetscScalar *)
+{
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
+}
+PetscErrorCode generalize(PetscInt, PetscScalar *, PetscScalar *, PetscInt *)
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }

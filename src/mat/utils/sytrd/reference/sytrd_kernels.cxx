@@ -201,6 +201,75 @@ void apply_q(PetscInt n, PetscInt b, int trans, const PetscScalar *A, PetscInt l
   }
 }
 #undef AIJ
+
+/* Right-looking by columns (each column's scaling and the rank-1 update of the columns to its right run down
+   contiguous columns) */
+PetscInt potrf(PetscInt n, PetscScalar *B, PetscInt ldb)
+{
+  for (PetscInt j = 0; j < n; j++) {
+    PetscScalar   *bj  = B + (size_t)j * ldb;
+    const PetscReal djj = PetscRealPart(bj[j]);
+    if (!(djj > 0) || PetscIsInfOrNanReal(djj)) return j + 1;
+    const PetscReal ljj = PetscSqrtReal(djj);
+    bj[j]               = ljj;
+    for (PetscInt i = j + 1; i < n; i++) bj[i] /= ljj;
+    for (PetscInt k = j + 1; k < n; k++) { /* B(k:n, k) -= L(k:n, j) conj(L(k, j)) */
+      PetscScalar *bk = B + (size_t)k * ldb;
+      const PetscScalar c = PetscConj(bj[k]);
+      if (c == (PetscScalar)0) continue;
+      for (PetscInt i = k; i < n; i++) bk[i] -= bj[i] * c;
+    }
+  }
+  return 0;
+}
+
+/* X (n x n, ldx) <- L^-1 X, column by column (forward substitution) */
+static void TrsmLowerLeft(PetscInt n, const PetscScalar *L, PetscInt ldl, PetscScalar *X, PetscInt ldx)
+{
+  for (PetscInt c = 0; c < n; c++) {
+    PetscScalar *x = X + (size_t)c * ldx;
+    for (PetscInt j = 0; j < n; j++) {
+      const PetscScalar *lj = L + (size_t)j * ldl;
+      x[j] /= lj[j];
+      const PetscScalar xj = x[j];
+      if (xj == (PetscScalar)0) continue;
+      for (PetscInt i = j + 1; i < n; i++) x[i] -= lj[i] * xj;
+    }
+  }
+}
+
+void hegst(PetscInt n, PetscScalar *A, PetscInt lda, const PetscScalar *L, PetscInt ldl)
+{
+  /* A <- L^-1 A; A <- A^H; A <- L^-1 A: L^-1 (L^-1 A)^H = L^-1 A^H L^-H = L^-1 A L^-H for Hermitian A */
+  TrsmLowerLeft(n, L, ldl, A, lda);
+  for (PetscInt j = 0; j < n; j++) {
+    for (PetscInt i = j + 1; i < n; i++) {
+      const PetscScalar t = A[i + (size_t)j * lda];
+      A[i + (size_t)j * lda] = PetscConj(A[j + (size_t)i * lda]);
+      A[j + (size_t)i * lda] = PetscConj(t);
+    }
+    A[j + (size_t)j * lda] = PetscConj(A[j + (size_t)j * lda]);
+  }
+  TrsmLowerLeft(n, L, ldl, A, lda);
+  /* exactly Hermitian: the lower triangle kept, the diagonal real, the strict upper triangle its mirror */
+  for (PetscInt j = 0; j < n; j++) {
+    A[j + (size_t)j * lda] = PetscRealPart(A[j + (size_t)j * lda]);
+    for (PetscInt i = j + 1; i < n; i++) A[j + (size_t)i * lda] = PetscConj(A[i + (size_t)j * lda]);
+  }
+}
+
+void trsm_lh(PetscInt n, PetscInt k, const PetscScalar *L, PetscInt ldl, PetscScalar *Z, PetscInt ldz)
+{
+  for (PetscInt c = 0; c < k; c++) { /* back substitution with the upper triangular L^H: z_j = (z_j - sum_{i>j} conj(l_ij) z_i) / l_jj */
+    PetscScalar *z = Z + (size_t)c * ldz;
+    for (PetscInt j = n - 1; j >= 0; j--) {
+      const PetscScalar *lj = L + (size_t)j * ldl;
+      PetscScalar        s  = z[j];
+      for (PetscInt i = j + 1; i < n; i++) s -= PetscConj(lj[i]) * z[i];
+      z[j] = s / PetscConj(lj[j]);
+    }
+  }
+}
 } // namespace reference
 } // namespace sytrd
 } // namespace kernels
