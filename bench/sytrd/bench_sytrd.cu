@@ -20,6 +20,9 @@
      the T of the reduction; one row per host thread count of -threads a,b,... (default 0: the cores available,
      at most 16; the first count is also that of the eigensolve rows), each checked bitwise against the first
      (-info prints the seconds of each phase of the merges).
+   - the generalized problem A x = lambda B x (-generalized 1; B = R / (2 sqrt(n)) + 2 I, R random symmetric): PGXSytrdSetMatrixB + PGXSytrdSolve
+     with all vectors (host arrays at its interface) against cusolverDnDsygvd (itype 1, lower) on device data and
+     with its copies; checked: |w - w_sygvd| / max |w|, ||A z - w B z|| / max |w| and |z^T B z - 1| of 8 columns.
    Ablations at n = -ablation_n (default 16384; 0 skips), on the paper's launches panel: symv full vs lower,
    separate vs merged panel gemvs, two rank-b vs one rank-2b update, one stream vs several; each printed as the
    time saved by the launches' default.
@@ -117,7 +120,7 @@ static PetscErrorCode TimePGX(PetscInt n, const std::vector<double> &A, PetscInt
 int main(int argc, char **argv)
 {
   PetscInt  sizes[16] = {2048, 4096, 8192, 16384, 32768}, nsizes = 16, reps = 3, b = PGX_SYTRD_DEFAULT_BLOCK, abl = 16384, seed = 1;
-  PetscBool flg, solve = PETSC_TRUE;
+  PetscBool flg, solve = PETSC_TRUE, gen = PETSC_FALSE;
   PGXTridiagEigenMethod methods[8] = {PGX_TRIDIAG_EIGEN_DC, PGX_TRIDIAG_EIGEN_STEMR};
   PetscInt              nmethods   = 8;
   PetscBool             tonly      = PETSC_TRUE;
@@ -144,6 +147,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-bback", bback, &nbback, &flg));
   if (!flg || !nbback) nbback = 1, bback[0] = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-generalized", &gen, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-back_chunks", &backchunks, NULL));
   PetscCall(PetscOptionsGetEnumArray(NULL, NULL, "-methods", PGXTridiagEigenMethods, (PetscEnum *)methods, &nmethods, &flg));
   if (!flg) nmethods = 2;
@@ -333,6 +337,82 @@ int main(int argc, char **argv)
         for (PetscInt i = 0; i < n; i++) errw = std::max(errw, std::fabs(w0[i] - d2[i]));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  dc (first row) %.1fx faster; |w - w_stemr| %.1e\n", (int)n, "T only: dstemr (host)", t2 - t1, "", "", "", (t2 - t1) / tdc, errw / wmax));
       }
+    }
+    if (gen) { /* the generalized problem A x = lambda B x: PGX (B = L L^H, L^-1 A L^-H reduced, L^-H Q Z_T) against cusolverDnDsygvd */
+      std::vector<double> B((size_t)n * n), wg(n), Z((size_t)n * n), wp(n);
+      double              tg = 0, tgc = 0, tpg, errw = 0, res = 0, orth = 0, wmax = 0;
+      PetscLogDouble      t0, t1;
+      PGXSytrdTimes       tt;
+      PGXSytrd            S;
+      { /* B = R / (2 sqrt(n)) + 2 I, R random symmetric with entries in [-1, 1] (spectrum within [-2 sqrt(n), 2 sqrt(n)]):
+           eigenvalues in about [1, 3] */
+        std::vector<double> R;
+        PetscCall(RandomSymmetric(n, seed + 17, R));
+        for (size_t i = 0; i < B.size(); i++) B[i] = R[i] / (2.0 * std::sqrt((double)n));
+        for (PetscInt i = 0; i < n; i++) B[i + (size_t)i * n] += 2.0;
+      }
+      {
+        pgx::cuda::DeviceArray<double> dA, dB, dw, work;
+        pgx::cuda::DeviceArray<int>    info;
+        int                            lwork = 0, hinfo = 0;
+        PetscCall(dA.resize((size_t)n * n));
+        PetscCall(dB.resize((size_t)n * n));
+        PetscCall(dw.resize(n));
+        PetscCall(info.resize(1));
+        PGXCallCUSOLVER(cusolverDnDsygvd_bufferSize(cs, CUSOLVER_EIG_TYPE_1, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dB.data(), (int)n, dw.data(), &lwork));
+        PetscCall(work.resize((size_t)PetscMax(lwork, 1)));
+        auto sygvd = [&]() -> PetscErrorCode {
+          PGXCallCUSOLVER(cusolverDnDsygvd(cs, CUSOLVER_EIG_TYPE_1, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int)n, dA.data(), (int)n, dB.data(), (int)n, dw.data(), work.data(), lwork, info.data()));
+          return PETSC_SUCCESS;
+        };
+        PetscCall(PGXBenchMedianPrep(
+          1,
+          [&]() -> PetscErrorCode {
+            PetscCall(dA.upload(A.data(), A.size()));
+            return dB.upload(B.data(), B.size());
+          },
+          sygvd, &tg));
+        tg *= 1e-3;
+        PGXCallCUDA(cudaDeviceSynchronize());
+        PetscCall(PetscTime(&t0)); /* host to host, as the pgx row */
+        PetscCall(dA.upload(A.data(), A.size()));
+        PetscCall(dB.upload(B.data(), B.size()));
+        PetscCall(sygvd());
+        PGXCallCUDA(cudaDeviceSynchronize());
+        PGXCallCUDA(cudaMemcpy(wg.data(), dw.data(), n * sizeof(double), cudaMemcpyDeviceToHost));
+        PGXCallCUDA(cudaMemcpy(Z.data(), dA.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToHost));
+        PetscCall(PetscTime(&t1));
+        tgc = t1 - t0;
+        PGXCallCUDA(cudaMemcpy(&hinfo, info.data(), sizeof(int), cudaMemcpyDeviceToHost));
+        PetscCheck(hinfo == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cusolverDnDsygvd failed at n = %d: info %d", (int)n, hinfo);
+      }
+      PetscCall(PGXSytrdCreate(PGX_DEVICE_CUDA, &S));
+      PetscCall(PGXSytrdSetBlockSize(S, b));
+      PetscCall(PGXSytrdSetBackChunks(S, backchunks));
+      PGXCallCUDA(cudaDeviceSynchronize());
+      PetscCall(PetscTime(&t0));
+      PetscCall(PGXSytrdSetMatrix(S, n, A.data(), n));
+      PetscCall(PGXSytrdSetMatrixB(S, n, B.data(), n));
+      PetscCall(PGXSytrdSolve(S, wp.data(), Z.data(), n));
+      PetscCall(PetscTime(&t1));
+      tpg = t1 - t0;
+      PetscCall(PGXSytrdGetTimes(S, &tt));
+      PetscCall(PGXSytrdDestroy(&S));
+      for (PetscInt i = 0; i < n; i++) wmax = std::max(wmax, std::fabs(wg[i]));
+      for (PetscInt i = 0; i < n; i++) errw = std::max(errw, std::fabs(wp[i] - wg[i]));
+      for (PetscInt c = 0; c < 8 && c < n; c++) { /* ||A z - w B z|| / max|w| and |z^T B z - 1| of 8 columns spread over the spectrum */
+        PetscInt            j = (n - 1) * c / 7;
+        std::vector<double> r(n, 0.0), bz(n, 0.0);
+        for (PetscInt k = 0; k < n; k++)
+          for (PetscInt i = 0; i < n; i++) r[i] += A[i + (size_t)k * n] * Z[k + (size_t)j * n], bz[i] += B[i + (size_t)k * n] * Z[k + (size_t)j * n];
+        double s = 0, zbz = 0;
+        for (PetscInt i = 0; i < n; i++) s += (r[i] - wp[j] * bz[i]) * (r[i] - wp[j] * bz[i]), zbz += Z[i + (size_t)j * n] * bz[i];
+        res  = std::max(res, std::sqrt(s));
+        orth = std::max(orth, std::fabs(zbz - 1.0));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  Cholesky + L^-1 A L^-H %.3f, reduce %.3f, tridiagonal %.3f, back (Q, L^-H) %.3f s; |w - w_sygvd| %.1e, residual %.1e, |z^T B z - 1| %.1e; sygvd %.2fx faster (%.2fx with its copies)\n", (int)n, "pgx generalized", tpg, "", "", "", tt.generalize, tt.reduce, tt.tridiag, tt.back, errw / wmax, res / wmax, orth, tpg / tg, tpg / tgc));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f\n", (int)n, "cusolverDnDsygvd", tg));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%6d %-22s %10.4f %9s %10s %9s  A and B uploaded, eigenvalues and vectors downloaded, as the pgx row\n", (int)n, "sygvd with its copies", tgc, "", "", ""));
     }
     if (n == abl) {
       struct {
