@@ -179,6 +179,19 @@ static PetscErrorCode EPSPGXAllocateSolution(EPS eps, const char **what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Rank 0 solves alone: its error ierr is made every rank's (the others raise an error that points to rank 0's message),
+   so that no rank waits in a broadcast for a rank that has failed (a cuda failure, B not positive definite) */
+static PetscErrorCode EPSPGXShareError(EPS eps, PetscErrorCode ierr)
+{
+  int e = (int)ierr;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Bcast(&e, 1, MPI_INT, 0, PetscObjectComm((PetscObject)eps)));
+  PetscCheck(!e || ierr, PETSC_COMM_SELF, (PetscErrorCode)e, "EPSPGX: the solve on rank 0 failed (rank 0's error message says why)");
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode EPSSetUp_PGX(EPS eps)
 {
   EPS_PGX       *ctx = (EPS_PGX *)eps->data;
@@ -206,7 +219,6 @@ static PetscErrorCode EPSSetUp_PGX(EPS eps)
      load it and make PGX's handle here (50-110 ms on an H200), so that the solve proper holds none of it and a missing
      library is reported before the gather */
   if (ctx->device == PGX_DEVICE_CUDA) PetscCall(PGXCUDALibInitialize(PGX_CUDALIB_CUBLAS));
-  if (ctx->device == PGX_DEVICE_CUDA && eps->isgeneralized) PetscCall(PGXCUDALibInitialize(PGX_CUDALIB_CUSOLVER)); /* B's Cholesky */
 #endif
   if (eps->isgeneralized) {
     /* B is factored by PGXSytrd, not by the ST: its KSP (which STSetUp would set up on B, an LU factorization by
@@ -275,7 +287,8 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
   PetscFunctionBegin;
   PetscCall(PetscTime(&tp[0]));
   PetscCall(PGXSytrdDestroy(&ctx->S));
-  if (ctx->Ad || ctx->As) { /* rank 0 (or the only rank) solves; the eigenvalues are broadcast */
+  /* rank 0 (or the only rank) solves; the eigenvalues are broadcast, and so is the error of a failed solve */
+  auto solve0 = [&]() -> PetscErrorCode {
     PetscCall(PGXSytrdCreate(ctx->device, &ctx->S));
     PetscCall(PGXSytrdSetBlockSize(ctx->S, ctx->b));
     PetscCall(PGXSytrdSetSymv(ctx->S, ctx->symv));
@@ -327,7 +340,9 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PetscTime(&tp[4]));
     PetscCall(PGXSytrdGetTimes(ctx->S, &ctx->times));
     PetscCall(PGXSytrdGetPanel(ctx->S, NULL, &ctx->panelgrid));
-  }
+    return PETSC_SUCCESS;
+  };
+  PetscCall(EPSPGXShareError(eps, (ctx->Ad || ctx->As) ? solve0() : PETSC_SUCCESS));
   if (n) {
     PetscMPIInt nn;
     PetscCall(PetscMPIIntCast(n, &nn));
@@ -386,11 +401,15 @@ static PetscErrorCode EPSComputeVectors_PGX(EPS eps)
   PetscCall(EPSPGXAllocateBasis(eps));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (ctx->S) {
-    Z.resize((size_t)n * n);
-    PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
-    PetscCall(PGXSytrdGetTimes(ctx->S, &t));
-    ctx->times = t; /* the tridiagonal time sums every solve of T (two only with -eps_pgx_tridiag_vectors 0) */
+  {
+    auto vectors0 = [&]() -> PetscErrorCode {
+      Z.resize((size_t)n * n);
+      PetscCall(PGXSytrdSolve(ctx->S, w.data(), Z.data(), n));
+      PetscCall(PGXSytrdGetTimes(ctx->S, &t));
+      ctx->times = t; /* the tridiagonal time sums every solve of T (two only with -eps_pgx_tridiag_vectors 0) */
+      return PETSC_SUCCESS;
+    };
+    PetscCall(EPSPGXShareError(eps, ctx->S ? vectors0() : PETSC_SUCCESS));
   }
   PetscCallMPI(MPI_Bcast(&ctx->times, 4, MPI_DOUBLE, 0, comm));
   PetscCall(BVGetMat(eps->V, &V));
@@ -725,7 +744,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   real matrices (or the launch sequence with cuBLAS Z-calls; tau complex, T real, its divide and conquer real on the
   GPU, Z = Q Z_T complex on the GPU).
   A generalized problem A x = lambda B x (`EPS_GHEP`) is made standard in the backend, as LAPACK's xsygvd does:
-  B = L L^H (Cholesky; cuSOLVER on the GPU), C = L^-1 A L^-H reduced and solved, eigenvectors L^-H Q Z_T, which are
+  B = L L^H (Cholesky; on the GPU by PGX's blocked kernel and cuBLAS), C = L^-1 A L^-H reduced and solved, eigenvectors L^-H Q Z_T, which are
   B-orthonormal; B that is not positive definite is an error naming the leading minor where the Cholesky
   factorization fails. The ST's linear solver is not used (set to `KSPPREONLY` and `PCNONE`, as by `EPSLAPACK`).
   Other problem types (non-Hermitian, `EPS_GHIEP`, `EPS_PGNHEP`) and spectral transformations other than `STSHIFT`
