@@ -65,11 +65,7 @@ typedef cublasStatus_t (*PGXcublasGemmExFn)(cublasHandle_t, cublasOperation_t, c
   X(PGX_CUDALIB_CUSOLVER, cusolverDnDgetrf_bufferSize, decltype(&::cusolverDnDgetrf_bufferSize)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrf, decltype(&::cusolverDnZgetrf)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrf_bufferSize, decltype(&::cusolverDnZgetrf_bufferSize)) \
-  X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrs, decltype(&::cusolverDnZgetrs)) \
-  X(PGX_CUDALIB_CUSOLVER, cusolverDnDpotrf, decltype(&::cusolverDnDpotrf)) \
-  X(PGX_CUDALIB_CUSOLVER, cusolverDnDpotrf_bufferSize, decltype(&::cusolverDnDpotrf_bufferSize)) \
-  X(PGX_CUDALIB_CUSOLVER, cusolverDnZpotrf, decltype(&::cusolverDnZpotrf)) \
-  X(PGX_CUDALIB_CUSOLVER, cusolverDnZpotrf_bufferSize, decltype(&::cusolverDnZpotrf_bufferSize))
+  X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrs, decltype(&::cusolverDnZgetrs))
 
 namespace pgx
 {
@@ -133,8 +129,4 @@ const Table &Get(PGXCUDALib lib);
 #define cusolverDnZgetrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrf)
 #define cusolverDnZgetrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrf_bufferSize)
 #define cusolverDnZgetrs (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrs)
-#define cusolverDnDpotrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnDpotrf)
-#define cusolverDnDpotrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnDpotrf_bufferSize)
-#define cusolverDnZpotrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZpotrf)
-#define cusolverDnZpotrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZpotrf_bufferSize)
 #endif

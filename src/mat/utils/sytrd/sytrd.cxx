@@ -585,7 +585,7 @@ static PetscErrorCode PGXSytrdCheckB(PGXSytrd S, PetscInt n)
 - ldb - its leading dimension
 
   Notes:
-  The factorization and the transformation run in the backend (cuda: cuSOLVER's potrf and two cuBLAS triangular
+  The factorization and the transformation run in the backend (cuda: PGX's blocked Cholesky on cuBLAS, which does not load cuSOLVER, and two cuBLAS triangular
   solves on the device) and are timed as `PGXSytrdTimes`'s generalize. B that is not positive definite gives an
   error of type `PETSC_ERR_MAT_CH_ZRPVT` naming the leading minor where the factorization fails.
 

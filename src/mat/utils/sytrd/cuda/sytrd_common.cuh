@@ -67,22 +67,17 @@ inline cublasStatus_t cublasXtrsm(cublasHandle_t h, cublasSideMode_t side, cubla
   const cuDoubleComplex one = {1.0, 0.0};
   return cublasZtrsm(h, side, uplo, t, diag, m, n, &one, reinterpret_cast<const cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(B), ldb);
 }
-/* cuSOLVER's Cholesky (lower) for either scalar */
-inline cusolverStatus_t cusolverXpotrf_bufferSize(cusolverDnHandle_t h, int n, double *A, int lda, int *lwork)
+/* B22 -= B21 B21^H on the lower triangle (cuBLAS's syrkx / herkx with both factors B21) */
+inline cublasStatus_t cublasXherkxMinus(cublasHandle_t h, int m, int k, const double *B21, int ld, double *B22)
 {
-  return cusolverDnDpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, lwork);
+  const double mone = -1.0, one = 1.0;
+  return cublasDsyrkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, k, &mone, B21, ld, B21, ld, &one, B22, ld);
 }
-inline cusolverStatus_t cusolverXpotrf_bufferSize(cusolverDnHandle_t h, int n, Cx *A, int lda, int *lwork)
+inline cublasStatus_t cublasXherkxMinus(cublasHandle_t h, int m, int k, const Cx *B21, int ld, Cx *B22)
 {
-  return cusolverDnZpotrf_bufferSize(h, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex *>(A), lda, lwork);
-}
-inline cusolverStatus_t cusolverXpotrf(cusolverDnHandle_t h, int n, double *A, int lda, double *work, int lwork, int *info)
-{
-  return cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, A, lda, work, lwork, info);
-}
-inline cusolverStatus_t cusolverXpotrf(cusolverDnHandle_t h, int n, Cx *A, int lda, Cx *work, int lwork, int *info)
-{
-  return cusolverDnZpotrf(h, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<cuDoubleComplex *>(A), lda, reinterpret_cast<cuDoubleComplex *>(work), lwork, info);
+  const cuDoubleComplex mone = {-1.0, 0.0};
+  const double          one  = 1.0;
+  return cublasZherkx(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, m, k, &mone, reinterpret_cast<const cuDoubleComplex *>(B21), ld, reinterpret_cast<const cuDoubleComplex *>(B21), ld, &one, reinterpret_cast<cuDoubleComplex *>(B22), ld);
 }
 
 /* The device state of one reduction: each backend's Work (sytrd_kernels.h) is this for its scalar */
@@ -226,39 +221,100 @@ __global__ void RealDiagonalKernel(PetscInt n, T *dA)
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) dA[i + i * n] = T(Re(dA[i + i * n]));
 }
 
-/* generalize() of sytrd_kernels.h: B = L L^H by cuSOLVER, A <- L^-1 A L^-H by two cuBLAS triangular solves, made
-   exactly Hermitian (lower triangle and real diagonal kept, mirrored) */
+/* Cholesky columns of the generalized problem's B: the diagonal blocks' width (the static shared memory of
+   PotrfDiagKernel: 64 x 65 doubles or 32 x 33 complex doubles) */
+template <typename T>
+struct CholBlock;
+template <>
+struct CholBlock<double> {
+  static constexpr int NB = 64;
+};
+template <>
+struct CholBlock<Cx> {
+  static constexpr int NB = 32;
+};
+
+/* The nb x nb diagonal block A (lower triangle, ld lda; nb <= NB) factored in place, A = L L^H, by one thread block in
+   shared memory (right-looking by columns). The first pivot that is not positive or not finite sets *info to its
+   order j0 + k + 1 when *info is still 0, and ends the block: the blocks after it then see non-finite values, and
+   *info keeps the first failure (one check of *info after the whole factorization). */
+template <typename T, int NB>
+__global__ void __launch_bounds__(256) PotrfDiagKernel(int nb, T *A, PetscInt lda, PetscInt j0, int *info)
+{
+  __shared__ T    a[NB][NB + 1];
+  __shared__ bool bad;
+  const int       t = threadIdx.x;
+  for (int q = t; q < nb * nb; q += blockDim.x) {
+    const int i = q % nb, j = q / nb;
+    if (i >= j) a[i][j] = A[i + (PetscInt)j * lda];
+  }
+  if (t == 0) bad = false;
+  __syncthreads();
+  for (int k = 0; k < nb; k++) {
+    if (t == 0) {
+      const double d = Re(a[k][k]);
+      if (!(d > 0) || !isfinite(d)) {
+        bad = true;
+        if (*info == 0) *info = (int)(j0 + k + 1);
+      } else a[k][k] = T(sqrt(d));
+    }
+    __syncthreads();
+    if (bad) break;
+    for (int i = k + 1 + t; i < nb; i += blockDim.x) a[i][k] = a[i][k] / a[k][k];
+    __syncthreads();
+    const int w = nb - k - 1; /* the trailing w x w lower triangle: a(i, j) -= a(i, k) conj(a(j, k)) */
+    for (int q = t; q < w * w; q += blockDim.x) {
+      const int i = k + 1 + q % w, j = k + 1 + q / w;
+      if (i >= j) a[i][j] = a[i][j] - a[i][k] * Conj(a[j][k]);
+    }
+    __syncthreads();
+  }
+  for (int q = t; q < nb * nb; q += blockDim.x) {
+    const int i = q % nb, j = q / nb;
+    if (i >= j) A[i + (PetscInt)j * lda] = a[i][j];
+  }
+}
+
+/* generalize() of sytrd_kernels.h: B = L L^H by PGX's blocked Cholesky (diagonal blocks by PotrfDiagKernel, the
+   columns below by cuBLAS trsm, the trailing lower triangle by syrkx/herkx: cuBLAS only, so that a generalized problem
+   does not load cuSOLVER, about 0.3 s of a program's start on an H200), then A <- L^-1 A L^-H by two cuBLAS triangular
+   solves, made exactly Hermitian (lower triangle and real diagonal kept, mirrored) */
 template <typename T>
 PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt *info)
 {
-  cudaStream_t              s;
-  cublasHandle_t            h;
-  cusolverDnHandle_t        hs;
-  pgx::cuda::DeviceArray<T> work;
+  constexpr int               NB = CholBlock<T>::NB;
+  cudaStream_t                s;
+  cublasHandle_t              h;
   pgx::cuda::DeviceArray<int> dinfo;
-  int                       lwork = 0, hinfo = 0;
+  int                         hinfo = 0;
 
   PetscFunctionBegin;
   *info = 0;
   if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(n <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The generalized reduction takes orders up to %d (cuSOLVER's potrf), got %" PetscInt_FMT, INT_MAX, n);
+  PetscCheck(n <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The generalized reduction takes orders up to %d (cuBLAS's 32-bit sizes), got %" PetscInt_FMT, INT_MAX, n);
   PetscCall(PGXCUDAGetStream(&s));
-  PetscCall(PGXCUDAGetCUSOLVER(&hs));
   PetscCall(PGXCUDAGetCUBLAS(&h));
-  PGXCallCUSOLVER(cusolverDnSetStream(hs, s));
-  PGXCallCUSOLVER(cusolverXpotrf_bufferSize(hs, (int)n, dB, (int)n, &lwork));
-  PetscCall(work.resize((size_t)PetscMax(lwork, 1)));
+  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  PGXCallCUBLAS(cublasSetStream(h, s));
   PetscCall(dinfo.resize(1));
-  PGXCallCUSOLVER(cusolverXpotrf(hs, (int)n, dB, (int)n, work.data(), lwork, dinfo.data()));
+  PGXCallCUDA(cudaMemsetAsync(dinfo.data(), 0, sizeof(int), s));
+  for (PetscInt j0 = 0; j0 < n; j0 += NB) {
+    const int      nb = (int)PetscMin((PetscInt)NB, n - j0);
+    const PetscInt m  = n - j0 - nb;
+    T             *L11 = dB + j0 + j0 * n, *B21 = L11 + nb, *B22 = dB + (j0 + nb) + (j0 + nb) * n;
+    PotrfDiagKernel<T, NB><<<1, 256, 0, s>>>(nb, L11, n, j0, dinfo.data());
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::PotrfDiagKernel");
+    if (m > 0) {
+      PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)m, nb, L11, (int)n, B21, (int)n)); /* L21 = B21 L11^-H */
+      PGXCallCUBLAS(cublasXherkxMinus(h, (int)m, nb, B21, (int)n, B22)); /* B22 -= L21 L21^H */
+    }
+  }
   PGXCallCUDA(cudaMemcpyAsync(&hinfo, dinfo.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
-  PetscCheck(hinfo >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's potrf rejected its argument %d", -hinfo);
   if (hinfo > 0) {
     *info = hinfo;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-  PGXCallCUBLAS(cublasSetStream(h, s));
   PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n));          /* L^-1 A */
   PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n)); /* (L^-1 A) L^-H */
   RealDiagonalKernel<T><<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, dA);
@@ -266,7 +322,7 @@ PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt *info)
   const unsigned nt = (unsigned)((n + 31) / 32);
   MirrorLowerKernel<T><<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel (generalized)");
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* before the workspace is freed */
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* before dinfo is freed */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
