@@ -179,6 +179,33 @@ static PetscErrorCode EPSPGXAllocateSolution(EPS eps, const char **what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The gathered matrix (dense Md, or CSR Ms when Md is NULL) handed to S by setd or setcsr: PGXSytrdSetMatrix(CSR) for
+   the operator, PGXSytrdSetMatrixB(CSR) for B (what: its name in a message) */
+static PetscErrorCode EPSPGXHandOver(PGXSytrd S, PetscInt n, Mat Md, Mat Ms, PetscErrorCode (*setd)(PGXSytrd, PetscInt, const PetscScalar[], PetscInt), PetscErrorCode (*setcsr)(PGXSytrd, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[]), const char *what)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  if (Md) {
+    PetscInt lda;
+    PetscCall(MatDenseGetLDA(Md, &lda));
+    PetscCall(MatDenseGetArrayRead(Md, &a));
+    PetscCall(setd(S, n, a, lda));
+    PetscCall(MatDenseRestoreArrayRead(Md, &a));
+  } else {
+    const PetscInt *ia, *ja;
+    PetscInt        nr;
+    PetscBool       done;
+    PetscCall(MatGetRowIJ(Ms, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+    PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "EPSPGX: MatGetRowIJ of the gathered %s failed", what);
+    PetscCall(MatSeqAIJGetArrayRead(Ms, &a));
+    PetscCall(setcsr(S, n, ia, ja, a));
+    PetscCall(MatSeqAIJRestoreArrayRead(Ms, &a));
+    PetscCall(MatRestoreRowIJ(Ms, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Rank 0 solves alone: its error ierr is made every rank's (the others raise an error that points to rank 0's message),
    so that no rank waits in a broadcast for a rank that has failed (a cuda failure, B not positive definite) */
 static PetscErrorCode EPSPGXShareError(EPS eps, PetscErrorCode ierr)
@@ -279,8 +306,7 @@ static PetscErrorCode EPSBackTransform_PGX(EPS eps)
 static PetscErrorCode EPSSolve_PGX(EPS eps)
 {
   EPS_PGX           *ctx = (EPS_PGX *)eps->data;
-  const PetscScalar *a;
-  PetscInt           n = eps->n, lda, first = 0, count = n;
+  PetscInt           n = eps->n, first = 0, count = n;
   std::vector<PetscReal> w(n);
   PetscLogDouble     tp[6] = {0, 0, 0, 0, 0, 0}; /* -info: where EPSSolve's time goes */
 
@@ -299,39 +325,9 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
     PetscCall(PetscTime(&tp[1]));
-    if (ctx->Ad) {
-      PetscCall(MatDenseGetLDA(ctx->Ad, &lda));
-      PetscCall(MatDenseGetArrayRead(ctx->Ad, &a));
-      PetscCall(PGXSytrdSetMatrix(ctx->S, n, a, lda));
-      PetscCall(MatDenseRestoreArrayRead(ctx->Ad, &a));
-    } else {
-      const PetscInt *ia, *ja;
-      PetscInt        nr;
-      PetscBool       done;
-      PetscCall(MatGetRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-      PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "EPSPGX: MatGetRowIJ of the gathered operator failed");
-      PetscCall(MatSeqAIJGetArrayRead(ctx->As, &a));
-      PetscCall(PGXSytrdSetMatrixCSR(ctx->S, n, ia, ja, a));
-      PetscCall(MatSeqAIJRestoreArrayRead(ctx->As, &a));
-      PetscCall(MatRestoreRowIJ(ctx->As, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-    }
+    PetscCall(EPSPGXHandOver(ctx->S, n, ctx->Ad, ctx->As, PGXSytrdSetMatrix, PGXSytrdSetMatrixCSR, "operator"));
     /* a generalized problem: B = L L^H, A <- L^-1 A L^-H in the backend (B not positive definite is an error there) */
-    if (ctx->Bd) {
-      PetscCall(MatDenseGetLDA(ctx->Bd, &lda));
-      PetscCall(MatDenseGetArrayRead(ctx->Bd, &a));
-      PetscCall(PGXSytrdSetMatrixB(ctx->S, n, a, lda));
-      PetscCall(MatDenseRestoreArrayRead(ctx->Bd, &a));
-    } else if (ctx->Bs) {
-      const PetscInt *ia, *ja;
-      PetscInt        nr;
-      PetscBool       done;
-      PetscCall(MatGetRowIJ(ctx->Bs, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-      PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "EPSPGX: MatGetRowIJ of the gathered B failed");
-      PetscCall(MatSeqAIJGetArrayRead(ctx->Bs, &a));
-      PetscCall(PGXSytrdSetMatrixBCSR(ctx->S, n, ia, ja, a));
-      PetscCall(MatSeqAIJRestoreArrayRead(ctx->Bs, &a));
-      PetscCall(MatRestoreRowIJ(ctx->Bs, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-    }
+    if (ctx->Bd || ctx->Bs) PetscCall(EPSPGXHandOver(ctx->S, n, ctx->Bd, ctx->Bs, PGXSytrdSetMatrixB, PGXSytrdSetMatrixBCSR, "B"));
     PetscCall(PetscTime(&tp[2]));
     /* T is solved once: with its eigenvectors when they may be asked for (EPSComputeVectors reuses them) */
     PetscCall(PGXSytrdSolveTridiagonal(ctx->S, ctx->tvectors));

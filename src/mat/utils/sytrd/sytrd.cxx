@@ -498,13 +498,30 @@ PetscErrorCode PGXSytrdSetMatrix(PGXSytrd S, PetscInt n, const PetscScalar A[], 
 
 .seealso: `PGXSytrdSetMatrix()`, `PGXSytrdReduce()`
 @*/
+/* The checks of the CSR arrays of PGXSytrdSetMatrixCSR and PGXSytrdSetMatrixBCSR (fn: the caller, for the messages) */
+static PetscErrorCode PGXSytrdCheckCSR(const char *fn, PetscInt n, const PetscInt rowptr[], const PetscInt colidx[])
+{
+  PetscFunctionBegin;
+  PetscCheck(n == 0 || (rowptr && rowptr[0] == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: rowptr[0] must be 0", fn);
+  for (PetscInt i = 0; i < n; i++) PetscCheck(rowptr[i + 1] >= rowptr[i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: rowptr decreases at row %" PetscInt_FMT, fn, i);
+  for (PetscInt k = 0; n && k < rowptr[n]; k++) PetscCheck(colidx[k] >= 0 && colidx[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: column index %" PetscInt_FMT " at position %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", fn, colidx[k], k, n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* M (n x n, ld n, host) <- the CSR matrix's entries with column <= row, the rest zero (the last of a repeated column wins) */
+static void PGXSytrdLowerFromCSR(PetscInt n, const PetscInt rowptr[], const PetscInt colidx[], const PetscScalar vals[], std::vector<PetscScalar> &M)
+{
+  M.assign((size_t)n * n, 0);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+      if (colidx[k] <= i) M[i + (size_t)colidx[k] * n] = vals[k];
+}
+
 PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd S, PetscInt n, const PetscInt rowptr[], const PetscInt colidx[], const PetscScalar vals[])
 {
   PetscFunctionBegin;
   PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative order %" PetscInt_FMT, n);
-  PetscCheck(n == 0 || (rowptr && rowptr[0] == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixCSR: rowptr[0] must be 0");
-  for (PetscInt i = 0; i < n; i++) PetscCheck(rowptr[i + 1] >= rowptr[i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixCSR: rowptr decreases at row %" PetscInt_FMT, i);
-  for (PetscInt k = 0; n && k < rowptr[n]; k++) PetscCheck(colidx[k] >= 0 && colidx[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXSytrdSetMatrixCSR: column index %" PetscInt_FMT " at position %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", colidx[k], k, n);
+  PetscCall(PGXSytrdCheckCSR("PGXSytrdSetMatrixCSR", n, rowptr, colidx));
   PetscCall(PGXSytrdNewMatrix(S, n));
 #if PGX_SYTRD_CUDA
   if (S->type == PGX_DEVICE_CUDA && n > 0) {
@@ -514,17 +531,14 @@ PetscErrorCode PGXSytrdSetMatrixCSR(PGXSytrd S, PetscInt n, const PetscInt rowpt
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  S->A.assign((size_t)n * n, 0);
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
-      if (colidx[k] <= i) S->A[i + (size_t)colidx[k] * n] = vals[k];
+  PGXSytrdLowerFromCSR(n, rowptr, colidx, vals, S->A);
   PGXSytrdMirrorLowerHost(n, S->A.data());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The generalized problem's transformation, B already in S->L (host) or S->dL (device, full square): B = L L^H,
    A <- L^-1 A L^-H. B not positive definite is an error that names the leading minor; A is then left as it was
-   (the device's) or restored (the host's) and the object stays a standard problem. */
+   and the object stays a standard problem. */
 static PetscErrorCode PGXSytrdGeneralize(PGXSytrd S)
 {
   PetscLogDouble t0, t1, n = (PetscLogDouble)S->n;
@@ -636,9 +650,7 @@ PetscErrorCode PGXSytrdSetMatrixBCSR(PGXSytrd S, PetscInt n, const PetscInt rowp
 {
   PetscFunctionBegin;
   PetscCall(PGXSytrdCheckB(S, n));
-  PetscCheck(n == 0 || (rowptr && rowptr[0] == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixBCSR: rowptr[0] must be 0");
-  for (PetscInt i = 0; i < n; i++) PetscCheck(rowptr[i + 1] >= rowptr[i], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXSytrdSetMatrixBCSR: rowptr decreases at row %" PetscInt_FMT, i);
-  for (PetscInt k = 0; n && k < rowptr[n]; k++) PetscCheck(colidx[k] >= 0 && colidx[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXSytrdSetMatrixBCSR: column index %" PetscInt_FMT " at position %" PetscInt_FMT " is outside [0, %" PetscInt_FMT ")", colidx[k], k, n);
+  PetscCall(PGXSytrdCheckCSR("PGXSytrdSetMatrixBCSR", n, rowptr, colidx));
 #if PGX_SYTRD_CUDA
   if (S->type == PGX_DEVICE_CUDA) {
     if (n > 0) {
@@ -649,10 +661,7 @@ PetscErrorCode PGXSytrdSetMatrixBCSR(PGXSytrd S, PetscInt n, const PetscInt rowp
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  S->L.assign((size_t)n * n, 0);
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
-      if (colidx[k] <= i) S->L[i + (size_t)colidx[k] * n] = vals[k];
+  PGXSytrdLowerFromCSR(n, rowptr, colidx, vals, S->L);
   PetscCall(PGXSytrdGeneralize(S));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
