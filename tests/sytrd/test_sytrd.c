@@ -31,16 +31,24 @@ static PetscInt              backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS; /* -bac
 #endif
 BLAS_EXTERN void PGXLAPACKsytrd_(const char *, const PetscBLASInt *, PetscScalar *, const PetscBLASInt *, PetscReal *, PetscReal *, PetscScalar *, PetscScalar *, const PetscBLASInt *, PetscBLASInt *);
 
+/* PETSc's random generator with values in [-1, 1] (real and imaginary parts with complex scalars), seeded */
+static PetscErrorCode RandomStream(PetscInt seed, PetscRandom *r)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, r));
+  PetscCall(PetscRandomSetInterval(*r, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(*r, (unsigned long)seed));
+  PetscCall(PetscRandomSeed(*r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* random Hermitian matrix (full square, entries in [-1,1]), real diagonal */
 static PetscErrorCode RandomHermitian(PetscInt n, PetscInt seed, PetscScalar *A)
 {
   PetscRandom r;
 
   PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
-  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
-  PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
-  PetscCall(PetscRandomSeed(r));
+  PetscCall(RandomStream(seed, &r));
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = j; i < n; i++) {
       PetscScalar v;
@@ -324,10 +332,7 @@ static PetscErrorCode RandomFactor(PetscInt n, PetscInt seed, PetscScalar *G)
   PetscRandom r;
 
   PetscFunctionBegin;
-  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
-  PetscCall(PetscRandomSetInterval(r, -1.0, 1.0));
-  PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
-  PetscCall(PetscRandomSeed(r));
+  PetscCall(RandomStream(seed, &r));
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt i = 0; i < n; i++) {
       PetscScalar v;
