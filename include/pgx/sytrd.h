@@ -83,6 +83,8 @@ typedef struct {
 #define PGX_SYTRD_DEFAULT_BLOCK 64
 #define PGX_SYTRD_DEFAULT_BACK_BLOCK 256
 #define PGX_SYTRD_DEFAULT_BACK_CHUNKS 8
+/* B's Cholesky (generalized problems, cuda backend): orders above this split in recursive halves (PGXSytrdSetCholeskySplit) */
+#define PGX_SYTRD_DEFAULT_CHOL_SPLIT 4096
 
 typedef struct {
   PetscLogDouble reduce, tridiag, back; /* seconds of the last reduction, tridiagonal solve, back-transformation */
@@ -96,6 +98,8 @@ PETSC_EXTERN PetscErrorCode PGXSytrdGetBlockSize(PGXSytrd, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetBackBlockSize(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetBackChunks(PGXSytrd, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetBackChunks(PGXSytrd, PetscInt *);
+PETSC_EXTERN PetscErrorCode PGXSytrdSetCholeskySplit(PGXSytrd, PetscInt);
+PETSC_EXTERN PetscErrorCode PGXSytrdGetCholeskySplit(PGXSytrd, PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetSymv(PGXSytrd, PGXSytrdSymv);
 PETSC_EXTERN PetscErrorCode PGXSytrdGetSymv(PGXSytrd, PGXSytrdSymv *);
 PETSC_EXTERN PetscErrorCode PGXSytrdSetPanel(PGXSytrd, PGXSytrdPanel, PetscInt);

@@ -12,7 +12,8 @@
    -mode generalized : A x = lambda B x with B Hermitian positive definite (PGXSytrdSetMatrixB), on -pgx_device
                    host or cuda (then also against the host): see TestGeneralized
    Options: -n N, -b B (panel width), -seed S, -tridiag auto|stedc|stemr|dc (the eigensolver of T in random and
-   cuda modes; auto with vectors is dc on cuda, dstemr on the host). */
+   cuda modes; auto with vectors is dc on cuda, dstemr on the host), -chol_split N (generalized mode: the order above
+   which the cuda backend's Cholesky of B recurses on halves, PGXSytrdSetCholeskySplit). */
 #include <pgx/sytrd.h>
 #include <petscblaslapack.h>
 #include "../common/pgxtest.h"
@@ -20,6 +21,7 @@
 static PetscInt              nfail = 0;
 static PGXTridiagEigenMethod tev   = PGX_TRIDIAG_EIGEN_AUTO; /* -tridiag */
 static PetscInt              backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS; /* -back_chunks (cuda) */
+static PetscInt              cholsplit  = PGX_SYTRD_DEFAULT_CHOL_SPLIT;  /* -chol_split (cuda, generalized) */
 
 /* LAPACK's own reduction: dsytrd for real scalars, zhetrd for complex ones */
 #if defined(PETSC_USE_COMPLEX)
@@ -421,6 +423,7 @@ static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
     for (PetscInt i = 0; i < n; i++) F[i + j * n] = (PetscScalar)(n - PetscMax(i, j));
   Congruence(n, G, F, T, A);
   PetscCall(PGXSytrdCreate(dev, &S));
+  PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
   PetscCall(PGXSytrdSetBlockSize(S, b));
   PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
   PetscCall(PGXSytrdSetMatrix(S, n, A, n));
@@ -438,6 +441,7 @@ static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
   /* (2) random A, B dense and CSR */
   PetscCall(RandomHermitian(n, seed, A));
   PetscCall(PGXSytrdCreate(dev, &S));
+  PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
   PetscCall(PGXSytrdSetBlockSize(S, b));
   PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
   PetscCall(PGXSytrdSetMatrix(S, n, A, n));
@@ -461,6 +465,8 @@ static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
       rp[i + 1] = nz;
     }
     PetscCall(PGXSytrdCreate(dev, &S));
+    PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
+  PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
     PetscCall(PGXSytrdSetBlockSize(S, b));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(S, tev));
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
@@ -489,12 +495,21 @@ static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
     const PetscInt bad = n / 2;
     B[bad + bad * n] = -1.0;
     PetscCall(PGXSytrdCreate(dev, &S));
+    PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
+  PetscCall(PGXSytrdSetCholeskySplit(S, cholsplit));
     PetscCall(PGXSytrdSetBlockSize(S, b));
     PetscCall(PGXSytrdSetMatrix(S, n, A, n));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = PGXSytrdSetMatrixB(S, n, B, n);
     PetscCall(PetscPopErrorHandler());
     CHECK(ierr == PETSC_ERR_MAT_CH_ZRPVT, "B not positive definite: error %d, expected PETSC_ERR_MAT_CH_ZRPVT (%d)", (int)ierr, (int)PETSC_ERR_MAT_CH_ZRPVT);
+    { /* the message names the first failing minor (on cuda: recorded by the diagonal block that fails, wherever the recursion put it) */
+      char *specific = NULL, *found = NULL, want[64];
+      PetscCall(PetscErrorMessage(ierr, NULL, &specific));
+      PetscCall(PetscSNPrintf(want, sizeof(want), "leading minor of order %d of %d", (int)bad + 1, (int)n));
+      if (specific) PetscCall(PetscStrstr(specific, want, &found));
+      CHECK(found, "B not positive definite: the message \"%s\" does not say \"%s\"", specific ? specific : "(none)", want);
+    }
     PetscCall(PGXSytrdIsGeneralized(S, &flg));
     CHECK(!flg, "PGXSytrdIsGeneralized is true after a failed PGXSytrdSetMatrixB");
     PetscCall(PGXSytrdSolve(S, w2, NULL, 0)); /* A's own eigenvalues: A was not changed */
@@ -510,6 +525,7 @@ static PetscErrorCode TestGeneralized(PetscInt n, PetscInt b, PetscInt seed)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "B not positive definite (leading minor %d): PETSC_ERR_MAT_CH_ZRPVT, A unchanged\n", (int)bad + 1));
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "generalized n=%d b=%d (%s): Frank's eigenvalues through G F G^H to 1e-10, residual and B-orthonormality < 1e-12 sqrt(n), B as CSR\n", (int)n, (int)b, PGXDeviceTypes[dev]));
+  if (dev == PGX_DEVICE_CUDA) PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda Cholesky of B: recursive halves above order %d\n", (int)cholsplit));
   PetscCall(PetscFree6(A, B, G, T, F, X));
   PetscCall(PetscFree3(w, w2, wh));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -527,6 +543,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-b", &b, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-back_chunks", &backchunks, NULL)); /* cuda: PGXSytrdSetBackChunks */
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-chol_split", &cholsplit, NULL));    /* cuda: PGXSytrdSetCholeskySplit */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-seed", &seed, NULL));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-tridiag", PGXTridiagEigenMethods, (PetscEnum *)&tev, NULL));
   { /* PGXSytrdSetBackChunks / PGXSytrdGetBackChunks: the value set, and PETSC_DECIDE as the default */
@@ -541,6 +558,14 @@ int main(int argc, char **argv)
     PetscCall(PGXSytrdSetBackChunks(S, PETSC_DECIDE));
     PetscCall(PGXSytrdGetBackChunks(S, &c));
     CHECK(c == PGX_SYTRD_DEFAULT_BACK_CHUNKS, "back-transformation chunks %d after PETSC_DECIDE", (int)c);
+    PetscCall(PGXSytrdGetCholeskySplit(S, &c)); /* PGXSytrdSetCholeskySplit / Get: the same contract */
+    CHECK(c == PGX_SYTRD_DEFAULT_CHOL_SPLIT, "Cholesky split %d by default, expected %d", (int)c, PGX_SYTRD_DEFAULT_CHOL_SPLIT);
+    PetscCall(PGXSytrdSetCholeskySplit(S, 77));
+    PetscCall(PGXSytrdGetCholeskySplit(S, &c));
+    CHECK(c == 77, "Cholesky split %d after setting 77", (int)c);
+    PetscCall(PGXSytrdSetCholeskySplit(S, PETSC_DECIDE));
+    PetscCall(PGXSytrdGetCholeskySplit(S, &c));
+    CHECK(c == PGX_SYTRD_DEFAULT_CHOL_SPLIT, "Cholesky split %d after PETSC_DECIDE", (int)c);
     PetscCall(PGXSytrdDestroy(&S));
   }
   if (!strcmp(mode, "hand")) PetscCall(TestHand());

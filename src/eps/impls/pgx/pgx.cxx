@@ -20,6 +20,7 @@ typedef struct {
   PGXSytrdPanel  panel;    /* the cuda panel (-eps_pgx_panel) */
   PetscInt       bback;    /* reflectors per block of the cuda back-transformation (-eps_pgx_back_block) */
   PetscInt       backchunks; /* column chunks of the cuda back-transformation's overlapped download (-eps_pgx_back_chunks) */
+  PetscInt       cholsplit; /* cuda: B's Cholesky splits orders above this in recursive halves (-eps_pgx_chol_split) */
   PetscInt       panelgrid; /* blocks of the last cuda reduction's fused panel (0: the launches ran) */
   PGXTridiagEigenMethod tev; /* tridiagonal eigensolver (-eps_pgx_tridiag) */
   PetscBool      tvectors; /* EPSSolve solves T with its eigenvectors (-eps_pgx_tridiag_vectors) */
@@ -321,6 +322,7 @@ static PetscErrorCode EPSSolve_PGX(EPS eps)
     PetscCall(PGXSytrdSetPanel(ctx->S, ctx->panel, PETSC_DECIDE));
     PetscCall(PGXSytrdSetBackBlockSize(ctx->S, ctx->bback));
     PetscCall(PGXSytrdSetBackChunks(ctx->S, ctx->backchunks));
+    PetscCall(PGXSytrdSetCholeskySplit(ctx->S, ctx->cholsplit));
     PetscCall(PGXSytrdSetTridiagonalEigenMethod(ctx->S, ctx->tev));
     PetscCall(PGXSytrdSetThreads(ctx->S, ctx->threads));
     PetscCall(PGXSytrdSetStedcSecular(ctx->S, ctx->secular));
@@ -456,6 +458,11 @@ static PetscErrorCode EPSSetFromOptions_PGX(EPS eps, PGXOptionItems PetscOptions
     if (ctx->backchunks == PETSC_DEFAULT || ctx->backchunks == PETSC_DECIDE) ctx->backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS;
     PetscCheck(ctx->backchunks >= 1, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_back_chunks must be at least 1, got %" PetscInt_FMT, ctx->backchunks);
   }
+  PetscCall(PetscOptionsInt("-eps_pgx_chol_split", "Generalized problems on the GPU: B's Cholesky factorization splits orders above this in recursive halves (below it, right-looking by 64-column blocks)", "PGXSytrdSetCholeskySplit", ctx->cholsplit, &ctx->cholsplit, &flg));
+  if (flg) {
+    if (ctx->cholsplit == PETSC_DEFAULT || ctx->cholsplit == PETSC_DECIDE) ctx->cholsplit = PGX_SYTRD_DEFAULT_CHOL_SPLIT;
+    PetscCheck(ctx->cholsplit >= 1, PetscObjectComm((PetscObject)eps), PETSC_ERR_ARG_OUTOFRANGE, "-eps_pgx_chol_split must be at least 1, got %" PetscInt_FMT, ctx->cholsplit);
+  }
   PetscCall(PetscOptionsEnum("-eps_pgx_tridiag", "Eigensolver of T: auto (with vectors: dc on cuda, dstemr on the host; dstedc without), stedc, stemr (LAPACK, host), dc (divide and conquer, gemms in the backend)", "PGXSytrdSetTridiagonalEigenMethod", PGXTridiagEigenMethods, (PetscEnum)ctx->tev, (PetscEnum *)&ctx->tev, NULL));
   PetscCall(PetscOptionsInt("-eps_pgx_threads", "Host threads of the divide and conquer for T (1: serial; 0: the cores available, at most 16); the results are the same bitwise for any number", "PGXSytrdSetThreads", ctx->threads, &ctx->threads, &flg));
   if (flg) {
@@ -502,6 +509,7 @@ static PetscErrorCode EPSView_PGX(EPS eps, PetscViewer viewer)
     if (m == PGX_TRIDIAG_EIGEN_DC) PetscCall(PetscViewerASCIIPrintf(viewer, "  secular equations of the divide and conquer: %s\n", (ctx->secular == PGX_STEDC_SECULAR_DEVICE || (ctx->secular == PGX_STEDC_SECULAR_AUTO && dev == PGX_DEVICE_CUDA)) ? "PGX's root finder in the backend" : "LAPACK dlaed4 on the host"));
   }
   if (eps->isgeneralized) PetscCall(PetscViewerASCIIPrintf(viewer, "  generalized problem (B Hermitian positive definite): B = L L^H by Cholesky, the reduction of L^-1 A L^-H, eigenvectors L^-H Q Z_T (B-orthonormal), in the backend; B gathered %s\n", ctx->Bs ? "as CSR (MATSEQAIJ)" : (ctx->Bd ? "as a dense matrix" : "as A is")));
+  if (eps->isgeneralized && (eps->state >= EPS_STATE_SETUP ? ctx->device : ctx->devreq) == PGX_DEVICE_CUDA) PetscCall(PetscViewerASCIIPrintf(viewer, "  GPU Cholesky of B: recursive halves above order %" PetscInt_FMT ", 64-column blocks below\n", ctx->cholsplit));
   if (ctx->As) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as CSR (MATSEQAIJ), densified by the backend (%s)\n", ctx->device == PGX_DEVICE_CUDA ? "cuda: on the GPU" : "host"));
   else if (ctx->Ad) PetscCall(PetscViewerASCIIPrintf(viewer, "  operator gathered as a dense matrix on the host%s\n", ctx->gatherdense ? " (-eps_pgx_gather_dense)" : ""));
   if (eps->state >= EPS_STATE_SETUP && eps->V) PetscCall(PetscViewerASCIIPrintf(viewer, "  basis V: %s\n", EPSPGXBasisDeferred(eps) ? "not allocated (eigenvalues only so far: allocated when eigenvectors are first asked for)" : "allocated"));
@@ -721,6 +729,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
 . -eps_pgx_panel <fused,launches> - the GPU panel: one cooperative kernel per panel (default) or the paper's launches per column
 . -eps_pgx_back_block <bb> - reflectors per compact WY block of the GPU back-transformation (default 256)
 . -eps_pgx_back_chunks <c> - column chunks of the GPU back-transformation, each downloaded while the next is computed (default 8; 1: no overlap)
+. -eps_pgx_chol_split <n> - generalized problems on the GPU: B's Cholesky factorization splits orders above n in recursive halves (default 4096)
 . -eps_pgx_tridiag <auto,stedc,stemr,dc> - eigensolver of T (auto: dc on cuda, dstemr on the host; see `PGXTridiagEigenMethodResolve()`)
 . -eps_pgx_tridiag_vectors <bool> - EPSSolve solves T with its eigenvectors (default; 0: eigenvalues only, T solved again for vectors)
 . -eps_pgx_threads <t> - host threads of the divide and conquer for T (default 0: the cores available to the process, at most 16; 1: serial); the results are bitwise the same for any number
@@ -740,7 +749,7 @@ static PetscErrorCode EPSDestroy_PGX(EPS eps)
   real matrices (or the launch sequence with cuBLAS Z-calls; tau complex, T real, its divide and conquer real on the
   GPU, Z = Q Z_T complex on the GPU).
   A generalized problem A x = lambda B x (`EPS_GHEP`) is made standard in the backend, as LAPACK's xsygvd does:
-  B = L L^H (Cholesky; on the GPU by PGX's blocked kernel and cuBLAS), C = L^-1 A L^-H reduced and solved, eigenvectors L^-H Q Z_T, which are
+  B = L L^H (Cholesky; on the GPU by PGX's kernel and cuBLAS), C = L^-1 A L^-H reduced and solved, eigenvectors L^-H Q Z_T, which are
   B-orthonormal; B that is not positive definite is an error naming the leading minor where the Cholesky
   factorization fails. The ST's linear solver is not used (set to `KSPPREONLY` and `PCNONE`, as by `EPSLAPACK`).
   Other problem types (non-Hermitian, `EPS_GHIEP`, `EPS_PGNHEP`) and spectral transformations other than `STSHIFT`
@@ -762,6 +771,7 @@ PETSC_EXTERN PetscErrorCode EPSCreate_PGX(EPS eps)
   ctx->panel = PGX_SYTRD_PANEL_FUSED;
   ctx->bback = PGX_SYTRD_DEFAULT_BACK_BLOCK;
   ctx->backchunks = PGX_SYTRD_DEFAULT_BACK_CHUNKS;
+  ctx->cholsplit  = PGX_SYTRD_DEFAULT_CHOL_SPLIT;
   ctx->tvectors = PETSC_TRUE;
   PetscCall(PGXGetDefaultDeviceType(&ctx->devreq));
   eps->categ                = EPS_CATEGORY_OTHER;

@@ -150,10 +150,11 @@ PetscErrorCode apply_q(Work *, int trans, const Scalar *dA, PetscInt k, Scalar *
    download: Z = L^-H Q Z_T */
 PetscErrorCode apply_q_download(Work *, const Scalar *dA, PetscInt k, Scalar *dZ, Scalar *Z, PetscInt ldz, PetscInt nchunks, const Scalar *dL);
 /* The generalized problem's transformation on the device (n x n, ld n, full squares): dB (its lower triangle read)
-   <- its Cholesky factor L by PGX's blocked Cholesky on cuBLAS (no cuSOLVER); *info = 0, or the order k >= 1 of the first leading minor of B that
+   <- its Cholesky factor L by PGX's Cholesky on cuBLAS (no cuSOLVER; orders above nsplit in recursive halves, blocks
+   of at most nsplit right-looking by 64 columns); *info = 0, or the order k >= 1 of the first leading minor of B that
    is not positive (dA is then left as it was). Otherwise dA <- L^-1 dA L^-H by two cuBLAS triangular solves, its
    lower triangle (diagonal made real) mirrored into the upper one. Synchronous. */
-PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt *info);
+PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt nsplit, PetscInt *info);
 /* dst (device) <- src (device, real), count entries, on PGX's stream: the real eigenvectors of T as the complex Z_T
    that the back-transformation of a complex Hermitian A works on (complex builds only) */
 PetscErrorCode real_to_scalar(size_t count, const PetscReal *src, Scalar *dst);

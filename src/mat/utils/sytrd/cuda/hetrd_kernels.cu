@@ -207,9 +207,9 @@ PetscErrorCode apply_q_download(Work *W, const Scalar *dA, PetscInt k, Scalar *d
   return common::ApplyQDownload(W, reinterpret_cast<const Cx *>(dA), k, reinterpret_cast<Cx *>(dZ), reinterpret_cast<Cx *>(Z), ldz, nchunks, reinterpret_cast<const Cx *>(dL));
 }
 
-PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt *info)
+PetscErrorCode generalize(PetscInt n, Scalar *dA, Scalar *dB, PetscInt nsplit, PetscInt *info)
 {
-  return common::Generalize(n, reinterpret_cast<Cx *>(dA), reinterpret_cast<Cx *>(dB), info);
+  return common::Generalize(n, reinterpret_cast<Cx *>(dA), reinterpret_cast<Cx *>(dB), nsplit, info);
 }
 
 PetscErrorCode real_to_scalar(size_t count, const PetscReal *src, Scalar *hdst)

@@ -11,6 +11,7 @@
 #include <pgx/private/pgxcuda.h>
 #include "../sytrd_kernels.h"
 #include <pgx/private/pgxcudascalar.h>
+#include <type_traits>
 
 namespace pgx
 {
@@ -275,18 +276,53 @@ __global__ void __launch_bounds__(256) PotrfDiagKernel(int nb, T *A, PetscInt ld
   }
 }
 
-/* generalize() of sytrd_kernels.h: B = L L^H by PGX's blocked Cholesky (diagonal blocks by PotrfDiagKernel, the
-   columns below by cuBLAS trsm, the trailing lower triangle by syrkx/herkx: cuBLAS only, so that a generalized problem
-   does not load cuSOLVER, about 0.3 s of a program's start on an H200), then A <- L^-1 A L^-H by two cuBLAS triangular
-   solves, made exactly Hermitian (lower triangle and real diagonal kept, mirrored) */
+/* The n0 x n0 lower triangle A (ld lda; its first row and column are B's j0) factored in place, A = L L^H: above
+   nsplit columns by recursive halves (L11 of the first half, a multiple of NB columns; L21 = A21 L11^-H by trsm;
+   A22 -= L21 L21^H by syrkx / herkx; L22 of the rest), which makes the top levels' trsm and rank-k updates as wide as
+   the matrix; at most nsplit columns right-looking by NB-column blocks (each diagonal block by PotrfDiagKernel, the
+   columns below by trsm, the trailing triangle by a rank-NB update), which loads fewer distinct cuBLAS kernels into a
+   fresh process. The diagonal blocks run in column order on s, so *dinfo keeps the first failing minor. */
 template <typename T>
-PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt *info)
+PetscErrorCode Potrf(cublasHandle_t h, cudaStream_t s, PetscInt n0, T *A, PetscInt lda, PetscInt j0, PetscInt nsplit, int *dinfo)
 {
-  constexpr int               NB = CholBlock<T>::NB;
-  cudaStream_t                s;
-  cublasHandle_t              h;
-  pgx::cuda::DeviceArray<int> dinfo;
-  int                         hinfo = 0;
+  constexpr int NB = CholBlock<T>::NB;
+
+  PetscFunctionBegin;
+  if (n0 > PetscMax(nsplit, (PetscInt)NB)) {
+    const PetscInt n1 = (n0 / 2 + NB - 1) / NB * NB, m = n0 - n1; /* NB <= n1 < n0 */
+    T             *A21 = A + n1, *A22 = A + n1 + n1 * lda;
+    PetscCall(Potrf(h, s, n1, A, lda, j0, nsplit, dinfo));
+    PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)m, (int)n1, A, (int)lda, A21, (int)lda)); /* L21 = A21 L11^-H */
+    PGXCallCUBLAS(cublasXherkxMinus(h, (int)m, (int)n1, A21, (int)lda, A22));                                                                                  /* A22 -= L21 L21^H */
+    PetscCall(Potrf(h, s, m, A22, lda, j0 + n1, nsplit, dinfo));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt k = 0; k < n0; k += NB) {
+    const int      nb = (int)PetscMin((PetscInt)NB, n0 - k);
+    const PetscInt m  = n0 - k - nb;
+    T             *L11 = A + k + k * lda, *B21 = L11 + nb, *B22 = A + (k + nb) + (k + nb) * lda;
+    PotrfDiagKernel<T, NB><<<1, 256, 0, s>>>(nb, L11, lda, j0 + k, dinfo);
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::PotrfDiagKernel");
+    if (m > 0) {
+      PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)m, nb, L11, (int)lda, B21, (int)lda)); /* L21 = B21 L11^-H */
+      PGXCallCUBLAS(cublasXherkxMinus(h, (int)m, nb, B21, (int)lda, B22));                                                                                  /* B22 -= L21 L21^H */
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* generalize() of sytrd_kernels.h: B = L L^H by PGX's Cholesky on cuBLAS (Potrf: cuBLAS and one kernel, so that a
+   generalized problem does not load cuSOLVER, about 0.3 s of a program's start on an H200), then A <- L^-1 A L^-H by
+   two cuBLAS triangular solves, made exactly Hermitian (lower triangle kept, diagonal made real for complex scalars,
+   mirrored). LAPACK xhegst's blocked algorithm on cuBLAS, half the flops of the two solves, was measured and not
+   kept: in fresh processes (SLEPc's ex13, n = 1600 to 16384, H200) it took 0.02-0.04 s longer, the load of its
+   additional cuBLAS kernels outweighing the flops saved. */
+template <typename T>
+PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt nsplit, PetscInt *info)
+{
+  cudaStream_t   s;
+  cublasHandle_t h;
+  int            hinfo = 0;
 
   PetscFunctionBegin;
   *info = 0;
@@ -296,33 +332,28 @@ PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt *info)
   PetscCall(PGXCUDAGetCUBLAS(&h));
   PGXCallCUBLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
   PGXCallCUBLAS(cublasSetStream(h, s));
-  PetscCall(dinfo.resize(1));
-  PGXCallCUDA(cudaMemsetAsync(dinfo.data(), 0, sizeof(int), s));
-  for (PetscInt j0 = 0; j0 < n; j0 += NB) {
-    const int      nb = (int)PetscMin((PetscInt)NB, n - j0);
-    const PetscInt m  = n - j0 - nb;
-    T             *L11 = dB + j0 + j0 * n, *B21 = L11 + nb, *B22 = dB + (j0 + nb) + (j0 + nb) * n;
-    PotrfDiagKernel<T, NB><<<1, 256, 0, s>>>(nb, L11, n, j0, dinfo.data());
-    PGXCheckLaunch("pgx::kernels::sytrd::cuda::PotrfDiagKernel");
-    if (m > 0) {
-      PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)m, nb, L11, (int)n, B21, (int)n)); /* L21 = B21 L11^-H */
-      PGXCallCUBLAS(cublasXherkxMinus(h, (int)m, nb, B21, (int)n, B22)); /* B22 -= L21 L21^H */
-    }
+  {
+    pgx::cuda::DeviceArray<int> dinfo;
+    PetscCall(dinfo.resize(1));
+    PGXCallCUDA(cudaMemsetAsync(dinfo.data(), 0, sizeof(int), s));
+    PetscCall(Potrf(h, s, n, dB, n, 0, nsplit, dinfo.data()));
+    PGXCallCUDA(cudaMemcpyAsync(&hinfo, dinfo.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s)); /* hinfo read; dinfo freed */
   }
-  PGXCallCUDA(cudaMemcpyAsync(&hinfo, dinfo.data(), sizeof(int), cudaMemcpyDeviceToHost, s));
-  PGXCallCUDA(cudaStreamSynchronize(s));
   if (hinfo > 0) {
     *info = hinfo;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n));          /* L^-1 A */
   PGXCallCUBLAS(cublasXtrsm(h, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, Traits<T>::OpH, CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, dB, (int)n, dA, (int)n)); /* (L^-1 A) L^-H */
-  RealDiagonalKernel<T><<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, dA);
-  PGXCheckLaunch("pgx::kernels::sytrd::cuda::RealDiagonalKernel");
+  if constexpr (!std::is_same<T, double>::value) {
+    RealDiagonalKernel<T><<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, dA);
+    PGXCheckLaunch("pgx::kernels::sytrd::cuda::RealDiagonalKernel");
+  }
   const unsigned nt = (unsigned)((n + 31) / 32);
   MirrorLowerKernel<T><<<dim3(nt, nt), dim3(32, 8), 0, s>>>(n, dA);
   PGXCheckLaunch("pgx::kernels::sytrd::cuda::MirrorLowerKernel (generalized)");
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* before dinfo is freed */
+  PGXCallCUDA(cudaStreamSynchronize(s)); /* synchronous (sytrd_kernels.h): the phase's time and -log_view event end with its work */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -231,9 +231,9 @@ PetscErrorCode apply_q_download(Work *W, const PetscScalar *dA, PetscInt k, Pets
   return common::ApplyQDownload(W, dA, k, dZ, Z, ldz, nchunks, dL);
 }
 
-PetscErrorCode generalize(PetscInt n, PetscScalar *dA, PetscScalar *dB, PetscInt *info)
+PetscErrorCode generalize(PetscInt n, PetscScalar *dA, PetscScalar *dB, PetscInt nsplit, PetscInt *info)
 {
-  return common::Generalize(n, dA, dB, info);
+  return common::Generalize(n, dA, dB, nsplit, info);
 }
 #elif !(defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_DOUBLE)) /* complex double: hetrd_kernels.cu */
 struct Work {
@@ -265,7 +265,7 @@ PetscErrorCode apply_q_download(Work *, const PetscScalar *, PetscInt, PetscScal
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
-PetscErrorCode generalize(PetscInt, PetscScalar *, PetscScalar *, PetscInt *)
+PetscErrorCode generalize(PetscInt, PetscScalar *, PetscScalar *, PetscInt, PetscInt *)
 {
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The cuda backend of PGXSytrd supports double precision (real or complex) only");
 }
