@@ -315,7 +315,7 @@ PetscErrorCode Potrf(cublasHandle_t h, cudaStream_t s, PetscInt n0, T *A, PetscI
    generalized problem does not load cuSOLVER, about 0.3 s of a program's start on an H200), then A <- L^-1 A L^-H by
    two cuBLAS triangular solves, made exactly Hermitian (lower triangle kept, diagonal made real for complex scalars,
    mirrored). LAPACK xhegst's blocked algorithm on cuBLAS, half the flops of the two solves, was measured and not
-   kept: in fresh processes (SLEPc's ex13, n = 1600 to 16384, H200) it took 0.02-0.04 s longer, the load of its
+   kept: in fresh processes (SLEPc's ex13, n = 1600 to 16384, H200) it took 0.01-0.04 s longer, the load of its
    additional cuBLAS kernels outweighing the flops saved. */
 template <typename T>
 PetscErrorCode Generalize(PetscInt n, T *dA, T *dB, PetscInt nsplit, PetscInt *info)
