@@ -40,6 +40,21 @@ static int cmpdesc(const void *a, const void *b)
   return x < y ? 1 : (x > y ? -1 : 0);
 }
 
+/* x^H B x of eigenvector i of eps (1 when B-normalized) */
+static PetscErrorCode BNorm2(EPS eps, Mat B, PetscInt i, PetscScalar *xbx)
+{
+  Vec x, bx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(B, &x, &bx));
+  PetscCall(EPSGetEigenvector(eps, i, x, NULL));
+  PetscCall(MatMult(B, x, bx));
+  PetscCall(VecDot(bx, x, xbx));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&bx));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat       A;
@@ -149,15 +164,9 @@ int main(int argc, char **argv)
                                                                         eigenvalues of Frank's matrix make the relative error eps ||A|| / |k| */
       CHECK(err < 1e-12, "eigenpair %d: backward error %g", (int)i, (double)err);
       if (gen) { /* B-normalized: x^T B x = 1 */
-        Vec         x, bx;
         PetscScalar xbx;
-        PetscCall(MatCreateVecs(B, &x, &bx));
-        PetscCall(EPSGetEigenvector(eps, i, x, NULL));
-        PetscCall(MatMult(B, x, bx));
-        PetscCall(VecDot(bx, x, &xbx));
+        PetscCall(BNorm2(eps, B, i, &xbx));
         CHECK(PetscAbsScalar(xbx - 1.0) < 1e-10, "eigenvector %d: x^H B x = %g, not 1", (int)i, (double)PetscRealPart(xbx));
-        PetscCall(VecDestroy(&x));
-        PetscCall(VecDestroy(&bx));
       }
     }
   }
@@ -176,19 +185,13 @@ int main(int argc, char **argv)
       for (PetscInt i = 0; i < ncheck; i++) {
         PetscScalar kr;
         PetscReal   err, want = lam[first + i] / bs;
-        Vec         x, bx;
         PetscScalar xbx;
         PetscCall(EPSGetEigenpair(eps, i, &kr, NULL, NULL, NULL));
         CHECK(PetscAbsReal(PetscRealPart(kr) - want) <= 1e-10 * want, "second solve: eigenvalue %d is %.15g, expected %.15g", (int)i, (double)PetscRealPart(kr), (double)want);
         PetscCall(EPSComputeError(eps, i, EPS_ERROR_BACKWARD, &err));
         CHECK(err < 1e-12, "second solve: eigenpair %d: backward error %g", (int)i, (double)err);
-        PetscCall(MatCreateVecs(B, &x, &bx));
-        PetscCall(EPSGetEigenvector(eps, i, x, NULL));
-        PetscCall(MatMult(B, x, bx));
-        PetscCall(VecDot(bx, x, &xbx));
+        PetscCall(BNorm2(eps, B, i, &xbx));
         CHECK(PetscAbsScalar(xbx - 1.0) < 1e-10, "second solve: eigenvector %d: x^H B x = %g with the scaled B, not 1", (int)i, (double)PetscRealPart(xbx));
-        PetscCall(VecDestroy(&x));
-        PetscCall(VecDestroy(&bx));
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "second solve with B scaled by %.2f in place: %d eigenpairs checked (Frank's / %.2f, B-normalized)\n", (double)bs, (int)ncheck, (double)bs));
     }
