@@ -23,6 +23,8 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "  -pivotings partial,tournament (-mat_pgx_lu_pivoting of the mixed precisions, swept; double: partial)\n"
                            "  -nopivots auto,never,always (-mat_pgx_lu_nopivot, swept for every precision; default auto: no pivot search\n"
                            "  when A is strictly diagonally dominant by columns, as diagdom is; 'nopiv <mode>' in the row's name)\n"
+                           "  -rbts 0,2 (-mat_pgx_lu_rbt: random butterfly depths, swept for every precision; 0 off; 'rbt <d>' in the row's name:\n"
+                           "  U^T A V factored without pivoting, each solve refined against A in FP64, so the solve time includes the refinement)\n"
                            "  (-mat_pgx_lu_cluster_max: the largest n of the cluster path under auto)  -graph 0,1 (-mat_pgx_lu_graph: the\n"
                            "  factorization replayed from a CUDA graph: the two warm-ups run it directly and capture it)\n";
 /* Timing: A is uploaded once; every timed factorization starts from a device-to-device copy of it (PGX:
@@ -178,6 +180,7 @@ static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+enum { RBT_SWEEP = 5 };
 static dl::RefineOptions g_ropt = dl::RefineOptionsDefault(); /* -refine_steps, -gmres_m, -gmres_rtol, -gmres_stall, -gmres_stall_rho, -refine_monitor */
 
 struct Config {
@@ -192,6 +195,7 @@ struct Config {
   PetscInt  lasms;      /* -la_sms: SetLookAheadSMs */
   dl::Pivoting pivoting = dl::PIVOTING_PARTIAL; /* -pivotings (mixed precisions): SetPivoting */
   dl::NoPivot  nopiv    = dl::NOPIVOT_AUTO;     /* -nopivots: SetNoPivot */
+  PetscInt     rbt      = 0;                    /* -rbts: SetRbt (depth; 0 off) */
   PetscBool    leftstream = PETSC_TRUE;         /* -leftstream: SetLeftSwapStream */
   PetscBool    swapplan   = PETSC_TRUE;         /* -swapplan: SetSwapPlan */
   PetscInt     trsmleaf   = 64;                 /* -trsm_leaf: SetTrsmLeaf */
@@ -232,6 +236,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetTrsv(d, cf.trsv));
   PetscCall(cu::SetPivoting(d, cf.pivoting));
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
+  PetscCall(cu::SetRbt(d, cf.rbt, 2013));
   PetscCall(cu::SetPanel(d, cf.panel, cf.wholemax, cf.panelmax));
   PetscCall(cu::SetRefineOptions(d, &g_ropt));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
@@ -242,7 +247,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   /* mixed: a solve after a fresh factorization each time (a fallback replaces the low-precision factors) */
   PetscCall(PGXBenchMedianPrep(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
-    if (prec != dl::PRECISION_DOUBLE) PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
+    if (prec != dl::PRECISION_DOUBLE || cf.rbt) PetscCall(cu::FactorDeviceInput(d, n, P.dA0, n, &zc, &finite));
     PGXCallCUDA(cudaMemcpyAsync(db.data(), P.b.data(), n * sizeof(double), cudaMemcpyHostToDevice, s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }, [&]() -> PetscErrorCode {
@@ -285,7 +290,13 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
     PetscCall(cu::GetTournamentInfo(d, &nt));
     note += cf.pivoting == dl::PIVOTING_TOURNAMENT ? " pivoting tournament (" + std::to_string((long long)nt) + " leaves)" : std::string(" pivoting partial");
   }
-  if (prec != dl::PRECISION_DOUBLE) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
+  if (cf.rbt) {
+    PetscBool used;
+    PetscInt  nbroke;
+    PetscCall(cu::GetRbtInfo(d, &used, &nbroke));
+    note += std::string(", rbt ") + std::to_string((long long)cf.rbt) + (used ? " (U^T A V without pivoting)" : " (not transformed)") + (nbroke ? ", " + std::to_string((long long)nbroke) + " breakdowns" : "");
+  }
+  if (prec != dl::PRECISION_DOUBLE || cf.rbt) note += std::string(", ") + rr.stop + (rr.gmres_steps ? ", " + std::to_string((long long)rr.gmres_steps) + " GMRES-IR steps " + std::to_string((long long)rr.gmres_its) + " its" : "") + (rr.fellback ? ", fell back to FP64" : "");
   {
     PetscBool used;
     PetscInt  nfail;
@@ -455,6 +466,7 @@ int main(int argc, char **argv)
   PetscReal time_limit = 0;
   char      pivs[128] = "partial", paths[128] = "auto", mats[128] = "diagdom,random", precs[128] = "double,tf32,half,bf16", fname[PETSC_MAX_PATH_LEN] = "";
   char      pprecs[128] = "double", nopivs[128] = "auto", panels[128] = "pgx";
+  PetscInt  rbts[RBT_SWEEP] = {0}, nrbts = 1;
   PetscInt  wholemax = 0, panelmax = 0;
   PetscBool flg, irs = PETSC_TRUE;
   PetscLogDouble tstart, tnow;
@@ -482,6 +494,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-swapplan", "PGX: each panel's swap plan made once (1) or in every swap block (0) to sweep", splans, 2, &nsplans));
   PetscCall(IntArrayOption(PetscOptionsObject, "-la_sms", "PGX: SM count targets of the look-ahead stream to sweep (-mat_pgx_lu_lookahead_sms; 0: all)", lasmsv, 8, &nlasms));
   PetscCall(PetscOptionsString("-pivotings", "PGX mixed precisions: pivotings to sweep (partial, tournament: -mat_pgx_lu_pivoting)", NULL, pivs, pivs, sizeof(pivs), NULL));
+  PetscCall(IntArrayOption(PetscOptionsObject, "-rbts", "PGX: random butterfly depths to sweep (-mat_pgx_lu_rbt; 0: off; rows other than 0 are named 'rbt <depth>')", rbts, RBT_SWEEP, &nrbts));
   PetscCall(PetscOptionsString("-nopivots", "PGX: -mat_pgx_lu_nopivot modes to sweep (auto, never, always; rows other than auto are named 'nopiv <mode>')", NULL, nopivs, nopivs, sizeof(nopivs), NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
@@ -571,11 +584,12 @@ int main(int argc, char **argv)
         dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
         for (const dl::NoPivot np : npv)
+        for (PetscInt irb = 0; irb < nrbts; irb++)
         for (const dl::Path pth : pathv)
         for (const dl::Panel pnl : panelv)
         for (PetscInt ig = 0; ig < ngraphs; ig++) {
         const PetscBool   gr = graphs[ig] ? PETSC_TRUE : PETSC_FALSE;
-        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : pth == dl::PATH_CLUSTER ? "cluster" : "cusolver")) + (pnl == dl::PANEL_PGX ? "" : pnl == dl::PANEL_CUSOLVER ? " csp" : " psel") + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always");
+        const std::string name = "pgx " + pr + (pth == dl::PATH_AUTO ? std::string("") : std::string(" ") + (pth == dl::PATH_FUSED ? "fused" : pth == dl::PATH_BLOCKED ? "blocked" : pth == dl::PATH_CLUSTER ? "cluster" : "cusolver")) + (pnl == dl::PANEL_PGX ? "" : pnl == dl::PANEL_CUSOLVER ? " csp" : " psel") + (gr ? " g" : "") + (np == dl::NOPIVOT_AUTO ? "" : np == dl::NOPIVOT_NEVER ? " nopiv never" : " nopiv always") + (rbts[irb] ? " rbt " + std::to_string((long long)rbts[irb]) : std::string(""));
         for (PetscInt ils = 0; ils < nlstreams; ils++)
         for (PetscInt isp = 0; isp < nsplans; isp++)
         for (PetscInt itl = 0; itl < ntleaves; itl++)
@@ -592,6 +606,7 @@ int main(int argc, char **argv)
                       for (PetscInt ic = 0; ic < ncoops; ic++) {
                         Config cf = {blocks[ib], leaves[il], small, las[ia] ? PETSC_TRUE : PETSC_FALSE, coops[ic] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq]};
                         cf.nopiv      = np;
+                        cf.rbt        = rbts[irb];
                         cf.panel      = pnl;
                         cf.wholemax   = wholemax;
                         cf.panelmax   = panelmax;
@@ -606,6 +621,7 @@ int main(int argc, char **argv)
                 for (const dl::Pivoting pv : pivv) {
                   Config cf = {mixed_block, leaves[0], small, las[0] ? PETSC_TRUE : PETSC_FALSE, coops[0] ? PETSC_TRUE : PETSC_FALSE, pri, lrows[ir], lsw, pth, clustermax, gr, lasmsv[iq], pv};
                   cf.nopiv      = np;
+                  cf.rbt        = rbts[irb];
                   cf.panel      = pnl;
                   cf.wholemax   = wholemax;
                   cf.panelmax   = panelmax;

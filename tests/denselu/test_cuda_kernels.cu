@@ -30,6 +30,8 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
 #include <vector>
 #include <cmath>
 #include <cstring>
+#include <cfloat>
+#include <algorithm>
 #include "../../src/mat/impls/denselu/denselu_kernels.h"
 #define PGX_TEST_PLAIN_CHECK
 #include "../common/pgxtest.h"
@@ -126,6 +128,79 @@ static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, 
   if (prec == dl::PRECISION_DOUBLE) PetscCall(CheckFactors(d, n, lr, pr, (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) ? PETSC_TRUE : PETSC_FALSE, what));
   if (zr < 0) PetscCall(DenseLUCheckSolves(d, n, a, 2, prec == dl::PRECISION_DOUBLE ? 10 : 1, prec == dl::PRECISION_DOUBLE ? PETSC_FALSE : PETSC_TRUE, what));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "nopivot %s %s n %d nb %d look-ahead %d: without pivoting %d, failed checks %d\n", modes[mode], kind, (int)n, (int)nb, (int)lookahead, (int)used, (int)nrefactored));
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Random butterflies (SetRbt): kind transformed with depth levels and factored without pivoting in prec. expect_used:
+   the factors in use are of U^T A V; expect_fail: transformed factorizations that broke down (factored again with partial
+   pivoting). FP64 factors: a componentwise backward error below n eps against the reference's U^T A V (RbtMatrix; the
+   factors themselves differ from FactorNoPivot's by more than round-off, since without pivoting the element growth
+   amplifies a different operation order); the pivots are the identity. Solves (1 and 3 right-hand sides, A and A^T)
+   refined against A: backward error < 1, without a fallback (else, with a breakdown, the reference's zero column). */
+static PetscErrorCode RbtCompare(const char *kind, PetscInt n, PetscInt nb, PetscInt depth, dl::Precision prec, PetscBool lookahead, PetscBool expect_used, PetscInt expect_fail, dl::Path path = dl::PATH_AUTO)
+{
+  std::vector<double>   a(n * n), lr(n * n), ar(n * n), r;
+  std::vector<PetscInt> pr(n);
+  PetscInt              zr, zc, zn, nbroke;
+  PetscBool             finite, used, npused;
+  cu::Data             *d;
+  char                  what[160];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "rbt %d %s n %d nb %d prec %d look-ahead %d", (int)depth, kind, (int)n, (int)nb, (int)prec, (int)lookahead));
+  DenseLUSeed(7000 + n);
+  PetscCall(DenseLUMatrix(kind, n, 1e8, a.data())); /* cond: illcond's only */
+  lr = a;
+  PetscCall(ref::Factor(n, lr.data(), n, 32, pr.data(), &zr));
+  ar = a;
+  ref::RbtDiagonals(n, depth, 99, r);
+  ref::RbtMatrix(n, depth, r.data(), ar.data(), n);
+  const std::vector<double> ar0 = ar; /* U^T A V */
+  PetscCall(ref::FactorNoPivot(n, ar.data(), n, &zn));
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetBlockSize(d, nb));
+  PetscCall(cu::SetSmallSize(d, 64));
+  PetscCall(cu::SetLookAhead(d, lookahead));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::SetNoPivot(d, dl::NOPIVOT_AUTO));
+  PetscCall(cu::SetPath(d, path, 0));
+  PetscCall(cu::SetRbt(d, depth, 99));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+  PetscCall(cu::GetRbtInfo(d, &used, &nbroke));
+  PetscCall(cu::GetNoPivotInfo(d, &npused, NULL));
+  CHECK(used == expect_used && nbroke == expect_fail, "%s: butterfly factors %d (expected %d), breakdowns %d (expected %d)", what, (int)used, (int)expect_used, (int)nbroke, (int)expect_fail);
+  CHECK(finite && (used ? zc < 0 : zc == zr), "%s: cuda zerocol %d finite %d, reference (partial pivoting) zerocol %d", what, (int)zc, (int)finite, (int)zr);
+  if (used && prec == dl::PRECISION_DOUBLE) {
+    std::vector<double>   lc(n * n, NAN);
+    std::vector<PetscInt> pc(n, -1), iota(n);
+    double                dm, m;
+    for (PetscInt i = 0; i < n; i++) iota[i] = i;
+    PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
+    /* componentwise backward error of the cuda factors against the reference's U^T A V: max_ij |U^T A V - L U|_ij /
+       (|L| |U|)_ij, below n eps (gamma_n's bound); a transformation other than the reference's fails it by far */
+    double be = 0;
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt i = 0; i < n; i++) {
+        double s = 0, sa = 0;
+        for (PetscInt k = 0; k <= PetscMin(i, j); k++) {
+          const double l = k == i ? 1.0 : lc[i + k * n], u = lc[k + j * n];
+          s += l * u;
+          sa += std::fabs(l) * std::fabs(u);
+        }
+        const double e = std::fabs(ar0[i + j * n] - s);
+        if (sa > 0) be = std::max(be, e / sa);
+        else if (e > 0) be = INFINITY;
+      }
+    DenseLUMaxDiff(n * n, lc.data(), ar.data(), &dm, &m);
+    CHECK(DenseLUPivotDiffs(n, iota.data(), pc.data()) == 0, "%s: the pivots of the butterfly factors are not the identity", what);
+    CHECK(zn < 0 && be <= (double)n * DBL_EPSILON, "%s: componentwise backward error of the cuda factors against the reference's U^T A V %g (n eps = %g), reference zerocol %d", what, be, (double)n * DBL_EPSILON, (int)zn);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: componentwise backward error %.2g n eps; max |LU_cuda - LU_ref| / max |LU_ref| = %.1e (no pivoting: the growth amplifies the different rounding)\n", what, be / ((double)n * DBL_EPSILON), dm / m));
+  }
+  if (zc < 0) {
+    for (PetscInt nrhs : {1, 3}) PetscCall(DenseLUCheckSolves(d, n, a, nrhs, 1, used && prec == dl::PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE, what));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: butterfly factors %d, breakdowns %d, no pivot search (dominant) %d\n", what, (int)used, (int)nbroke, (int)npused));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -355,6 +430,24 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-tournament", &tournament, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-trsv", &trsv, NULL));
+  PetscBool rbt = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-rbt", &rbt, NULL));
+  if (rbt) { /* only the random butterfly checks */
+    PetscCall(RbtCompare("random", 300, 64, 2, dl::PRECISION_DOUBLE, PETSC_FALSE, PETSC_TRUE, 0));
+    PetscCall(RbtCompare("random", 301, 32, 3, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_TRUE, 0)); /* odd lengths at every level */
+    PetscCall(RbtCompare("random", 1000, 128, 2, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_TRUE, 0));
+    PetscCall(RbtCompare("zerolead", 257, 64, 1, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_TRUE, 0));
+    PetscCall(RbtCompare("illcond", 400, 64, 2, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_TRUE, 0));
+    PetscCall(RbtCompare("random", 1000, 128, 2, dl::PRECISION_TF32, PETSC_TRUE, PETSC_FALSE, 0)); /* low precision: not transformed */
+    PetscCall(RbtCompare("singular", 300, 64, 2, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_FALSE, 1)); /* breakdown: partial pivoting finds column 153 */
+    PetscCall(RbtCompare("diagdom", 300, 64, 2, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_FALSE, 0)); /* dominant: no pivot search, no transformation */
+    PetscCall(RbtCompare("random", 100, 64, 2, dl::PRECISION_DOUBLE, PETSC_FALSE, PETSC_FALSE, 0, dl::PATH_FUSED)); /* the fused path keeps its pivot search */
+    PetscCall(RbtCompare("random", 1, 64, 2, dl::PRECISION_DOUBLE, PETSC_FALSE, PETSC_FALSE, 0));
+    if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    PetscCall(PetscFinalize());
+    return nfail ? 1 : 0;
+  }
   if (trsv) { /* only the one-column solve checks */
     for (PetscInt n : {1, 2, 31, 63, 64, 65, 127, 129, 200, 1000, 2049, 4100}) PetscCall(TrsvCompare("random", n, 0, 1e-9));
     PetscCall(TrsvCompare("illcond", 1100, 1e8, 1e-5)); /* 18 blocks: the 17th and 18th by inverted tiles */

@@ -647,6 +647,110 @@ static PetscErrorCode TournamentAll(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Random butterflies (denselu_rbt.h, the reference): the pairs of hand-checked levels, W^T the transpose of W
+   (<W x, y> = <x, W^T y>), RbtMatrix = U^T A V formed from explicit U and V, the diagonals' range and determinism, and a
+   solve x = V (A_r^-1 (U^T b)) by FactorNoPivot (no refinement) with a backward error below 1e3 on random matrices
+   (A and A^T); FactorNoPivot equals Factor on a diagonally dominant matrix (no interchanges) */
+static PetscErrorCode RbtAll(void)
+{
+  namespace dl = pgx::kernels::denselu;
+  PetscFunctionBegin;
+  /* n 7: level 0 pairs 0-3 1-4 2-5, 6 alone; level 1: [0,3) pairs 0-1, 2 alone; [3,7) pairs 3-5 4-6 */
+  CHECK(dl::RbtPartner(7, 0, 0) == 3 && dl::RbtPartner(7, 0, 5) == 2 && dl::RbtPartner(7, 0, 6) == 6, "RbtPartner level 0 of 7");
+  CHECK(dl::RbtPartner(7, 1, 0) == 1 && dl::RbtPartner(7, 1, 2) == 2 && dl::RbtPartner(7, 1, 3) == 5 && dl::RbtPartner(7, 1, 6) == 4, "RbtPartner level 1 of 7");
+  CHECK(dl::RbtPartner(1, 0, 0) == 0 && dl::RbtPartner(2, 3, 1) == 1, "RbtPartner of lone indices");
+  {
+    std::vector<double> r1, r2, r3;
+    ref::RbtDiagonals(50, 2, 7, r1);
+    ref::RbtDiagonals(50, 2, 7, r2);
+    ref::RbtDiagonals(50, 2, 8, r3);
+    double lo = 2, hi = 0;
+    for (double v : r1) lo = std::min(lo, v), hi = std::max(hi, v);
+    CHECK(r1.size() == 200 && r1 == r2 && r1 != r3, "RbtDiagonals: size %d, deterministic per seed", (int)r1.size());
+    CHECK(lo >= std::exp(-0.05) && hi <= std::exp(0.05) && hi - lo > 0.05, "RbtDiagonals: values in [%g, %g]", lo, hi);
+  }
+  for (PetscInt n : {1, 2, 7, 64, 101})
+    for (PetscInt depth : {1, 2, 3}) {
+      std::vector<double> r, x(n), y(n), wx, wty;
+      ref::RbtDiagonals(n, depth, 11, r);
+      DenseLUSeed(900 + n);
+      for (PetscInt i = 0; i < n; i++) x[i] = DenseLURand(), y[i] = DenseLURand();
+      wx  = x;
+      wty = y;
+      ref::RbtVectors(n, depth, r.data(), PETSC_FALSE, 1, wx.data(), n);
+      ref::RbtVectors(n, depth, r.data(), PETSC_TRUE, 1, wty.data(), n);
+      double s1 = 0, s2 = 0, sa = 0;
+      for (PetscInt i = 0; i < n; i++) s1 += wx[i] * y[i], s2 += x[i] * wty[i], sa += std::fabs(x[i] * y[i]);
+      CHECK(std::fabs(s1 - s2) <= 1e-14 * sa * depth, "RbtVectors n %d depth %d: <W x, y> %.17g, <x, W^T y> %.17g", (int)n, (int)depth, s1, s2);
+    }
+  {
+    const PetscInt      n = 37, depth = 2;
+    std::vector<double> r, a(n * n), ar, U(n * n, 0.0), V(n * n, 0.0), t(n * n, 0.0), e(n * n, 0.0);
+    ref::RbtDiagonals(n, depth, 5, r);
+    DenseLUSeed(37);
+    DenseLURandom(n, a.data());
+    ar = a;
+    ref::RbtMatrix(n, depth, r.data(), ar.data(), n);
+    for (PetscInt i = 0; i < n; i++) U[i + i * n] = V[i + i * n] = 1;
+    ref::RbtVectors(n, depth, r.data(), PETSC_FALSE, n, U.data(), n);         /* U = W_u I */
+    ref::RbtVectors(n, depth, r.data() + depth * n, PETSC_FALSE, n, V.data(), n); /* V = W_v I */
+    for (PetscInt j = 0; j < n; j++) /* t = A V */
+      for (PetscInt k = 0; k < n; k++)
+        for (PetscInt i = 0; i < n; i++) t[i + j * n] += a[i + k * n] * V[k + j * n];
+    for (PetscInt j = 0; j < n; j++) /* e = U^T t */
+      for (PetscInt i = 0; i < n; i++)
+        for (PetscInt k = 0; k < n; k++) e[i + j * n] += U[k + i * n] * t[k + j * n];
+    double dm = 0;
+    for (PetscInt i = 0; i < n * n; i++) dm = std::max(dm, std::fabs(e[i] - ar[i]));
+    CHECK(dm <= 1e-13, "RbtMatrix n %d: max |U^T A V - RbtMatrix(A)| = %g", (int)n, dm);
+  }
+  for (PetscInt n : {100, 257})
+    for (PetscBool tr : {PETSC_FALSE, PETSC_TRUE}) {
+      const PetscInt        depth = 2;
+      std::vector<double>   r, a(n * n), lu, b(n), x;
+      std::vector<PetscInt> iota(n);
+      PetscInt              zc;
+      for (PetscInt i = 0; i < n; i++) iota[i] = i;
+      ref::RbtDiagonals(n, depth, 2013, r);
+      DenseLUSeed(4000 + n);
+      DenseLURandom(n, a.data());
+      for (auto &v : b) v = DenseLURand();
+      lu = a;
+      ref::RbtMatrix(n, depth, r.data(), lu.data(), n);
+      PetscCall(ref::FactorNoPivot(n, lu.data(), n, &zc));
+      x = b;
+      ref::RbtVectors(n, depth, r.data() + (tr ? depth * n : 0), PETSC_TRUE, 1, x.data(), n); /* U^T b (V^T b) */
+      PetscCall(ref::Solve(n, lu.data(), n, iota.data(), tr, 1, x.data(), n));
+      ref::RbtVectors(n, depth, r.data() + (tr ? 0 : depth * n), PETSC_FALSE, 1, x.data(), n); /* V y (U y) */
+      const double be = DenseLUBackwardError(n, a.data(), x.data(), b.data(), tr ? 'T' : 'N');
+      CHECK(zc < 0 && be < 1e3, "RBT solve n %d%s: zerocol %d, backward error %g", (int)n, tr ? " transpose" : "", (int)zc, be);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "rbt depth 2 random n %d%s, unrefined: backward error %s\n", (int)n, tr ? " transpose" : "", be < 1e3 ? "< 1e3" : ">= 1e3"));
+    }
+  {
+    const PetscInt        n = 60;
+    std::vector<double>   a(n * n), l1, l2;
+    std::vector<PetscInt> piv(n);
+    PetscInt              z1, z2;
+    DenseLUSeed(60);
+    PetscCall(DenseLUMatrix("diagdom", n, 0, a.data()));
+    l1 = l2 = a;
+    PetscCall(ref::Factor(n, l1.data(), n, 16, piv.data(), &z1));
+    PetscCall(ref::FactorNoPivot(n, l2.data(), n, &z2));
+    double dm = 0;
+    for (PetscInt i = 0; i < n * n; i++) dm = std::max(dm, std::fabs(l1[i] - l2[i]));
+    bool noswap = true;
+    for (PetscInt i = 0; i < n; i++) noswap = noswap && piv[i] == i;
+    CHECK(noswap && z1 < 0 && z2 < 0 && dm <= 1e-12 * n, "FactorNoPivot on diagdom: max diff to Factor %g", dm);
+  }
+  {
+    double   a[4] = {0, 1, 1, 0}; /* [0 1; 1 0]: zero leading pivot without pivoting */
+    PetscInt zc;
+    PetscCall(ref::FactorNoPivot(2, a, 2, &zc));
+    CHECK(zc == 0, "FactorNoPivot [0 1; 1 0]: zerocol %d, expected 0", (int)zc);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 2, 31, 33, 100, 257}, blocks[] = {1, 8, 32, 64, 300};
@@ -669,6 +773,7 @@ int main(int argc, char **argv)
   PetscCall(Rounding());
   PetscCall(MixedHostAll());
   PetscCall(TournamentAll());
+  PetscCall(RbtAll());
   if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
   PetscCall(PetscFinalize());

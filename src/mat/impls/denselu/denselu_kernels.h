@@ -46,6 +46,7 @@
 #include <pgx/private/pgxcompat.h>
 #include "denselu_refine.h"
 #include "denselu_tournament.h"
+#include "denselu_rbt.h"
 #include <vector>
 #include <complex>
 
@@ -151,6 +152,18 @@ void TournamentLeaves(PetscInt n, PetscInt nb, PetscInt leafw, std::vector<Petsc
 PetscErrorCode FactorTournament(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt nb, PetscInt leafw, Precision prec, PetscInt *ipiv, PetscInt *zerocol);
 
 #if !defined(PETSC_USE_COMPLEX)
+/* The random butterfly transformation (denselu_rbt.h; real scalars), the specification of the cuda backend's: */
+/* the 2 depth n diagonal values [U's levels][V's levels] from seed (0 <= depth <= RBT_DEPTH_MAX) */
+void RbtDiagonals(PetscInt n, PetscInt depth, unsigned long long seed, std::vector<double> &r);
+/* b <- W b (forward) or W^T b (transposed) for the ncol columns of b (leading dimension ldb), W the butterfly of
+   depth levels whose diagonals are r (depth n values: U's or V's half of RbtDiagonals) */
+void RbtVectors(PetscInt n, PetscInt depth, const double *r, PetscBool transposed, PetscInt ncol, PetscScalar *b, PetscInt ldb);
+/* a <- U^T a V (r: the 2 depth n values of RbtDiagonals) */
+void RbtMatrix(PetscInt n, PetscInt depth, const double *r, PetscScalar *a, PetscInt lda);
+/* Unblocked LU WITHOUT pivoting (of U^T A V): a overwritten by L (unit, below) and U; zerocol = the first column with
+   an exactly zero u_jj (left unscaled, as Factor does), else -1 */
+PetscErrorCode FactorNoPivot(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt *zerocol);
+
 /* Mixed precision on the host, the specification of the cuda backend's: low-precision factors (emulated, see
    above), refinement by denselu_refine.h's driver, fallback to FP64 (reference Factor with block size nb) */
 struct Mixed {
@@ -201,6 +214,21 @@ PetscErrorCode SetPivoting(Data *, Pivoting);
    interface is NOPIVOT_NEVER (the kernel tests exercise the pivoting leaves on dominant matrices too); MATSOLVERPGX
    sets -mat_pgx_lu_nopivot, whose default is NOPIVOT_AUTO */
 PetscErrorCode SetNoPivot(Data *, NoPivot);
+/* Random butterfly transformation (-mat_pgx_lu_rbt; denselu_rbt.h): with depth > 0, a matrix that is not factored
+   without pivoting anyway (NoPivot) is transformed to U^T A V (the butterflies' diagonals from seed by
+   reference::RbtDiagonals), factored in FP64 WITHOUT pivoting (the blocked path's no-pivot leaves) and checked: a u_jj with |u_jj| <= n eps ||A||_inf (FP64's eps, in every precision) or not finite, or a non-finite
+   l_ij, is a breakdown, and A is factored again with partial pivoting, untransformed (so an exactly singular A gets
+   its zero pivot reported by the factorization, as without the transformation). Every solve with such factors is refined against A in FP64 by denselu_refine.h's driver, FP64
+   factors included, with M^-1 = V (LU)^-1 U^T (transposed: U (LU)^-T V^T); a refinement that does not converge
+   factors A in FP64 with partial pivoting (res->fellback), as a mixed precision does. The fused path keeps its pivot
+   search (no transformation), and so do the low precisions: their factors of U^T A V without pivoting were too
+   inaccurate for the refinement (tf32, random matrices, n = 1024..32768 on an H200: the refinement stagnated and fell
+   back to FP64; bench/results, fortieth session), so they pivot partially as without the option (the solve code
+   handles transformed low-precision factors all the same). depth 0 (the default): off */
+PetscErrorCode SetRbt(Data *, PetscInt depth, unsigned long long seed);
+/* The last factorization: *used = whether its factors in use are of U^T A V; *nfail = transformed factorizations since
+   Create that broke down and were done again with partial pivoting */
+PetscErrorCode GetRbtInfo(const Data *, PetscBool *used, PetscInt *nfail);
 /* The last factorization: *used = whether it ran without pivoting (and passed its check); *nfail = factorizations
    since Create whose attempt without pivoting failed the check and were done again with partial pivoting */
 PetscErrorCode GetNoPivotInfo(const Data *, PetscBool *used, PetscInt *nfail);

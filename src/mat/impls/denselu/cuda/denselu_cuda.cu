@@ -47,6 +47,7 @@
 #include <vector>
 #include <cmath>
 #include <climits>
+#include <limits>
 #include <type_traits>
 
 #define DENSELU_THREADS 512
@@ -130,6 +131,16 @@ struct Data {
   bool                          nopiv     = false; /* the running factorization skips the pivot search (NoPivLeaf, no interchanges) */
   bool                          nopivused = false; /* the last factorization ran without pivoting and passed its check */
   PetscInt                      nnopivfail = 0;    /* attempts without pivoting that failed their check (factored again with pivoting) */
+  /* -mat_pgx_lu_rbt (denselu_rbt.h): U^T A V factored without pivoting, the solves refined against A */
+  int                           rbtdepth = 0;      /* 0: off */
+  unsigned long long            rbtseed  = 0;
+  pgx::cuda::DeviceArray<double> rbtr;             /* RbtDiagonals: 2 depth n values */
+  PetscInt                      rbtn     = -1;     /* the n, depth and seed rbtr was made for */
+  int                           rbtd     = -1;
+  unsigned long long            rbts     = 0;
+  bool                          rbt      = false;  /* the factors in use (LU or LUs) are of U^T A V, without pivoting */
+  PetscInt                      nrbtfail = 0;      /* transformed factorizations that broke down (factored again with partial pivoting) */
+  pgx::cuda::DeviceArray<double> T2;               /* refinement with FP64 butterfly factors: plain steps' workspace (n x nrhs) */
   int                           ntourn   = 0;                /* leaves of the last factorization by the tournament kernels */
   pgx::cuda::DeviceArray<int>    tcand, tcnt, tmoved;        /* tournament: candidate lists [nodes][32], arrival counters [nodes], moved rows [1 + 2 32] */
   pgx::cuda::DeviceArray<double> tsave;                      /* tournament: original values of the moved top rows [32][32] (T = float uses the first half) */
@@ -954,17 +965,41 @@ __global__ void __launch_bounds__(32) NoPivLeafKernel(int w, T *p, int lda)
    finite (a NaN fails both), the condition under which partial pivoting would have kept every diagonal entry (the
    first largest of its column). One block per column j, rows j..n-1. */
 template <class T>
-__global__ void NoPivCheckKernel(int n, const T *lu, int *flag)
+__global__ void NoPivCheckKernel(int n, const T *lu, int *flag, bool rbt, T tiny)
 {
   const int j   = blockIdx.x;
   const T  *c   = lu + (size_t)j * n;
   bool      bad = false;
   for (int i = j + (int)threadIdx.x; i < n; i += blockDim.x) {
     const T v = c[i];
-    if (i == j) bad |= !(v != T(0) && isfinite(v));
-    else bad |= !(fabs(v) <= T(1));
+    if (i == j) bad |= !(fabs(v) > tiny && isfinite(v)); /* tiny: 0, or n eps ||A||_inf for butterfly factors */
+    else bad |= rbt ? !isfinite(v) : !(fabs(v) <= T(1)); /* butterfly factors: finite (no bound on |l_ij|: refinement checks) */
   }
   if (__syncthreads_or(bad) && threadIdx.x == 0) atomicExch(flag + 2, 1);
+}
+
+/* One level of a butterfly (denselu_rbt.h) on an n x m block (dim 0: along the row index, on each of the m columns of
+   a; dim 1: along the column index, on each of the m rows), forward or transposed; one thread per pair or lone index */
+template <class T>
+__global__ void RbtKernel(int n, int m, T *a, int lda, const double *r, int level, bool transposed, int dim)
+{
+  const size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= (size_t)n * m) return;
+  int i, o;
+  if (dim == 0) i = (int)(idx % n), o = (int)(idx / n);
+  else o = (int)(idx % m), i = (int)(idx / m);
+  const int q = RbtPartner(n, level, i);
+  if (q < i) return;
+  T *xp = dim == 0 ? a + i + (size_t)o * lda : a + o + (size_t)i * lda;
+  if (q == i) {
+    *xp = (T)(r[i] * (double)*xp);
+    return;
+  }
+  T *xq = dim == 0 ? a + q + (size_t)o * lda : a + o + (size_t)q * lda;
+  T  vp = *xp, vq = *xq;
+  RbtPair<T>(transposed, r[i], r[q], vp, vq);
+  *xp = vp;
+  *xq = vq;
 }
 
 /* ------------------------------------------------------------------ host helpers */
@@ -1882,10 +1917,59 @@ static PetscErrorCode ResetFlag(Data *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* lu <- A (d->A, converted to T), then its factorization in prec; without pivoting when d->nopiv, checked
-   (NoPivCheckKernel) and, when the check fails, factored again with partial pivoting (d->nopiv is then false) */
+/* The butterflies' diagonals on the device for the current n, depth and seed (made by reference::RbtDiagonals) */
+static PetscErrorCode RbtPrepare(Data *d)
+{
+  PetscFunctionBegin;
+  if (d->rbtn == d->n && d->rbtd == d->rbtdepth && d->rbts == d->rbtseed) PetscFunctionReturn(PETSC_SUCCESS);
+  std::vector<double> r;
+  reference::RbtDiagonals(d->n, d->rbtdepth, d->rbtseed, r);
+  PetscCall(d->rbtr.upload(r.data(), r.size()));
+  d->rbtn = d->n;
+  d->rbtd = d->rbtdepth;
+  d->rbts = d->rbtseed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The butterfly whose diagonals are r (one side: depth n values) on the n x m block a: dim 0 on each column
+   (b <- W b or W^T b), dim 1 on each row (row <- row W, i.e. W^T on the row: transposed) */
 template <class T>
-static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *zerocol)
+static PetscErrorCode RbtApply(Data *d, cudaStream_t s, const double *r, bool transposed, int dim, int m, T *a, int lda)
+{
+  const int n = (int)d->n, depth = d->rbtdepth;
+
+  PetscFunctionBegin;
+  if (!n || !m) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int t = 0; t < depth; t++) {
+    const int l = transposed ? depth - 1 - t : t;
+    RbtKernel<T><<<PGXCUDAGridSize((PetscInt)n * m, 256), 256, 0, s>>>(n, m, a, lda, r + (size_t)l * n, l, transposed, dim);
+    PGXCheckLaunch("denselu RbtKernel");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solves with butterfly factors: the butterfly applied to the right-hand sides before (U^T, or V^T when transposed) and
+   to the solution after (V, or U) the triangular solves */
+template <class T>
+static PetscErrorCode RbtBefore(Data *d, cudaStream_t s, bool tr, int m, T *b, int ldb)
+{
+  return RbtApply<T>(d, s, d->rbtr.data() + (tr ? (size_t)d->rbtdepth * d->n : 0), true, 0, m, b, ldb);
+}
+template <class T>
+static PetscErrorCode RbtAfter(Data *d, cudaStream_t s, bool tr, int m, T *b, int ldb)
+{
+  return RbtApply<T>(d, s, d->rbtr.data() + (tr ? 0 : (size_t)d->rbtdepth * d->n), false, 0, m, b, ldb);
+}
+
+/* lu <- A (d->A, converted to T), then its factorization in prec; without pivoting when d->nopiv, checked
+   (NoPivCheckKernel) and, when the check fails, factored again with partial pivoting (d->nopiv is then false).
+   With rbt (-mat_pgx_lu_rbt, tried only when A is not factored without pivoting anyway): lu <- U^T A V, factored
+   without pivoting and checked for |u_jj| <= n eps ||A||_inf (FP64's eps, whatever T: an exactly singular A breaks
+   down here in FP64, so that partial pivoting reports its zero pivot; in a low precision its refinement does not
+   converge and the FP64 fallback reports it), a non-finite u_jj or l_ij (d->rbt: the solves refine against A); a
+   breakdown factors A again with partial pivoting, untransformed */
+template <class T>
+static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *zerocol, bool rbt)
 {
   cudaStream_t s;
   const int    n = (int)d->n;
@@ -1894,11 +1978,21 @@ static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *ze
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
+  rbt    = rbt && d->rbtdepth > 0 && !d->nopiv && n > 1 && d->pathreq != PATH_FUSED;
+  d->rbt = false;
+  if (rbt) {
+    PetscCall(RbtPrepare(d));
+    d->nopiv = true;
+  }
   for (int attempt = 0; attempt < 2; attempt++) {
     PetscCall(ProfBegin(d, s, PHASE_CONVERT, &tok));
     if (n) {
       if (sizeof(T) == sizeof(double)) PGXCallCUDA(cudaMemcpyAsync(lu, d->A.data(), (size_t)n * n * sizeof(double), cudaMemcpyDeviceToDevice, s));
       else PetscCall(LaunchCopyD2F(n, n, d->A.data(), n, (float *)lu, n, s));
+    }
+    if (rbt) {
+      PetscCall(RbtApply<T>(d, s, d->rbtr.data(), true, 0, n, lu, n));                             /* U^T on the columns */
+      PetscCall(RbtApply<T>(d, s, d->rbtr.data() + (size_t)d->rbtdepth * n, true, 1, n, lu, n)); /* V^T on the rows */
     }
     PetscCall(ProfEnd(d, s, tok));
     PetscCall(ResetFlag(d));
@@ -1909,25 +2003,35 @@ static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *ze
     PetscCall(FactorDevice<T>(d, lu, prec));
     if (d->nopiv && n) {
       PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
-      NoPivCheckKernel<T><<<n, 256, 0, s>>>(n, lu, d->flag.data());
+      const T tiny = rbt ? (T)((double)n * std::numeric_limits<double>::epsilon() * d->anorm) : T(0); /* FP64's eps for every precision: a low-precision pivot is not that small unless it is exactly zero */
+      NoPivCheckKernel<T><<<n, 256, 0, s>>>(n, lu, d->flag.data(), rbt, tiny);
       PGXCheckLaunch("denselu NoPivCheckKernel");
       PetscCall(ProfEnd(d, s, tok));
     }
     PetscCall(FinishFactor(d, zerocol, &bad));
     if (!d->nopiv || !bad) break;
-    d->nnopivfail++;
     d->nopiv = false;
+    if (rbt) {
+      d->nrbtfail++;
+      rbt = false;
+      PetscCall(PetscInfo(NULL, "denselu cuda: the %s factorization of the butterfly-transformed U^T A V without pivoting broke down (|u_jj| <= n eps ||A||_inf or not finite, or a non-finite l_ij); factoring A again with partial pivoting\n", sizeof(T) == sizeof(double) ? "FP64" : "low-precision"));
+      continue;
+    }
+    d->nnopivfail++;
     PetscCall(PetscInfo(NULL, "denselu cuda: the %s factorization without pivoting has |l_ij| > 1 or a zero or non-finite u_jj: partial pivoting would interchange rows; factoring again with partial pivoting\n", sizeof(T) == sizeof(double) ? "FP64" : "low-precision"));
   }
-  d->nopivused = d->nopiv;
+  d->rbt       = rbt;
+  d->nopivused = d->nopiv && !rbt;
+  if (rbt) PetscCall(PetscInfo(NULL, "denselu cuda: %s factors of U^T A V (random butterflies of depth %d) without pivoting; the solves refine against A\n", sizeof(T) == sizeof(double) ? "FP64" : "low-precision", d->rbtdepth));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode FactorDouble(Data *d, PetscInt *zerocol)
+/* FP64 factors in d->LU: of U^T A V when rbt and -mat_pgx_lu_rbt allow (d->rbt), else of P A */
+static PetscErrorCode FactorDouble(Data *d, PetscInt *zerocol, bool rbt)
 {
   PetscFunctionBegin;
   PetscCall(d->LU.resize((size_t)d->n * d->n));
-  PetscCall(FactorChecked<double>(d, d->LU.data(), PRECISION_DOUBLE, zerocol));
+  PetscCall(FactorChecked<double>(d, d->LU.data(), PRECISION_DOUBLE, zerocol, rbt));
   d->dblvalid = true;
   d->lowvalid = false;
   d->used     = PRECISION_DOUBLE;
@@ -2155,6 +2259,23 @@ PetscErrorCode SetPivoting(Data *d, Pivoting p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SetRbt(Data *d, PetscInt depth, unsigned long long seed)
+{
+  PetscFunctionBegin;
+  PetscCheck(depth >= 0 && depth <= RBT_DEPTH_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: butterfly depth %" PetscInt_FMT " must be in [0, %d]", depth, (int)RBT_DEPTH_MAX);
+  d->rbtdepth = (int)depth;
+  d->rbtseed  = seed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode GetRbtInfo(const Data *d, PetscBool *used, PetscInt *nfail)
+{
+  PetscFunctionBegin;
+  if (used) *used = d->rbt ? PETSC_TRUE : PETSC_FALSE;
+  if (nfail) *nfail = d->nrbtfail;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SetNoPivot(Data *d, NoPivot p)
 {
   PetscFunctionBegin;
@@ -2306,12 +2427,10 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
   else if (d->nopiv) PetscCall(PetscInfo(NULL, "denselu cuda: -mat_pgx_lu_nopivot always: factoring without pivoting, then checking the factors\n"));
   double autonorm = -1; /* ||A||_inf when AutoPrecision computed it */
   if (prec == PRECISION_AUTO) PetscCall(AutoPrecision(d, &prec, &autonorm));
-  if (prec == PRECISION_DOUBLE) {
-    PetscCall(FactorDouble(d, zerocol));
-  } else {
+  if (prec != PRECISION_DOUBLE || (d->rbtdepth > 0 && !d->nopiv)) { /* refined solves: ||A||_inf for the acceptance test */
     d->anorm = autonorm >= 0 ? autonorm : 0;
     PetscCall(ProfBegin(d, s, PHASE_CHECK, &tok));
-    if (n && autonorm < 0) { /* ||A||_inf for the refinement's acceptance test */
+    if (n && autonorm < 0) {
       PetscCall(d->norms.resize((size_t)n + 1));
       RowAbsSumKernel<<<PGXCUDAGridSize(n, 256), 256, 0, s>>>(n, d->A.data(), d->norms.data());
       PGXCheckLaunch("denselu RowAbsSumKernel");
@@ -2320,13 +2439,17 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
       PGXCallCUDA(cudaMemcpyAsync(&d->anorm, d->norms.data() + n, sizeof(double), cudaMemcpyDeviceToHost, s));
     }
     PetscCall(ProfEnd(d, s, tok));
+  }
+  if (prec == PRECISION_DOUBLE) {
+    PetscCall(FactorDouble(d, zerocol, true)); /* synchronizes: d->anorm is on the host */
+  } else {
     PetscCall(d->LUs.resize((size_t)n * n));
-    PetscCall(FactorChecked<float>(d, d->LUs.data(), prec, zerocol)); /* synchronizes: d->anorm is on the host */
+    PetscCall(FactorChecked<float>(d, d->LUs.data(), prec, zerocol, false)); /* synchronizes: d->anorm is on the host; no butterflies in low precision (see SetRbt) */
     d->lowvalid = true;
     d->used     = prec;
     if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
       PetscCall(PetscInfo(NULL, "denselu cuda: zero pivot in column %" PetscInt_FMT " of the %s factorization; factoring in FP64\n", *zerocol, prec == PRECISION_HALF ? "half" : (prec == PRECISION_BF16 ? "bf16" : "tf32")));
-      PetscCall(FactorDouble(d, zerocol));
+      PetscCall(FactorDouble(d, zerocol, false));
     }
   }
   PetscCall(ProfCollect(d));
@@ -2340,6 +2463,7 @@ static PetscErrorCode FactorBegin(Data *d, PetscInt n, PetscInt *zerocol, PetscB
   if (d->nsmall < 0) d->nsmall = 128;
   d->n        = n;
   d->dblvalid = d->lowvalid = d->lupvalid = false;
+  d->rbt      = false;
   *zerocol                  = -1;
   *finite                   = PETSC_TRUE;
   PetscCall(d->A.resize((size_t)n * n));
@@ -2465,13 +2589,26 @@ struct CudaOps {
     PetscCall(Norms(rn, xn));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* X(:, c0:c0+nc) += M^-1 R(:, c0:c0+nc) in FP32 */
+  /* X(:, c0:c0+nc) += M^-1 R(:, c0:c0+nc) in FP32 (in FP64 with FP64 butterfly factors; M^-1 = V (LU)^-1 U^T with
+     butterfly factors, U (LU)^-T V^T transposed) */
   PetscErrorCode PlainColumns(int c0, int nc)
   {
     const size_t off = (size_t)c0 * n;
     PetscFunctionBegin;
+    if (d->dblvalid) { /* FP64 butterfly factors */
+      double *t = d->T2.data() + off;
+      PGXCallCUDA(cudaMemcpyAsync(t, d->R.data() + off, (size_t)n * nc * sizeof(double), cudaMemcpyDeviceToDevice, s));
+      PetscCall(RbtBefore<double>(d, s, tr, nc, t, n));
+      PetscCall((SolveFactors<double, double>(d, d->LU.data(), tr, nc, t, d->T.data() + off)));
+      PetscCall(RbtAfter<double>(d, s, tr, nc, t, n));
+      CopyKernel<double, double><<<PGXCUDAGridSize((PetscInt)n * nc, 256), 256, 0, s>>>(n, nc, t, n, d->X.data() + off, n, 1);
+      PGXCheckLaunch("denselu CopyKernel (x += t)");
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(LaunchCopyD2F(n, nc, d->R.data() + off, n, d->C.data() + off, n, s));
+    if (d->rbt) PetscCall(RbtBefore<float>(d, s, tr, nc, d->C.data() + off, n));
     PetscCall(SolveFactors<float, float>(d, d->LUs.data(), tr, nc, d->C.data() + off, d->C2.data() + off));
+    if (d->rbt) PetscCall(RbtAfter<float>(d, s, tr, nc, d->C.data() + off, n));
     CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * nc, 256), 256, 0, s>>>(n, nc, d->C.data() + off, n, d->X.data() + off, n, 1);
     PGXCheckLaunch("denselu CopyKernel (x += c)");
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -2499,7 +2636,7 @@ struct CudaOps {
   PetscErrorCode GmresPrepare(void)
   {
     PetscFunctionBegin;
-    if (d->trsv == 0 && !d->lupvalid) { /* once per factorization; the one-column solve reads the FP32 factors directly */
+    if (d->trsv == 0 && !d->lupvalid && !d->dblvalid) { /* once per factorization; the one-column solve reads the FP32 factors directly */
       PetscCall(d->LUp.resize((size_t)n * n));
       CopyKernel<float, double><<<PGXCUDAGridSize((PetscInt)n * n, 256), 256, 0, s>>>(n, n, d->LUs.data(), n, d->LUp.data(), n, 0);
       PGXCheckLaunch("denselu CopyKernel (promote factors)");
@@ -2516,8 +2653,11 @@ struct CudaOps {
   PetscErrorCode Precond(double *v)
   {
     PetscFunctionBegin;
-    if (d->trsv > 0) PetscCall((SolveFactors<float, double>(d, d->LUs.data(), tr, 1, v, d->T.data())));
+    if (d->rbt) PetscCall(RbtBefore<double>(d, s, tr, 1, v, n));
+    if (d->dblvalid) PetscCall((SolveFactors<double, double>(d, d->LU.data(), tr, 1, v, d->T.data()))); /* FP64 butterfly factors */
+    else if (d->trsv > 0) PetscCall((SolveFactors<float, double>(d, d->LUs.data(), tr, 1, v, d->T.data())));
     else PetscCall((SolveFactors<double, double>(d, d->LUp.data(), tr, 1, v, d->T.data())));
+    if (d->rbt) PetscCall(RbtAfter<double>(d, s, tr, 1, v, n));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode GmresStart(PetscInt c, PetscReal *beta)
@@ -2637,11 +2777,14 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(d->X.resize(sz));
   PetscCall(d->T.resize(sz));
-  if (d->lowvalid && !d->dblvalid) {
+  if ((d->lowvalid && !d->dblvalid) || (d->dblvalid && d->rbt)) { /* low-precision or FP64 butterfly factors: refined */
     CudaOps ops;
     PetscCall(d->R.resize(sz));
-    PetscCall(d->C.resize(sz));
-    PetscCall(d->C2.resize(sz));
+    if (d->dblvalid) PetscCall(d->T2.resize(sz));
+    else {
+      PetscCall(d->C.resize(sz));
+      PetscCall(d->C2.resize(sz));
+    }
     ops.d   = d;
     ops.tr  = transpose;
     ops.n   = n;
@@ -2657,7 +2800,7 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscInt zc;
-    PetscCall(FactorDouble(d, &zc));
+    PetscCall(FactorDouble(d, &zc, false));
     PetscCheck(zc < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot in column %" PetscInt_FMT " of the FP64 fallback of the MATSOLVERPGX dense LU", zc);
     res->fellback = PETSC_TRUE;
   }

@@ -227,6 +227,67 @@ PetscReal NormInf(PetscInt n, const PetscScalar *a, PetscInt lda)
 }
 
 #if !defined(PETSC_USE_COMPLEX)
+void RbtDiagonals(PetscInt n, PetscInt depth, unsigned long long seed, std::vector<double> &r)
+{
+  uint64_t x = seed;
+  r.resize((size_t)2 * depth * n);
+  for (double &v : r) { /* splitmix64, then the top 53 bits as u in [0, 1) */
+    uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
+    z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z          = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    const double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    v              = std::exp((u - 0.5) / 10.0);
+  }
+}
+
+/* One level of a butterfly on the index of x, x[i * inc] for 0 <= i < n */
+static void RbtLevel(PetscInt n, PetscInt level, const double *r, bool transposed, PetscScalar *x, PetscInt inc)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt q = RbtPartner((int)n, (int)level, (int)i);
+    if (q < i) continue;
+    if (q == i) x[i * inc] *= r[i];
+    else RbtPair<PetscScalar>(transposed, r[i], r[q], x[i * inc], x[q * inc]);
+  }
+}
+
+void RbtVectors(PetscInt n, PetscInt depth, const double *r, PetscBool transposed, PetscInt ncol, PetscScalar *b, PetscInt ldb)
+{
+  for (PetscInt c = 0; c < ncol; c++)
+    for (PetscInt t = 0; t < depth; t++) {
+      const PetscInt l = transposed ? depth - 1 - t : t;
+      RbtLevel(n, l, r + l * n, transposed ? true : false, b + c * ldb, 1);
+    }
+}
+
+void RbtMatrix(PetscInt n, PetscInt depth, const double *r, PetscScalar *a, PetscInt lda)
+{
+  RbtVectors(n, depth, r, PETSC_TRUE, n, a, lda); /* U^T on every column */
+  for (PetscInt i = 0; i < n; i++)                 /* V^T on every row */
+    for (PetscInt l = depth - 1; l >= 0; l--) RbtLevel(n, l, r + (depth + l) * n, true, a + i, lda);
+}
+
+PetscErrorCode FactorNoPivot(PetscInt n, PetscScalar *a, PetscInt lda, PetscInt *zerocol)
+{
+  PetscFunctionBegin;
+  *zerocol = -1;
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscScalar p = a[k + k * lda];
+    if (p == 0.0) {
+      if (*zerocol < 0) *zerocol = k;
+      continue;
+    }
+    for (PetscInt i = k + 1; i < n; i++) a[i + k * lda] /= p;
+    for (PetscInt j = k + 1; j < n; j++) {
+      const PetscScalar u = a[k + j * lda];
+      if (u != 0.0)
+        for (PetscInt i = k + 1; i < n; i++) a[i + j * lda] -= a[i + k * lda] * u;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Unblocked right-looking LU in FP32 with every stored result rounded to 'bits' significant bits (the emulated
    low-precision factorization; same pivot rule as FactorPanel) */
 static PetscErrorCode FactorLow(PetscInt n, float *a, PetscInt *ipiv, int bits, PetscInt *zerocol)
