@@ -10,7 +10,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "precisions with -mixed_block and the first value of the other lists. The panel options (-priority x\n"
                            "-leafrows x -leafswaps) are swept for every precision, each configuration one row (notes: prio, rows, lsw).\n"
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
-                           "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16\n"
+                           "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16 (and tf32x3)\n"
                            "  -petsc_precisions double (rows 'pgx <p> via PETSc', p in double,tf32,half,bf16,auto: MatLUFactorNumeric and MatSolve through PETSc from a host\n"
                            "  MATSEQDENSE, wall-clock: what a user's call costs; none: no such rows)\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
@@ -498,7 +498,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-nopivots", "PGX: -mat_pgx_lu_nopivot modes to sweep (auto, never, always; rows other than auto are named 'nopiv <mode>')", NULL, nopivs, nopivs, sizeof(nopivs), NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
-  PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16", NULL, precs, precs, sizeof(precs), NULL));
+  PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16,tf32x3", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsString("-petsc_precisions", "PGX through PETSc (MatLUFactorNumeric/MatSolve of a host MATSEQDENSE): precisions of these rows (none: no rows)", NULL, pprecs, pprecs, sizeof(pprecs), NULL));
   PetscCall(PetscOptionsInt("-mixed_block", "PGX mixed precisions: block size (0: default)", NULL, mixed_block, &mixed_block, NULL));
   PetscCall(PetscOptionsBool("-irs", "cuSOLVER's DXgesv, DHgesv, DBgesv rows", NULL, irs, &irs, NULL));
@@ -581,7 +581,7 @@ int main(int argc, char **argv)
       PGXCallCUDA(cudaStreamSynchronize(s));
       PetscCall(BenchCusolver(P, reps, irs));
       for (const std::string &pr : preclist) {
-        dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : dl::PRECISION_AUTO;
+        dl::Precision prec = pr == "double" ? dl::PRECISION_DOUBLE : pr == "tf32" ? dl::PRECISION_TF32 : pr == "half" ? dl::PRECISION_HALF : pr == "bf16" ? dl::PRECISION_BF16 : pr == "tf32x3" ? dl::PRECISION_TF32X3 : dl::PRECISION_AUTO;
         PetscCheck(prec != dl::PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-precisions: unknown %s", pr.c_str());
         for (const dl::NoPivot np : npv)
         for (PetscInt irb = 0; irb < nrbts; irb++)
@@ -637,7 +637,7 @@ int main(int argc, char **argv)
         }
       }
       for (const std::string &pr : Split(pprecs)) {
-        PetscCheck(pr == "none" || pr == "double" || pr == "tf32" || pr == "half" || pr == "bf16" || pr == "auto", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-petsc_precisions: unknown %s (double, tf32, half, bf16, auto, none)", pr.c_str());
+        PetscCheck(pr == "none" || pr == "double" || pr == "tf32" || pr == "half" || pr == "bf16" || pr == "auto" || pr == "tf32x3", PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-petsc_precisions: unknown %s (double, tf32, half, bf16, auto, tf32x3, none)", pr.c_str());
         if (pr != "none") PetscCall(BenchPETSc(P, reps, pr));
       }
       if (P.n <= lapack_nmax) PetscCall(BenchLapack(P));

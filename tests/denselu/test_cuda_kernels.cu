@@ -24,7 +24,9 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      once and factors again with partial pivoting (the reference's pivots and zero column); NOPIVOT_NEVER and
      NOPIVOT_AUTO on a random matrix pivot; tf32 on diagdom without pivoting is refined to backward error < 1.
    -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below).
-   -trsv: only the one-column solve checks (TrsvCompare below: PGX's kernel, both variants, against cublasDtrsm). */
+   -trsv: only the one-column solve checks (TrsvCompare below: PGX's kernel, both variants, against cublasDtrsm).
+   -tf32x3: only the tf32x3 checks (Tf32x3Compare below: FP32-accurate factors from three tf32 products, plain
+   refinement). */
 #include <petscsys.h>
 #include <petsctime.h>
 #include <vector>
@@ -202,6 +204,80 @@ static PetscErrorCode RbtCompare(const char *kind, PetscInt n, PetscInt nb, Pets
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: butterfly factors %d, breakdowns %d, no pivot search (dominant) %d\n", what, (int)used, (int)nbroke, (int)npused));
   PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The componentwise backward error of LU factors with pivots (LAPACK's sequential interchanges, 0-based):
+   max_ij |(P A)_ij - (L U)_ij| / (|L| |U|)_ij */
+static double FactorBackwardError(PetscInt n, const std::vector<double> &a, const std::vector<double> &lu, const std::vector<PetscInt> &piv)
+{
+  std::vector<double> pa = a;
+  for (PetscInt k = 0; k < n; k++)
+    if (piv[k] != k)
+      for (PetscInt j = 0; j < n; j++) std::swap(pa[k + j * n], pa[piv[k] + j * n]);
+  double be = 0;
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      double s = 0, sa = 0;
+      for (PetscInt k = 0; k <= PetscMin(i, j); k++) {
+        const double l = k == i ? 1.0 : lu[i + k * n], u = lu[k + j * n];
+        s += l * u;
+        sa += std::fabs(l) * std::fabs(u);
+      }
+      const double e = std::fabs(pa[i + j * n] - s);
+      if (sa > 0) be = std::max(be, e / sa);
+      else if (e > 0) be = INFINITY;
+    }
+  return be;
+}
+
+/* PRECISION_TF32X3 against tf32 on the same matrix, path and schedule: the factors' componentwise backward error
+   (FactorBackwardError) is FP32's, below n 2^-24 (gamma_n for FP32 storage and products), and at least 30x smaller
+   than tf32's (whose products keep 11 bits); a refined solve of A x = b (and A^T) converges in at most maxsteps plain
+   steps without GMRES-IR and without a fallback, backward error < 1 */
+static PetscErrorCode Tf32x3Compare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot np, PetscInt maxsteps)
+{
+  std::vector<double>   a(n * n), b(n), x;
+  double                be[2];
+  PetscInt              zc;
+  PetscBool             finite;
+  dl::RefineResult      rr;
+  char                  what[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "tf32x3 %s n %d nb %d look-ahead %d nopivot %d", kind, (int)n, (int)nb, (int)lookahead, (int)np));
+  DenseLUSeed(8100 + n);
+  PetscCall(DenseLUMatrix(kind, n, 1e6, a.data()));
+  for (auto &v : b) v = DenseLURand();
+  for (int t = 0; t < 2; t++) {
+    const dl::Precision   prec = t ? dl::PRECISION_TF32 : dl::PRECISION_TF32X3;
+    std::vector<double>   lu(n * n, NAN);
+    std::vector<PetscInt> piv(n, -1);
+    cu::Data             *d;
+    PetscCall(cu::Create(&d));
+    PetscCall(cu::SetBlockSize(d, nb));
+    PetscCall(cu::SetSmallSize(d, 64));
+    PetscCall(cu::SetLookAhead(d, lookahead));
+    PetscCall(cu::SetNoPivot(d, np));
+    PetscCall(cu::SetPrecision(d, prec));
+    PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+    CHECK(finite && zc < 0, "%s (%s): zerocol %d finite %d", what, t ? "tf32" : "tf32x3", (int)zc, (int)finite);
+    PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
+    be[t] = FactorBackwardError(n, a, lu, piv);
+    if (!t) {
+      for (PetscBool tr : {PETSC_FALSE, PETSC_TRUE}) {
+        x = b;
+        PetscCall(cu::SolveHost(d, tr, 1, x.data(), n, &rr));
+        const double bw = DenseLUBackwardError(n, a.data(), x.data(), b.data(), tr ? 'T' : 'N');
+        CHECK(rr.converged && !rr.fellback && rr.gmres_steps == 0 && rr.steps <= maxsteps && bw < 1, "%s%s: converged %d, fallback %d, %d steps (%d GMRES-IR; expected at most %d plain), backward error %g", what, tr ? " transpose" : "", (int)rr.converged, (int)rr.fellback, (int)rr.steps, (int)rr.gmres_steps, (int)maxsteps, bw);
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s%s: %d plain refinement steps, backward error %s\n", what, tr ? " transpose" : "", (int)rr.steps, bw < 1 ? "< 1" : ">= 1"));
+      }
+    }
+    PetscCall(cu::Destroy(&d));
+  }
+  const double u32 = std::ldexp(1.0, -24);
+  CHECK(be[0] <= (double)n * u32 && 30 * be[0] <= be[1], "%s: componentwise backward error of the factors %g (n 2^-24 = %g), tf32's %g (expected >= 30x)", what, be[0], (double)n * u32, be[1]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: factors' componentwise backward error %.2g n 2^-24, tf32's %.3gx larger\n", what, be[0] / ((double)n * u32), be[1] / be[0]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -443,6 +519,19 @@ int main(int argc, char **argv)
     PetscCall(RbtCompare("diagdom", 300, 64, 2, dl::PRECISION_DOUBLE, PETSC_TRUE, PETSC_FALSE, 0)); /* dominant: no pivot search, no transformation */
     PetscCall(RbtCompare("random", 100, 64, 2, dl::PRECISION_DOUBLE, PETSC_FALSE, PETSC_FALSE, 0, dl::PATH_FUSED)); /* the fused path keeps its pivot search */
     PetscCall(RbtCompare("random", 1, 64, 2, dl::PRECISION_DOUBLE, PETSC_FALSE, PETSC_FALSE, 0));
+    if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    PetscCall(PetscFinalize());
+    return nfail ? 1 : 0;
+  }
+  PetscBool x3 = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-tf32x3", &x3, NULL));
+  if (x3) { /* only the tf32x3 checks: the recursive panels' products, the blocked loop with and without look-ahead, the leaves without pivoting */
+    PetscCall(Tf32x3Compare("random", 1000, 128, PETSC_FALSE, dl::NOPIVOT_NEVER, 4));
+    PetscCall(Tf32x3Compare("random", 1000, 128, PETSC_TRUE, dl::NOPIVOT_NEVER, 4));
+    PetscCall(Tf32x3Compare("random", 777, 256, PETSC_TRUE, dl::NOPIVOT_NEVER, 4));
+    PetscCall(Tf32x3Compare("zerolead", 600, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, 4));
+    PetscCall(Tf32x3Compare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, 3));
     if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
     PetscCall(PetscFinalize());

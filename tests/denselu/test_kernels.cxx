@@ -229,7 +229,7 @@ struct MockOps {
   }
 };
 
-static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL, PetscReal hdiag = 0, PetscInt its = -1, PetscInt updates = -1, PetscReal margin = 0)
+static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal>> rs, PetscInt k, PetscBool gmres, PetscInt steps, PetscInt gsteps, PetscBool conv, const char *stop, PetscInt last_plain_mask = -1, const char *phases = NULL, PetscReal hdiag = 0, PetscInt its = -1, PetscInt updates = -1, PetscReal margin = 0, PetscInt plain_min = 1)
 {
   namespace dl = pgx::kernels::denselu;
   MockOps           ops;
@@ -242,6 +242,7 @@ static PetscErrorCode Driver(const char *what, std::vector<std::vector<PetscReal
   ops.hdiag = hdiag;
   o.gmres   = gmres;
   o.gmres_margin = margin;
+  o.plain_min    = plain_min;
   PetscCall(dl::Refine(ops, o, &r));
   if (its >= 0) CHECK(r.gmres_its == its && ops.narnoldi == its, "driver %s: %d GMRES iterations (%d Arnoldi steps), expected %d", what, (int)r.gmres_its, (int)ops.narnoldi, (int)its);
   if (updates >= 0) CHECK(ops.nupdate == updates, "driver %s: %d GMRES-IR updates of X, expected %d", what, (int)ops.nupdate, (int)updates);
@@ -294,6 +295,13 @@ static PetscErrorCode DriverRules(void)
   PetscCall(Driver("margin", {{1e-7}, {4.44e-8}, {1e-17}}, 1, PETSC_TRUE, 2, 1, PETSC_TRUE, "converged", -1, "R.L.R.G.R.", 10.0, 10, 1, 0.01));
   /* s = 5e-12 / 4.4e-16 = 11260: 0.01 / s = 8.9e-7 is looser than gmres_rtol: 1e-8, 8 iterations */
   PetscCall(Driver("margin rtol", {{1e-11}, {5e-12}, {1e-17}}, 1, PETSC_TRUE, 2, 1, PETSC_TRUE, "converged", -1, "R.L.R.G.R.", 10.0, 8, 1, 0.01));
+  /* plain_min 2 (tf32x3's FP32-accurate factors): the first step's ratio (1.7: relative to ||B||, from X = 0) decides
+     nothing; the second and later reduce 1000x: plain steps only, converged after 5 */
+  PetscCall(Driver("plain_min 2", {{1}, {1.7}, {1.7e-3}, {1.7e-6}, {1.7e-9}, {1e-17}}, 1, PETSC_TRUE, 5, 0, PETSC_TRUE, "converged", -1, "R.L.R.L.R.L.R.L.R.L.R.", 0, -1, -1, 0, 2));
+  /* plain_min 2, and the second step reduces only 2x: GMRES-IR from step 3 */
+  PetscCall(Driver("plain_min 2, then gmres", {{1}, {1.7}, {0.85}, {1e-17}}, 1, PETSC_TRUE, 3, 1, PETSC_TRUE, "converged", -1, "R.L.R.L.R.G.R.", 10.0, 8, 1, 0, 2));
+  /* plain_min 2 does not keep a non-finite first step going */
+  PetscCall(Driver("plain_min 2, nan", {{1}, {nan}}, 1, PETSC_TRUE, 1, 0, PETSC_FALSE, "not finite", -1, NULL, 0, -1, -1, 0, 2));
   /* a first plain step that makes the residual 10x larger is kept: GMRES-IR from there (one R phase per step) */
   PetscCall(Driver("plain grows", {{1}, {10}, {1e-17}}, 1, PETSC_TRUE, 2, 1, PETSC_TRUE, "converged", -1, "R.L.R.G.R.", 10.0, 8, 1));
   /* GMRES-IR whose Krylov residual hardly falls (h = (0.., 0.1, 1): |g_j| ~ 0.99 beta): after 20 iterations it is
@@ -403,6 +411,7 @@ static PetscErrorCode MixedHostAll(void)
   PetscCall(MixedHost(dl::PRECISION_TF32, "tf32", "cluster", 150, 1e6, 0, 1, PETSC_FALSE));
   PetscCall(MixedHost(dl::PRECISION_TF32, "tf32", "illcond", 120, 1e14, 1, 1, PETSC_FALSE));
   PetscCall(MixedHost(dl::PRECISION_BF16, "bf16", "illcond", 120, 1e10, 1, 2, PETSC_TRUE));
+  PetscCall(MixedHost(dl::PRECISION_TF32X3, "tf32x3", "random", 150, 0, 0, 2, PETSC_TRUE)); /* the emulation of tf32x3: plain FP32 */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -18,7 +18,7 @@ namespace kern = pgx::kernels::denselu;
 
 static PetscLogEvent PGX_DenseLUFactor, PGX_DenseLUSolve;
 
-static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "PGXDenseLUPrecision", "PRECISION_", NULL};
+static const char *const PGXDenseLUPrecisions[] = {"double", "tf32", "half", "bf16", "auto", "tf32x3", "PGXDenseLUPrecision", "PRECISION_", NULL};
 static const char *const PGXDenseLUPaths[]      = {"auto", "fused", "blocked", "cluster", "cusolver", "PGXDenseLUPath", "PATH_", NULL};
 static const char *const PGXDenseLUPanels[]     = {"auto", "pgx", "cusolver", "PGXDenseLUPanel", "PANEL_", NULL};
 static const char *const PGXDenseLUPivotings[]  = {"partial", "tournament", "PGXDenseLUPivoting", "PIVOTING_", NULL};
@@ -135,7 +135,10 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->precreq == kern::PRECISION_DOUBLE || lu->precreq == lu->precused) PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s\n", PGXDenseLUPrecisions[lu->precused]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "precision: %s (requested %s%s)\n", PGXDenseLUPrecisions[lu->precused], PGXDenseLUPrecisions[lu->precreq], lu->nfallback ? "; fell back to FP64" : (lu->device == PGX_DEVICE_HOST && !PGXDenseLUHostMixed(lu) && lu->precreq != kern::PRECISION_AUTO ? "; the host backend factors complex matrices in double" : "")));
   if (lu->precreq == kern::PRECISION_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "precision auto: %s\n", lu->device == PGX_DEVICE_HOST ? "double on the host backend" : (std::string("tf32 (refined in FP64) from n = ") + std::to_string((long long)lu->automin) + " on when A is diagonally dominant by rows, else double").c_str()));
-  if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
+  if (lu->device == PGX_DEVICE_HOST && lu->precused != kern::PRECISION_DOUBLE) {
+    if (kern::reference::PrecisionBits(lu->precused) >= 24) PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32)\n"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "host backend: low precision emulated (FP32 rounded to %d significant bits)\n", kern::reference::PrecisionBits(lu->precused)));
+  }
   if (lu->precreq != kern::PRECISION_DOUBLE || (lu->rbt && lu->device == PGX_DEVICE_CUDA)) {
     if (lu->ropt.gmres && lu->ropt.gmres_stall) PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: at most %" PetscInt_FMT " steps; GMRES-IR when a plain step reduces the residual less than %g: restart %" PetscInt_FMT ", rtol %g at most, margin %g, stall rule: the residual must fall by %g in %" PetscInt_FMT " iterations%s\n", lu->ropt.maxsteps, (double)lu->ropt.plain_rho, lu->ropt.gmres_m, (double)lu->ropt.gmres_rtol, (double)lu->ropt.gmres_margin, (double)lu->ropt.gmres_stall_rho, lu->ropt.gmres_stall, lu->ropt.gmres_recycle ? "; later steps recycle the first one's Krylov space" : ""));
     else if (lu->ropt.gmres) PetscCall(PetscViewerASCIIPrintf(viewer, "refinement: at most %" PetscInt_FMT " steps; GMRES-IR when a plain step reduces the residual less than %g: restart %" PetscInt_FMT ", rtol %g at most, margin %g, no stall rule%s\n", lu->ropt.maxsteps, (double)lu->ropt.plain_rho, lu->ropt.gmres_m, (double)lu->ropt.gmres_rtol, (double)lu->ropt.gmres_margin, lu->ropt.gmres_recycle ? "; later steps recycle the first one's Krylov space" : ""));
@@ -533,7 +536,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_pivoting", "Pivoting of the low-precision factorizations: partial, tournament (leaves of the panel recursion by tournament pivoting: no grid synchronization per column); FP64 is always partial", "MatGetFactor", PGXDenseLUPivotings, (PetscEnum)lu->pivoting, (PetscEnum *)&lu->pivoting, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_rbt", "Random butterfly transformation of depth 1..4 (cuda, real, FP64 factors; 0: off): U^T A V factored without pivoting, every solve refined against A in FP64, partial pivoting again when the factorization breaks down or the refinement does not converge", "MatGetFactor", lu->rbt, &lu->rbt, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_rbt_seed", "Seed of the random butterflies' diagonals (-mat_pgx_lu_rbt)", "MatGetFactor", lu->rbtseed, &lu->rbtseed, NULL));
-  PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them)", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
+  PetscCall(PetscOptionsEnum("-mat_pgx_lu_precision", "Precision of the factorization; lower ones are refined in FP64 (the host backend emulates them); tf32x3: FP32-accurate products from three tf32 products", "MatGetFactor", PGXDenseLUPrecisions, (PetscEnum)lu->precreq, (PetscEnum *)&lu->precreq, &flg));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_refine_steps", "Mixed precision: refinement steps at most (plain and GMRES-IR), then the FP64 fallback", "MatGetFactor", lu->ropt.maxsteps, &lu->ropt.maxsteps, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_refine_gmres", "Mixed precision: switch to GMRES-IR steps when a plain step reduces the residual less than 0.1 (else stop and fall back)", "MatGetFactor", lu->ropt.gmres, &lu->ropt.gmres, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_gmres_restart", "Mixed precision: GMRES iterations at most in one GMRES-IR step (its Krylov dimension)", "MatGetFactor", lu->ropt.gmres_m, &lu->ropt.gmres_m, NULL));
@@ -681,10 +684,13 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   again with partial pivoting (-info says so): an exactly singular matrix still gets PETSc's zero-pivot failure from
   the factorization. The host backend pivots partially
 . -mat_pgx_lu_rbt_seed <s> - seed of the butterflies' random diagonals (default 2013)
-- -mat_pgx_lu_precision <double,tf32,half,bf16,auto> - factor in lower precision with tensor cores and
+- -mat_pgx_lu_precision <double,tf32,half,bf16,auto,tf32x3> - factor in lower precision with tensor cores and
   refine in FP64, falling back to FP64 when the refinement stagnates (cuda backend; the host backend emulates
   the low precision, as the specification of the cuda one; auto: on the cuda backend tf32 when n >= -mat_pgx_lu_auto_min
-  and A is diagonally dominant by rows, where the mixed solve is both faster and safe, else double; double on the host)
+  and A is diagonally dominant by rows, where the mixed solve is both faster and safe, else double; double on the host).
+  tf32x3: FP32 factors whose products are each three tf32 tensor-core products (a_hi b_hi + a_hi b_lo + a_lo b_hi, a_hi
+  = a rounded to tf32, a_lo = a - a_hi): as accurate as FP32, so matrices that need pivoting refine in a few plain
+  steps where tf32 needs long GMRES-IR; its products cost three tf32 ones (the host backend factors in plain FP32)
 . -mat_pgx_lu_auto_min <n> - smallest n at which auto factors in tf32 (default 16384: on an H100 the mixed solve is
   0.95x of FP64 getrf+getrs at n = 8192 and 1.34x at 16384 on a diagonally dominant matrix; on a plain random matrix,
   which needs pivoting, it takes 1.3-1.8x of the FP64 solve at n = 4096-16384 on an H200 even where it converges, and

@@ -57,13 +57,20 @@ namespace kernels
 namespace denselu
 {
 /* Precision of the factorization (-mat_pgx_lu_precision). Anything but DOUBLE factors in lower precision
-   on the device and refines in double; the reference backend always factors in double. */
+   on the device and refines in double; the reference backend always factors in double.
+   TF32X3 (appended after AUTO so that the older values keep their numbers) stores FP32 and forms every product of the
+   factorization from three tf32 tensor-core products, a_hi b_hi + a_hi b_lo + a_lo b_hi with a_hi = a rounded to
+   tf32's 11 significant bits and a_lo = a - a_hi (exact in FP32); the dropped a_lo b_lo is 2^-22 |a b|, so the
+   factors are as accurate as an FP32 factorization's (the reference emulates it as plain FP32: 24 bits) at three
+   times tf32's product cost, which on an H100/H200 is still about twice FP32's or FP64's (495 TFLOP/s dense tf32
+   against 67). Its point: factors that refine in a few steps on matrices where tf32's 2^-11 needs long GMRES-IR. */
 typedef enum {
   PRECISION_DOUBLE,
   PRECISION_TF32,
   PRECISION_HALF,
   PRECISION_BF16,
-  PRECISION_AUTO
+  PRECISION_AUTO,
+  PRECISION_TF32X3
 } Precision;
 
 /* Path of the cuda factorization (-mat_pgx_lu_path; issue 14, small and medium n):
@@ -134,7 +141,7 @@ PetscErrorCode ApplyPivots(PetscInt ncol, PetscScalar *b, PetscInt ldb, PetscInt
 PetscErrorCode Solve(PetscInt n, const PetscScalar *lu, PetscInt lda, const PetscInt *ipiv, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb);
 /* Whether all n x n entries are finite; the first offending (row, col) otherwise */
 PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, PetscBool *finite, PetscInt *row, PetscInt *col);
-/* Significant bits of the products of a precision (tf32, half: 11; bf16: 8; double, auto: 53) */
+/* Significant bits of the products of a precision (tf32, half: 11; bf16: 8; tf32x3: 24 (FP32); double, auto: 53) */
 int PrecisionBits(Precision);
 /* x rounded to nearest (ties to even) with 'bits' significant bits (bits >= 24: x) */
 float RoundToBits(float x, int bits);
@@ -223,7 +230,9 @@ PetscErrorCode SetNoPivot(Data *, NoPivot);
    factors A in FP64 with partial pivoting (res->fellback), as a mixed precision does. The fused path keeps its pivot
    search (no transformation), and so do the low precisions: their factors of U^T A V without pivoting were too
    inaccurate for the refinement (tf32, random matrices, n = 1024..32768 on an H200: the refinement stagnated and fell
-   back to FP64; bench/results, fortieth session), so they pivot partially as without the option (the solve code
+   back to FP64; bench/results, fortieth session; tf32x3's FP32-accurate factors of U^T A V too: GMRES-IR of 8 to 161
+   iterations, some fallbacks, 0.38-0.95x of cuSOLVER's getrf + getrs against 0.60-1.26x pivoted, forty-first session),
+   so they pivot partially as without the option (the solve code
    handles transformed low-precision factors all the same). depth 0 (the default): off */
 PetscErrorCode SetRbt(Data *, PetscInt depth, unsigned long long seed);
 /* The last factorization: *used = whether its factors in use are of U^T A V; *nfail = transformed factorizations since

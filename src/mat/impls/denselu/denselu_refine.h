@@ -76,6 +76,12 @@ namespace denselu
 struct RefineOptions {
   PetscInt  maxsteps;  /* refinement steps at most, plain and GMRES-IR together */
   PetscReal plain_rho; /* a plain step must reduce the residual at least this much (ratio <=), else GMRES-IR */
+  PetscInt  plain_min; /* plain steps before the first whose ratio may switch to GMRES-IR (or stop: too slow); 1 by
+                          default. The first step starts from X = 0, so its ratio ||B - op(A) M^-1 B|| / ||B|| is
+                          M's backward error times ||A|| ||X|| / ||B||, which for an ill-conditioned A exceeds
+                          plain_rho however fast the refinement contracts; the backends set 2 for tf32x3's
+                          FP32-accurate factors (random matrix, n = 8192, H200, forty-first session: first ratio
+                          1.7, then GMRES-IR contracted by 6e-4 an iteration, so plain steps would have converged) */
   PetscReal gmres_rho; /* a GMRES-IR step must reduce it at least this much, else the refinement stops */
   PetscBool gmres;     /* allow GMRES-IR steps */
   PetscInt  gmres_m;   /* Krylov dimension of one GMRES-IR correction (the Ops size their basis with it) */
@@ -107,6 +113,7 @@ static inline RefineOptions RefineOptionsDefault(void)
   RefineOptions o;
   o.maxsteps   = 20;
   o.plain_rho  = 0.1;
+  o.plain_min  = 1;
   o.gmres_rho  = 0.1;
   o.gmres      = PETSC_TRUE;
   /* measured on an H200 (thirty-fifth session, bench/results): on the random matrix at n = 32768 (tf32) the second
@@ -308,6 +315,7 @@ static inline PetscErrorCode Refine(Ops &ops, const RefineOptions &o, RefineResu
       break;
     }
     if (!nactive) break;
+    if (!gmres && res->steps < o.plain_min) continue; /* judged from step plain_min on */
     if (ratio > (gmres ? o.gmres_rho : o.plain_rho)) {
       if (!gmres && o.gmres) gmres = PETSC_TRUE; /* GmresPrepare before the first GMRES-IR step (timed as GMRES) */
       else {

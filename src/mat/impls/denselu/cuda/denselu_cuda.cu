@@ -80,6 +80,7 @@ struct Data {
   pgx::cuda::DeviceArray<int>    flag;        /* [0] first zero pivot column (INT_MAX: none), [1] non-finite entry seen */
   pgx::cuda::DeviceArray<double> X, R, T;     /* solve workspaces (n x nrhs) */
   pgx::cuda::DeviceArray<float>  C, C2;
+  pgx::cuda::DeviceArray<float>  x3[2];       /* PRECISION_TF32X3: split operands of Trailing (x3[1]: the look-ahead's s2) */
   pgx::cuda::DeviceArray<double> LUp;         /* low-precision factors promoted to FP64 (GMRES-IR's preconditioner) */
   pgx::cuda::DeviceArray<double> V, W, Hd, Ht; /* GMRES-IR: Krylov basis n x (m+1), work vector, Hessenberg column (m+2), CGS2 pass 2 / y */
   pgx::cuda::DeviceArray<double> Crec, Urec, Rs, Tr; /* GMRES-IR's recycled space (gmres_recycle): C, U (n x kr), Q and R^-1 staged, coefficients (2 kr) */
@@ -1111,6 +1112,76 @@ static inline cublasStatus_t TrailingGemm(cublasHandle_t h, Precision prec, int 
   return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &one, c, CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT);
 }
 
+/* PRECISION_TF32X3: a_hi = a rounded to nearest (ties away) to tf32's 10 stored mantissa bits (FP32's 13 low bits
+   cleared; a carry into the exponent is right), a_lo = a - a_hi, exact in FP32 */
+__device__ __forceinline__ float Tf32Hi(float x)
+{
+  unsigned u = __float_as_uint(x);
+  if ((u & 0x7f800000u) == 0x7f800000u) return x; /* Inf, NaN as they are (the glue refuses them before factoring) */
+  return __uint_as_float((u + 0x1000u) & 0xffffe000u);
+}
+
+/* The operands of C -= A B as ONE tf32 product of depth 3k: A3 = [A_hi A_hi A_lo] (m x 3k, leading dimension m) and
+   B3 = [B_hi; B_lo; B_hi] (3k x n, leading dimension 3k), so that A3 B3 = A_hi B_hi + A_hi B_lo + A_lo B_hi (the
+   tensor cores' own rounding of A_lo and B_lo to tf32 costs 2^-11 of a term that is 2^-11 of the product). One
+   thread an entry of A (the first m k) or of B, in a grid-stride loop */
+__global__ void Split3Kernel(int m, int n, int k, const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb, float *__restrict__ a3, float *__restrict__ b3)
+{
+  const size_t na = (size_t)m * k, nt = na + (size_t)k * n;
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < nt; t += (size_t)gridDim.x * blockDim.x) {
+    if (t < na) {
+      const int   i = (int)(t % m), j = (int)(t / m);
+      const float x = a[i + (size_t)j * lda], hi = Tf32Hi(x);
+      a3[i + (size_t)j * m]           = hi;
+      a3[i + (size_t)(j + k) * m]     = hi;
+      a3[i + (size_t)(j + 2 * k) * m] = x - hi;
+    } else {
+      const size_t u = t - na;
+      const int    i = (int)(u % k), j = (int)(u / k);
+      const float  x = b[i + (size_t)j * ldb], hi = Tf32Hi(x);
+      float       *c = b3 + (size_t)j * 3 * k;
+      c[i]         = hi;
+      c[i + k]     = x - hi;
+      c[i + 2 * k] = hi;
+    }
+  }
+}
+
+static PetscErrorCode WorkStream(Data *d, cudaStream_t *s, cublasHandle_t *h);
+
+/* C -= A B of the factorization on h's stream: TrailingGemm, or for PRECISION_TF32X3 (FP32 data) Split3Kernel into
+   the workspace of h's stream (x3[1] for the look-ahead's s2, x3[0] for the other; sized by FactorDeviceDirect before
+   the first launch, as a resize would synchronize and cannot be captured) and one cublasGemmEx of depth 3k with
+   CUBLAS_COMPUTE_32F_FAST_TF32 */
+template <class T>
+static PetscErrorCode Trailing(Data *d, cublasHandle_t h, Precision prec, int m, int n, int k, const T *a, int lda, const T *b, int ldb, T *c, int ldc)
+{
+  PetscFunctionBegin;
+  if constexpr (std::is_same<T, float>::value) {
+    if (prec == PRECISION_TF32X3) {
+      if (m <= 0 || n <= 0 || k <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+      pgx::cuda::DeviceArray<float> &w    = d->x3[h == d->h2 ? 1 : 0];
+      const size_t                   half = w.size() / 2;
+      cudaStream_t                   s;
+      const float                    mone = -1.0f, one = 1.0f;
+      PetscCheck((size_t)m * 3 * k <= half && (size_t)3 * k * n <= half, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: the tf32x3 workspace (%zu floats) is too small for a %d x %d x %d product", w.size(), m, n, k);
+      if (h == d->h2) s = d->s2;
+      else {
+        cublasHandle_t hw;
+        PetscCall(WorkStream(d, &s, &hw));
+        PetscCheck(hw == h, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: a tf32x3 product on a cuBLAS handle of neither the work stream nor s2");
+      }
+      const size_t nt = (size_t)m * k + (size_t)k * n;
+      Split3Kernel<<<(int)PetscMin((nt + 255) / 256, (size_t)8192), 256, 0, s>>>(m, n, k, a, lda, b, ldb, w.data(), w.data() + half);
+      PGXCheckLaunch("denselu Split3Kernel (tf32x3)");
+      PGXCallCUBLAS(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, 3 * k, &mone, w.data(), CUDA_R_32F, m, w.data() + half, CUDA_R_32F, 3 * k, &one, c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PGXCallCUBLAS(TrailingGemm(h, prec, m, n, k, a, lda, b, ldb, c, ldc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* B <- L^-1 B, L unit lower kb x kb (ldl), B kb x ncol (ldb), on h's stream: one cublas<t>trsm, or in FP64 with
    SetTrsmLeaf (d->trsmleaf > 0) by halves of multiples of 32 rows down to solves of at most trsmleaf rows, each pair of
    halves joined by one gemm (the bottom half minus L21 times the solved top): a blocked forward substitution whose
@@ -1127,7 +1198,7 @@ static PetscErrorCode TrsmLower(Data *d, cublasHandle_t h, Precision prec, int k
   }
   const int h1 = ((kb / 2 + 31) / 32) * 32;
   PetscCall(TrsmLower<T>(d, h, prec, h1, ncol, L, ldl, B, ldb));
-  PGXCallCUBLAS(TrailingGemm(h, prec, kb - h1, ncol, h1, L + h1, ldl, B, ldb, B + h1, ldb));
+  PetscCall(Trailing<T>(d, h, prec, kb - h1, ncol, h1, L + h1, ldl, B, ldb, B + h1, ldb));
   PetscCall(TrsmLower<T>(d, h, prec, kb - h1, ncol, L + h1 + (size_t)h1 * ldl, ldl, B + h1, ldb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1496,7 +1567,7 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
   PetscCall(TrsmLower<T>(d, h, prec, l, r, a + k + (size_t)k * n, n, a + k + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
   PetscCall(ProfBegin(d, s, PHASE_PANEL_GEMM, &tok));
-  PGXCallCUBLAS(TrailingGemm(h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
+  PetscCall(Trailing<T>(d, h, prec, m2, r, l, a + k1 + (size_t)k * n, n, a + k + (size_t)k1 * n, n, a + k1 + (size_t)k1 * n, n));
   PetscCall(ProfEnd(d, s, tok));
   PetscCall(PanelRecursive<T>(d, a, n, k1, r, prec, pk0, pkb));
   if (!d->leafswaps && !d->nopiv) {
@@ -1583,6 +1654,12 @@ static PetscErrorCode FactorPanel(Data *d, T *a, int n, int k, int kb, Precision
 template <class T>
 static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb);
 
+/* The blocked paths' block size: -mat_pgx_lu_block, else the measured default (see FactorDeviceWork) */
+static int BlockSizeFor(const Data *d, int n, bool dbl)
+{
+  return (int)(d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (!d->nopiv && dbl && n >= 32768 ? 768 : (!d->nopiv && dbl && n >= 16384 ? 512 : (n >= 4096 ? 256 : 128))))));
+}
+
 /* In-place LU of the n x n device matrix a (leading dimension n) on the work stream (WorkStream) */
 template <class T>
 static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
@@ -1622,7 +1699,7 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
      256 up to 8192 (4096: 18.3 against 18.7-18.9 ms with 512; 8192: 44.7-45.0 against 45.7-46.6), 512 from 16384
      (139.8-142.6 against 145.5-145.8 ms), 768 from 32768 (684.8-697.6 against 703.4-717.4 ms with 512, 776-779 with
      256) */
-  d->nb          = d->nbreq > 0 ? d->nbreq : (d->nopiv && dbl && n >= 16384 ? 1024 : (d->nopiv && n >= 8192 ? 512 : (!d->nopiv && dbl && n >= 32768 ? 768 : (!d->nopiv && dbl && n >= 16384 ? 512 : (n >= 4096 ? 256 : 128)))));
+  d->nb          = BlockSizeFor(d, n, dbl);
   const int nb = (int)d->nb;
   if (d->lookahead) {
     d->path = d->nopiv ? "blocked look-ahead (no pivoting)" : (d->oncluster ? "cluster look-ahead" : "blocked look-ahead");
@@ -1645,7 +1722,7 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
       PetscCall(TrsmLower<T>(d, h, prec, kb, mt, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
       PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
-      PGXCallCUBLAS(TrailingGemm(h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+      PetscCall(Trailing<T>(d, h, prec, mt, mt, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
     }
   }
@@ -1690,6 +1767,11 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
   }
   if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n)); /* every panel's plan, 2 kb {dst, src} pairs */
+  if (std::is_same<T, float>::value && prec == PRECISION_TF32X3) { /* Trailing's split operands: m x 3k and 3k x n, k <= nb, per stream */
+    const size_t need = (size_t)6 * d->n * BlockSizeFor(d, (int)d->n, false);
+    for (int w = 0; w < (d->lookahead ? 2 : 1); w++)
+      if (d->x3[w].size() < need) PetscCall(d->x3[w].resize(need));
+  }
   if (!d->priority) {
     PetscCall(FactorDeviceWork<T>(d, a, prec));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -1850,7 +1932,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
       PetscCall(TrsmLower<T>(d, h, prec, kb, nb2, a + k + (size_t)k * n, n, a + k + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
       PetscCall(ProfBegin(d, s, PHASE_GEMM, &tok));
-      PGXCallCUBLAS(TrailingGemm(h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
+      PetscCall(Trailing<T>(d, h, prec, mt, nb2, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k2 * n, n, a + k2 + (size_t)k2 * n, n));
       PetscCall(ProfEnd(d, s, tok));
     }
     /* the rest of the trailing update, on s2 */
@@ -1867,7 +1949,7 @@ static PetscErrorCode FactorLookAhead(Data *d, T *a, Precision prec, int nb)
       PetscCall(TrsmLower<T>(d, d->h2, prec, kb, mr, a + k + (size_t)k * n, n, a + k + (size_t)k3 * n, n));
       PetscCall(ProfEnd(d, d->s2, tok));
       PetscCall(ProfBegin(d, d->s2, PHASE_LA_GEMM, &tok));
-      PGXCallCUBLAS(TrailingGemm(d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
+      PetscCall(Trailing<T>(d, d->h2, prec, mt, mr, kb, a + k2 + (size_t)k * n, n, a + k + (size_t)k3 * n, n, a + k2 + (size_t)k3 * n, n));
       PetscCall(ProfEnd(d, d->s2, tok));
     }
     PGXCallCUDA(cudaEventRecord(d->erest, d->s2));
@@ -2022,6 +2104,7 @@ static PetscErrorCode FactorChecked(Data *d, T *lu, Precision prec, PetscInt *ze
   }
   d->rbt       = rbt;
   d->nopivused = d->nopiv && !rbt;
+  if (rbt) d->nopiv = false; /* as before the transformation (tried only when A needed pivots): a fallback after an unconverged refinement factors A with partial pivoting at once, not first without */
   if (rbt) PetscCall(PetscInfo(NULL, "denselu cuda: %s factors of U^T A V (random butterflies of depth %d) without pivoting; the solves refine against A\n", sizeof(T) == sizeof(double) ? "FP64" : "low-precision", d->rbtdepth));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -2448,7 +2531,7 @@ static PetscErrorCode FactorLoaded(Data *d, PetscInt *zerocol, PetscBool *finite
     d->lowvalid = true;
     d->used     = prec;
     if (*zerocol >= 0) { /* a zero pivot in low precision decides nothing: factor in FP64 */
-      PetscCall(PetscInfo(NULL, "denselu cuda: zero pivot in column %" PetscInt_FMT " of the %s factorization; factoring in FP64\n", *zerocol, prec == PRECISION_HALF ? "half" : (prec == PRECISION_BF16 ? "bf16" : "tf32")));
+      PetscCall(PetscInfo(NULL, "denselu cuda: zero pivot in column %" PetscInt_FMT " of the %s factorization; factoring in FP64\n", *zerocol, prec == PRECISION_HALF ? "half" : (prec == PRECISION_BF16 ? "bf16" : (prec == PRECISION_TF32X3 ? "tf32x3" : "tf32"))));
       PetscCall(FactorDouble(d, zerocol, false));
     }
   }
@@ -2793,7 +2876,9 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
     ops.ldb = (int)ldb;
     ops.s   = s;
     PetscCall(PGXCUDAGetCUBLAS(&ops.h));
-    PetscCall(Refine(ops, d->ropt, res));
+    RefineOptions o = d->ropt;
+    if (!d->dblvalid && d->used == PRECISION_TF32X3) o.plain_min = 2; /* FP32-accurate factors: see RefineOptions */
+    PetscCall(Refine(ops, o, res));
     if (res->converged) {
       PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
       PetscCall(ProfCollect(d));

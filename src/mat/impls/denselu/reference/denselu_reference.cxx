@@ -200,7 +200,7 @@ PetscErrorCode CheckFinite(PetscInt n, const PetscScalar *a, PetscInt lda, Petsc
 
 int PrecisionBits(Precision p)
 {
-  return p == PRECISION_TF32 || p == PRECISION_HALF ? 11 : (p == PRECISION_BF16 ? 8 : 53);
+  return p == PRECISION_TF32 || p == PRECISION_HALF ? 11 : (p == PRECISION_BF16 ? 8 : (p == PRECISION_TF32X3 ? 24 : 53));
 }
 
 float RoundToBits(float x, int bits)
@@ -653,7 +653,7 @@ PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt
   PetscLogDouble t0 = 0;
 
   PetscFunctionBegin;
-  PetscCheck(prec != PRECISION_DOUBLE && prec != PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "denselu reference MixedFactor: give a low precision (tf32, half, bf16)");
+  PetscCheck(prec != PRECISION_DOUBLE && prec != PRECISION_AUTO, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "denselu reference MixedFactor: give a low precision (tf32, half, bf16, tf32x3)");
   mx->n    = n;
   mx->nb   = nb > 0 ? nb : 32;
   mx->prec = prec;
@@ -685,7 +685,7 @@ PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt
 PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, const RefineOptions *opt, RefineResult *res)
 {
   const PetscInt      n = mx->n;
-  const RefineOptions o = opt ? *opt : RefineOptionsDefault();
+  RefineOptions o = opt ? *opt : RefineOptionsDefault();
   std::vector<double> B((size_t)n * nrhs);
 
   PetscFunctionBegin;
@@ -703,6 +703,7 @@ PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscSc
     ops.n  = n;
     ops.k  = nrhs;
     ops.B  = B.data();
+    if (mx->used == PRECISION_TF32X3) o.plain_min = 2; /* FP32-accurate factors: see RefineOptions */
     PetscCall(Refine(ops, o, res));
     if (res->converged) {
       for (PetscInt c = 0; c < nrhs; c++)
