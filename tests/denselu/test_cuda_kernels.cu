@@ -134,6 +134,30 @@ static PetscErrorCode NoPivotCompare(const char *kind, PetscInt n, PetscInt nb, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The componentwise backward error of LU factors with pivots (LAPACK's sequential interchanges, 0-based):
+   max_ij |(P A)_ij - (L U)_ij| / (|L| |U|)_ij */
+static double FactorBackwardError(PetscInt n, const std::vector<double> &a, const std::vector<double> &lu, const std::vector<PetscInt> &piv)
+{
+  std::vector<double> pa = a;
+  for (PetscInt k = 0; k < n; k++)
+    if (piv[k] != k)
+      for (PetscInt j = 0; j < n; j++) std::swap(pa[k + j * n], pa[piv[k] + j * n]);
+  double be = 0;
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      double s = 0, sa = 0;
+      for (PetscInt k = 0; k <= PetscMin(i, j); k++) {
+        const double l = k == i ? 1.0 : lu[i + k * n], u = lu[k + j * n];
+        s += l * u;
+        sa += std::fabs(l) * std::fabs(u);
+      }
+      const double e = std::fabs(pa[i + j * n] - s);
+      if (sa > 0) be = std::max(be, e / sa);
+      else if (e > 0) be = INFINITY;
+    }
+  return be;
+}
+
 /* Random butterflies (SetRbt): kind transformed with depth levels and factored without pivoting in prec. expect_used:
    the factors in use are of U^T A V; expect_fail: transformed factorizations that broke down (factored again with partial
    pivoting). FP64 factors: a componentwise backward error below n eps against the reference's U^T A V (RbtMatrix; the
@@ -181,19 +205,7 @@ static PetscErrorCode RbtCompare(const char *kind, PetscInt n, PetscInt nb, Pets
     PetscCall(cu::GetFactors(d, lc.data(), pc.data()));
     /* componentwise backward error of the cuda factors against the reference's U^T A V: max_ij |U^T A V - L U|_ij /
        (|L| |U|)_ij, below n eps (gamma_n's bound); a transformation other than the reference's fails it by far */
-    double be = 0;
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < n; i++) {
-        double s = 0, sa = 0;
-        for (PetscInt k = 0; k <= PetscMin(i, j); k++) {
-          const double l = k == i ? 1.0 : lc[i + k * n], u = lc[k + j * n];
-          s += l * u;
-          sa += std::fabs(l) * std::fabs(u);
-        }
-        const double e = std::fabs(ar0[i + j * n] - s);
-        if (sa > 0) be = std::max(be, e / sa);
-        else if (e > 0) be = INFINITY;
-      }
+    const double be = FactorBackwardError(n, ar0, lc, iota);
     DenseLUMaxDiff(n * n, lc.data(), ar.data(), &dm, &m);
     CHECK(DenseLUPivotDiffs(n, iota.data(), pc.data()) == 0, "%s: the pivots of the butterfly factors are not the identity", what);
     CHECK(zn < 0 && be <= (double)n * DBL_EPSILON, "%s: componentwise backward error of the cuda factors against the reference's U^T A V %g (n eps = %g), reference zerocol %d", what, be, (double)n * DBL_EPSILON, (int)zn);
@@ -205,30 +217,6 @@ static PetscErrorCode RbtCompare(const char *kind, PetscInt n, PetscInt nb, Pets
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: butterfly factors %d, breakdowns %d, no pivot search (dominant) %d\n", what, (int)used, (int)nbroke, (int)npused));
   PetscCall(cu::Destroy(&d));
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The componentwise backward error of LU factors with pivots (LAPACK's sequential interchanges, 0-based):
-   max_ij |(P A)_ij - (L U)_ij| / (|L| |U|)_ij */
-static double FactorBackwardError(PetscInt n, const std::vector<double> &a, const std::vector<double> &lu, const std::vector<PetscInt> &piv)
-{
-  std::vector<double> pa = a;
-  for (PetscInt k = 0; k < n; k++)
-    if (piv[k] != k)
-      for (PetscInt j = 0; j < n; j++) std::swap(pa[k + j * n], pa[piv[k] + j * n]);
-  double be = 0;
-  for (PetscInt j = 0; j < n; j++)
-    for (PetscInt i = 0; i < n; i++) {
-      double s = 0, sa = 0;
-      for (PetscInt k = 0; k <= PetscMin(i, j); k++) {
-        const double l = k == i ? 1.0 : lu[i + k * n], u = lu[k + j * n];
-        s += l * u;
-        sa += std::fabs(l) * std::fabs(u);
-      }
-      const double e = std::fabs(pa[i + j * n] - s);
-      if (sa > 0) be = std::max(be, e / sa);
-      else if (e > 0) be = INFINITY;
-    }
-  return be;
 }
 
 /* PRECISION_TF32X3 against tf32 on the same matrix, path and schedule: the factors' componentwise backward error
