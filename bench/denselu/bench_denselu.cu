@@ -181,6 +181,7 @@ static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
 }
 
 enum { RBT_SWEEP = 5 };
+static dl::Panel g_lowpanel = dl::PANEL_CUSOLVER; /* -low_panel_cusolver (default true, as MATSOLVERPGX's -mat_pgx_lu_low_panel_cusolver): SetLowPanel */
 static dl::RefineOptions g_ropt = dl::RefineOptionsDefault(); /* -refine_steps, -gmres_m, -gmres_rtol, -gmres_stall, -gmres_stall_rho, -refine_monitor */
 
 struct Config {
@@ -238,6 +239,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetNoPivot(d, cf.nopiv));
   PetscCall(cu::SetRbt(d, cf.rbt, 2013));
   PetscCall(cu::SetPanel(d, cf.panel, cf.wholemax, cf.panelmax));
+  PetscCall(cu::SetLowPanel(d, g_lowpanel));
   PetscCall(cu::SetRefineOptions(d, &g_ropt));
   PetscCall(PGXBenchMedian(reps, [&]() -> PetscErrorCode {
     PetscFunctionBegin;
@@ -514,6 +516,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-gmres_stall", "PGX mixed precisions: the stall rule's window (-mat_pgx_lu_gmres_stall; 0: off)", NULL, g_ropt.gmres_stall, &g_ropt.gmres_stall, NULL));
   PetscCall(PetscOptionsReal("-gmres_stall_rho", "PGX mixed precisions: the stall rule's factor (-mat_pgx_lu_gmres_stall_rho)", NULL, g_ropt.gmres_stall_rho, &g_ropt.gmres_stall_rho, NULL));
   PetscCall(PetscOptionsBool("-gmres_recycle", "PGX mixed precisions: later GMRES-IR steps recycle the first one's Krylov space (-mat_pgx_lu_gmres_recycle)", NULL, g_ropt.gmres_recycle, &g_ropt.gmres_recycle, NULL));
+  {
+    PetscBool lpc = PETSC_TRUE;
+    PetscCall(PetscOptionsBool("-low_panel_cusolver", "PGX mixed precisions: pivoted FP32 panels by cusolverDnSgetrf (SetLowPanel; 0: PGX's, as -mat_pgx_lu_low_panel_cusolver 0)", NULL, lpc, &lpc, NULL));
+    g_lowpanel = lpc ? dl::PANEL_CUSOLVER : dl::PANEL_PGX;
+  }
   PetscCall(PetscOptionsBool("-refine_monitor", "PGX mixed precisions: print the refinement's steps and GMRES iterations (-mat_pgx_lu_refine_monitor)", NULL, g_ropt.monitor, &g_ropt.monitor, NULL));
   PetscOptionsEnd();
   PetscCall(PetscTime(&tstart));

@@ -223,7 +223,7 @@ static PetscErrorCode RbtCompare(const char *kind, PetscInt n, PetscInt nb, Pets
    (FactorBackwardError) is FP32's, below n 2^-24 (gamma_n for FP32 storage and products), and at least 30x smaller
    than tf32's (whose products keep 11 bits); a refined solve of A x = b (and A^T) converges in at most maxsteps plain
    steps without GMRES-IR and without a fallback, backward error < 1 */
-static PetscErrorCode Tf32x3Compare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot np, PetscInt maxsteps)
+static PetscErrorCode Tf32x3Compare(const char *kind, PetscInt n, PetscInt nb, PetscBool lookahead, dl::NoPivot np, PetscInt maxsteps, dl::Panel lowpanel = dl::PANEL_PGX)
 {
   std::vector<double>   a(n * n), b(n), x;
   double                be[2];
@@ -233,7 +233,7 @@ static PetscErrorCode Tf32x3Compare(const char *kind, PetscInt n, PetscInt nb, P
   char                  what[128];
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(what, sizeof(what), "tf32x3 %s n %d nb %d look-ahead %d nopivot %d", kind, (int)n, (int)nb, (int)lookahead, (int)np));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "tf32x3 %s n %d nb %d look-ahead %d nopivot %d%s", kind, (int)n, (int)nb, (int)lookahead, (int)np, lowpanel == dl::PANEL_CUSOLVER ? " cusolverDnSgetrf panels" : ""));
   DenseLUSeed(8100 + n);
   PetscCall(DenseLUMatrix(kind, n, 1e6, a.data()));
   for (auto &v : b) v = DenseLURand();
@@ -248,8 +248,17 @@ static PetscErrorCode Tf32x3Compare(const char *kind, PetscInt n, PetscInt nb, P
     PetscCall(cu::SetLookAhead(d, lookahead));
     PetscCall(cu::SetNoPivot(d, np));
     PetscCall(cu::SetPrecision(d, prec));
+    PetscCall(cu::SetLowPanel(d, lowpanel));
     PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
     CHECK(finite && zc < 0, "%s (%s): zerocol %d finite %d", what, t ? "tf32" : "tf32x3", (int)zc, (int)finite);
+    {
+      PetscInt ncs;
+      PetscBool npused;
+      PetscCall(cu::GetPanelInfo(d, &ncs));
+      PetscCall(cu::GetNoPivotInfo(d, &npused, NULL));
+      const PetscInt expect = lowpanel == dl::PANEL_CUSOLVER && !npused ? (n + nb - 1) / nb : 0;
+      CHECK(ncs == expect, "%s (%s): %d panels by cusolverDnSgetrf, expected %d", what, t ? "tf32" : "tf32x3", (int)ncs, (int)expect);
+    }
     PetscCall(cu::GetFactors(d, lu.data(), piv.data()));
     be[t] = FactorBackwardError(n, a, lu, piv);
     if (!t) {
@@ -520,6 +529,11 @@ int main(int argc, char **argv)
     PetscCall(Tf32x3Compare("random", 777, 256, PETSC_TRUE, dl::NOPIVOT_NEVER, 4));
     PetscCall(Tf32x3Compare("zerolead", 600, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, 4));
     PetscCall(Tf32x3Compare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, 3));
+    /* the pivoted FP32 panels by cusolverDnSgetrf (SetLowPanel; MATSOLVERPGX's default): every panel, the same checks */
+    PetscCall(Tf32x3Compare("random", 1000, 128, PETSC_TRUE, dl::NOPIVOT_NEVER, 4, dl::PANEL_CUSOLVER));
+    PetscCall(Tf32x3Compare("random", 777, 256, PETSC_FALSE, dl::NOPIVOT_NEVER, 4, dl::PANEL_CUSOLVER));
+    PetscCall(Tf32x3Compare("zerolead", 600, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, 4, dl::PANEL_CUSOLVER));
+    PetscCall(Tf32x3Compare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, 3, dl::PANEL_CUSOLVER)); /* no pivot search: no panels */
     if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
     PetscCall(PetscFinalize());

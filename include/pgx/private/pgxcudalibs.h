@@ -63,6 +63,8 @@ typedef cublasStatus_t (*PGXcublasGemmExFn)(cublasHandle_t, cublasOperation_t, c
   X(PGX_CUDALIB_CUSOLVER, cusolverDnSetStream, decltype(&::cusolverDnSetStream)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnDgetrf, decltype(&::cusolverDnDgetrf)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnDgetrf_bufferSize, decltype(&::cusolverDnDgetrf_bufferSize)) \
+  X(PGX_CUDALIB_CUSOLVER, cusolverDnSgetrf, decltype(&::cusolverDnSgetrf)) \
+  X(PGX_CUDALIB_CUSOLVER, cusolverDnSgetrf_bufferSize, decltype(&::cusolverDnSgetrf_bufferSize)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrf, decltype(&::cusolverDnZgetrf)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrf_bufferSize, decltype(&::cusolverDnZgetrf_bufferSize)) \
   X(PGX_CUDALIB_CUSOLVER, cusolverDnZgetrs, decltype(&::cusolverDnZgetrs))
@@ -126,6 +128,8 @@ const Table &Get(PGXCUDALib lib);
 #define cusolverDnSetStream (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnSetStream)
 #define cusolverDnDgetrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnDgetrf)
 #define cusolverDnDgetrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnDgetrf_bufferSize)
+#define cusolverDnSgetrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnSgetrf)
+#define cusolverDnSgetrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnSgetrf_bufferSize)
 #define cusolverDnZgetrf (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrf)
 #define cusolverDnZgetrf_bufferSize (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrf_bufferSize)
 #define cusolverDnZgetrs (::pgx::cudalibs::Get(PGX_CUDALIB_CUSOLVER).cusolverDnZgetrs)

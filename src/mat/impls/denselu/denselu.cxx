@@ -42,6 +42,7 @@ typedef struct {
   kern::Panel     panelreq;   /* -mat_pgx_lu_panel: who factors the pivoted FP64 panels (auto, pgx, cusolver; cuda backend) */
   PetscInt        wholemax;   /* -mat_pgx_lu_cusolver_max: auto factors the whole pivoted FP64 matrix by cusolverDnDgetrf up to this n (0: never) */
   PetscInt        panelmax;   /* -mat_pgx_lu_panel_max: auto factors the pivoted FP64 panels by cusolverDnDgetrf up to this n (0: never) */
+  PetscBool       lowcsp;     /* -mat_pgx_lu_low_panel_cusolver: the pivoted FP32 (mixed) panels by cusolverDnSgetrf (cuda) */
   PetscInt        automin;    /* -mat_pgx_lu_auto_min: precision auto takes tf32 from this n on for row-dominant A (cuda) */
   PetscInt        lasms;     /* -mat_pgx_lu_lookahead_sms: SM count target of the look-ahead stream's cuBLAS calls (0: all) */
   PetscBool       graph;     /* -mat_pgx_lu_graph: cuda factorization captured in a CUDA graph, replayed at the same n */
@@ -180,6 +181,7 @@ static PetscErrorCode MatView_PGXDenseLU(Mat F, PetscViewer viewer)
   if (lu->leafrows) PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread %" PetscInt_FMT ", leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafrows, lu->leafswaps ? "on" : "off"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "panel (cuda): stream priority %s, leaf rows per thread by the default rule, leaf swaps %s\n", lu->priority ? "on" : "off", lu->leafswaps ? "on" : "off"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "path (cuda): %s requested, auto takes the cluster path up to n %" PetscInt_FMT "%s; CUDA graph %s\n", PGXDenseLUPaths[lu->pathreq], lu->clustermax, lu->clustermax ? "" : " (never)", lu->graph ? "on" : "off"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pivoted low-precision panels (cuda): %s\n", lu->lowcsp ? "cusolverDnSgetrf" : "PGX's"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "pivoted FP64 panels (cuda): %s requested; auto: the whole matrix by cusolverDnDgetrf up to n %" PetscInt_FMT ", its panels up to n %" PetscInt_FMT "\n", PGXDenseLUPanels[lu->panelreq], lu->wholemax, lu->panelmax));
 #if PGX_DENSELU_HAVE_CUDA
   if (lu->device == PGX_DEVICE_CUDA && lu->d && lu->nfactor) {
@@ -525,6 +527,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_auto_min", "Smallest n at which -mat_pgx_lu_precision auto factors in tf32 (refined in FP64), when A is diagonally dominant by rows (cuda backend; else double)", "MatGetFactor", lu->automin, &lu->automin, NULL));
   PetscCall(PetscOptionsEnum("-mat_pgx_lu_panel", "Who factors the panels of a pivoted FP64 cuda factorization: auto (cuSOLVER's getrf on the whole matrix up to -mat_pgx_lu_cusolver_max, on the panels up to -mat_pgx_lu_panel_max, else PGX's), pgx, cusolver", "MatGetFactor", PGXDenseLUPanels, (PetscEnum)lu->panelreq, (PetscEnum *)&lu->panelreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_cusolver_max", "Largest n at which -mat_pgx_lu_panel auto (with -mat_pgx_lu_path auto) factors a whole pivoted FP64 matrix by cusolverDnDgetrf (0: never)", "MatGetFactor", lu->wholemax, &lu->wholemax, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_low_panel_cusolver", "Whether cusolverDnSgetrf factors the panels of a pivoted low-precision (FP32 storage) cuda factorization with partial pivoting; else PGX's recursion", "MatGetFactor", lu->lowcsp, &lu->lowcsp, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_panel_max", "Largest n at which -mat_pgx_lu_panel auto factors the panels of a pivoted FP64 matrix by cusolverDnDgetrf (0: never)", "MatGetFactor", lu->panelmax, &lu->panelmax, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_cluster_max", "Largest n at which -mat_pgx_lu_path auto takes the cluster path of the cuda backend (0: never)", "MatGetFactor", lu->clustermax, &lu->clustermax, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_graph", "Capture the cuda factorization in a CUDA graph at its second call and replay it in later factorizations of the same size", "MatGetFactor", lu->graph, &lu->graph, NULL));
@@ -588,6 +591,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetLookAheadSMs(lu->d, lu->lasms));
     PetscCall(kern::cuda::SetPath(lu->d, lu->pathreq, lu->clustermax));
     PetscCall(kern::cuda::SetPanel(lu->d, lu->panelreq, lu->wholemax, lu->panelmax));
+    PetscCall(kern::cuda::SetLowPanel(lu->d, lu->lowcsp ? kern::PANEL_CUSOLVER : kern::PANEL_PGX));
     PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
@@ -629,9 +633,13 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   paths, PGX's recursion and leaf kernels or cusolverDnDgetrf on the panel (the same pivots; the interchanges
   elsewhere, the trailing updates and the look-ahead stay PGX's); auto: the whole matrix by cusolverDnDgetrf up to
   -mat_pgx_lu_cusolver_max, cuSOLVER's panels up to -mat_pgx_lu_panel_max, PGX's above (factorizations without
-  pivoting and the low precisions always take PGX's panels)
+  pivoting take PGX's panels; the low precisions': -mat_pgx_lu_low_panel_cusolver)
 . -mat_pgx_lu_cusolver_max <n> - largest n at which auto factors a whole pivoted FP64 matrix by cusolverDnDgetrf
   (default 8192, measured on an H200: 1.1-1.6x faster than PGX's pivoted panels there; 0: never)
+. -mat_pgx_lu_low_panel_cusolver <bool> - cuda, low precisions (FP32 storage) with partial pivoting: each panel by
+  cusolverDnSgetrf (default true) instead of PGX's recursion, whose one grid synchronization per column bounds the
+  factorization below n = 16384 (H200, tf32x3 on the random matrix: 1024 0.60x -> 0.86x, 4096 0.79x -> 1.00x, 16384
+  1.07x -> 1.14x of cuSOLVER's FP64 getrf + getrs, forty-first session)
 . -mat_pgx_lu_panel_max <n> - largest n at which auto factors the pivoted FP64 panels by cusolverDnDgetrf (default 0,
   never: measured no faster than PGX's panels above 8192)
 . -mat_pgx_lu_cluster_max <n> - largest n at which auto takes the cluster path (default 4096, measured on an H100: 7-22% faster than blocked from 256 to 4096; 0: never)
@@ -703,9 +711,11 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   The user's matrix is not modified. Log events PGXDenseLUFactor and PGXDenseLUSolve.
   A mixed-precision solve is accepted when every column has ||b - A x||_inf <= sqrt(n) eps ||A||_inf ||x||_inf
   (LAPACK dsgesv's test: the backward error of FP64 LU); a step that does not reduce the residual tenfold
-  switches plain refinement to GMRES-IR, and ends GMRES-IR in the FP64 fallback (-info says so and why); so do a
+  switches plain refinement to GMRES-IR (tf32x3: judged from the second plain step on, as the first, from x = 0,
+  measures no rate), and ends GMRES-IR in the FP64 fallback (-info says so and why); so do a
   rate that would not reach the test within 20 steps ("too slow") and a GMRES-IR correction whose Krylov residual
-  fell less than 2x over 10 iterations ("GMRES-IR stalled"), so that a failing attempt costs little.
+  fell less than 2x over 20 iterations ("GMRES-IR stalled", -mat_pgx_lu_gmres_stall), so that a failing attempt
+  costs little.
 
   Level: beginner
 
@@ -752,6 +762,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
      panels above */
   lu->wholemax               = 8192;
   lu->panelmax               = 0;
+  lu->lowcsp                 = PETSC_TRUE;
   lu->clustermax             = 4096; /* measured on the H100 (bench/results, sixth session): the cluster path is 7-22% faster than blocked for 256 <= n <= 4096 */
   lu->precreq                = kern::PRECISION_DOUBLE;
   lu->ropt                   = kern::RefineOptionsDefault();

@@ -291,6 +291,10 @@ PetscErrorCode SetPath(Data *, Path path, PetscInt clustermax);
 /* Who factors the pivoted FP64 panels (Panel above); AUTO takes cuSOLVER's panel for panelmin <= n <= panelmax
    (panelmax 0: never) */
 PetscErrorCode SetPanel(Data *, Panel panel, PetscInt panelmin, PetscInt panelmax);
+/* Who factors the pivoted panels of the FP32 (mixed-precision) factorizations with partial pivoting: PANEL_PGX (the
+   default: PGX's recursion and leaves) or PANEL_CUSOLVER (cusolverDnSgetrf on each m x kb panel, its pivots made
+   PGX's, as SetPanel's FP64 panels) */
+PetscErrorCode SetLowPanel(Data *, Panel panel);
 /* How many panels of the last factorization cusolverDnDgetrf factored */
 PetscErrorCode GetPanelInfo(const Data *, PetscInt *ncusolver);
 /* Look-ahead: the rest of each trailing update (second stream) runs its cuBLAS kernels on at most sms SMs

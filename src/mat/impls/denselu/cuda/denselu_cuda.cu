@@ -124,6 +124,8 @@ struct Data {
   pgx::cuda::DeviceArray<double> cswork;               /* cusolverDnDgetrf's workspace */
   pgx::cuda::DeviceArray<int>    csinfo;               /* cusolverDnDgetrf's info */
   int                           csn       = -1;        /* the n cswork was sized for */
+  int                           cst       = 0;         /* ... and the size of its scalar (8: cusolverDnDgetrf, 4: cusolverDnSgetrf) */
+  Panel                         lowpanel  = PANEL_PGX; /* SetLowPanel: the FP32 (mixed) factorizations' pivoted panels by cusolverDnSgetrf (CUSOLVER) or PGX's */
   PetscInt                      clustermax = 0;       /* AUTO: cluster path for nsmall < n <= clustermax (0: never) */
   bool                          oncluster = false;    /* the running factorization takes the cluster path */
   int                           nclusterleaf = 0, clusterblocks = 0; /* cluster leaves of the last factorization, largest cluster */
@@ -1590,13 +1592,15 @@ static Path ResolvePath(const Data *d, int n, bool *cspanel)
   if (path == PATH_AUTO) path = n <= d->nsmall && !d->nopiv ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
   if (path == PATH_CUSOLVER && !pivd) path = PATH_BLOCKED;
   *cspanel = pivd && path != PATH_FUSED && path != PATH_CUSOLVER && (d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && n <= d->panelmax));
+  if (sizeof(T) == sizeof(float)) *cspanel = !d->nopiv && path != PATH_FUSED && path != PATH_CUSOLVER && d->lowpanel == PANEL_CUSOLVER && d->pivoting == PIVOTING_PARTIAL; /* SetLowPanel */
   return path;
 }
 
 /* cusolverDnDgetrf on the m x kb block at row and column k of the n x n FP64 matrix a (a panel, or with k 0 and kb n
    the whole matrix) on stream s, then its pivots made PGX's and a zero pivot recorded (CusolverPivKernel). The handle
    and the workspace come from CusolverBuffers, before the factorization's first launch */
-static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, double *a, int n, int k, int kb)
+template <class T>
+static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, T *a, int n, int k, int kb)
 {
   int tok;
 
@@ -1604,7 +1608,8 @@ static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, double *a, int n, i
   PetscCheck(d->hs && d->csinfo.size() >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: cuSOLVER panel without its handle and buffers");
   PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
   PGXCallCUSOLVER(cusolverDnSetStream(d->hs, s));
-  PGXCallCUSOLVER(cusolverDnDgetrf(d->hs, n - k, kb, a + k + (size_t)k * n, n, d->cswork.data(), d->ipiv.data() + k, d->csinfo.data()));
+  if constexpr (std::is_same<T, double>::value) PGXCallCUSOLVER(cusolverDnDgetrf(d->hs, n - k, kb, a + k + (size_t)k * n, n, d->cswork.data(), d->ipiv.data() + k, d->csinfo.data()));
+  else PGXCallCUSOLVER(cusolverDnSgetrf(d->hs, n - k, kb, a + k + (size_t)k * n, n, (float *)d->cswork.data(), d->ipiv.data() + k, d->csinfo.data()));
   CusolverPivKernel<<<(kb + 255) / 256, 256, 0, s>>>(kb, d->ipiv.data() + k, k, d->csinfo.data(), d->flag.data());
   PGXCheckLaunch("denselu CusolverPivKernel");
   PetscCall(ProfEnd(d, s, tok));
@@ -1615,19 +1620,26 @@ static PetscErrorCode CusolverPanel(Data *d, cudaStream_t s, double *a, int n, i
 /* The handle and the workspace of cusolverDnDgetrf for the panels (n x kb, kb <= DENSELU_NBMAX) and the whole matrix
    of the n x n FP64 matrix a: before the factorization's first launch (cusolverDnCreate and cudaMalloc synchronize);
    queried again only when n changes */
-static PetscErrorCode CusolverBuffers(Data *d, double *a, int n)
+template <class T>
+static PetscErrorCode CusolverBuffers(Data *d, T *a, int n)
 {
   int l1 = 0, l2 = 0;
 
   PetscFunctionBegin;
   if (!d->hs) PGXCallCUSOLVER(cusolverDnCreate(&d->hs));
-  if (d->csn == n) PetscFunctionReturn(PETSC_SUCCESS);
-  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, n, a, n, &l1));
-  PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, PetscMin(n, DENSELU_NBMAX), a, n, &l2));
+  if (d->csn == n && d->cst == (int)sizeof(T)) PetscFunctionReturn(PETSC_SUCCESS);
+  if constexpr (std::is_same<T, double>::value) {
+    PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, n, a, n, &l1));
+    PGXCallCUSOLVER(cusolverDnDgetrf_bufferSize(d->hs, n, PetscMin(n, DENSELU_NBMAX), a, n, &l2));
+  } else { /* FP32 panels only (SetLowPanel); the workspace in floats, held by the double array */
+    PGXCallCUSOLVER(cusolverDnSgetrf_bufferSize(d->hs, n, PetscMin(n, DENSELU_NBMAX), a, n, &l2));
+    l2 = (l2 + 1) / 2;
+  }
   const size_t lw = (size_t)PetscMax(1, PetscMax(l1, l2));
   if (d->cswork.size() < lw) PetscCall(d->cswork.resize(lw));
   if (d->csinfo.size() < 1) PetscCall(d->csinfo.resize(1));
   d->csn = n;
+  d->cst = (int)sizeof(T);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1638,14 +1650,12 @@ template <class T>
 static PetscErrorCode FactorPanel(Data *d, T *a, int n, int k, int kb, Precision prec)
 {
   PetscFunctionBegin;
-  if constexpr (std::is_same<T, double>::value) {
-    if (d->cspanel) {
-      cublasHandle_t h;
-      cudaStream_t   s;
-      PetscCall(WorkStream(d, &s, &h));
-      PetscCall(CusolverPanel(d, s, a, n, k, kb));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  if (d->cspanel) {
+    cublasHandle_t h;
+    cudaStream_t   s;
+    PetscCall(WorkStream(d, &s, &h));
+    PetscCall(CusolverPanel<T>(d, s, a, n, k, kb));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PanelRecursive<T>(d, a, n, k, kb, prec, k, kb));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1757,9 +1767,9 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
   d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = d->ncspanel = 0;
-  if constexpr (std::is_same<T, double>::value) {
+  {
     bool csp;
-    if (ResolvePath<T>(d, (int)d->n, &csp) == PATH_CUSOLVER || csp) PetscCall(CusolverBuffers(d, a, (int)d->n));
+    if (ResolvePath<T>(d, (int)d->n, &csp) == PATH_CUSOLVER || csp) PetscCall(CusolverBuffers<T>(d, a, (int)d->n));
   }
   if (d->pivoting == PIVOTING_TOURNAMENT && sizeof(T) == sizeof(float)) PetscCall(TournamentBuffers(d, s, (int)d->n));
   if (d->coop) { /* the cooperative leaf's candidate buffers, once (a later resize would synchronize) */
@@ -2226,6 +2236,15 @@ PetscErrorCode SetPanel(Data *d, Panel panel, PetscInt wholemax, PetscInt panelm
   d->panelreq = panel;
   d->wholemax = wholemax;
   d->panelmax = panelmax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetLowPanel(Data *d, Panel panel)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  PetscCheck(panel == PANEL_PGX || panel == PANEL_CUSOLVER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "denselu cuda: the low-precision panels are PGX's or cuSOLVER's, not %d", (int)panel);
+  d->lowpanel = panel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
