@@ -124,6 +124,14 @@ typedef enum {
   PANEL_CUSOLVER
 } Panel;
 
+/* The refinement's options for factors in precision p, the one place where a precision changes them: tf32x3's
+   FP32-accurate factors judge the switch to GMRES-IR from the second plain step on (RefineOptions::plain_min) */
+static inline RefineOptions RefineOptionsFor(RefineOptions o, Precision p)
+{
+  if (p == PRECISION_TF32X3) o.plain_min = 2;
+  return o;
+}
+
 namespace reference
 {
 /* In-place blocked LU of a (n x n, leading dimension lda) with block size nb >= 1; ipiv[n] as above;

@@ -2895,9 +2895,7 @@ PetscErrorCode Solve(Data *d, PetscBool transpose, PetscInt nrhs, PetscScalar *d
     ops.ldb = (int)ldb;
     ops.s   = s;
     PetscCall(PGXCUDAGetCUBLAS(&ops.h));
-    RefineOptions o = d->ropt;
-    if (!d->dblvalid && d->used == PRECISION_TF32X3) o.plain_min = 2; /* FP32-accurate factors: see RefineOptions */
-    PetscCall(Refine(ops, o, res));
+    PetscCall(Refine(ops, RefineOptionsFor(d->ropt, d->dblvalid ? PRECISION_DOUBLE : d->used), res));
     if (res->converged) {
       PGXCallCUDA(cudaMemcpy2DAsync(d_b, ldb * sizeof(double), d->X.data(), n * sizeof(double), n * sizeof(double), k, cudaMemcpyDeviceToDevice, s));
       PetscCall(ProfCollect(d));

@@ -685,7 +685,7 @@ PetscErrorCode MixedFactor(Mixed *mx, PetscInt n, const PetscScalar *a, PetscInt
 PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscScalar *b, PetscInt ldb, const RefineOptions *opt, RefineResult *res)
 {
   const PetscInt      n = mx->n;
-  RefineOptions o = opt ? *opt : RefineOptionsDefault();
+  const RefineOptions o = RefineOptionsFor(opt ? *opt : RefineOptionsDefault(), mx->used);
   std::vector<double> B((size_t)n * nrhs);
 
   PetscFunctionBegin;
@@ -703,7 +703,6 @@ PetscErrorCode MixedSolve(Mixed *mx, PetscBool transpose, PetscInt nrhs, PetscSc
     ops.n  = n;
     ops.k  = nrhs;
     ops.B  = B.data();
-    if (mx->used == PRECISION_TF32X3) o.plain_min = 2; /* FP32-accurate factors: see RefineOptions */
     PetscCall(Refine(ops, o, res));
     if (res->converged) {
       for (PetscInt c = 0; c < nrhs; c++)
