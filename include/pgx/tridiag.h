@@ -80,6 +80,10 @@ PETSC_EXTERN PetscErrorCode PGXTridiagSetLayout(PGXTridiag, PGXTridiagLayout);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag, PetscInt, const PetscInt[]);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag, const PetscScalar[], const PetscScalar[], const PetscScalar[], PGXTridiagPivotInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSolve(PGXTridiag, PetscScalar, const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[]);
+/* y = alpha P^{-1} (B x) + beta w with B in DIA storage (pgx/private/pgxdia.h: ndiag increasing offsets, val[d n + i]
+   = B(i, i + off[d])); on cuda with the tiled layout and no long blocks one pass forms B x as the solve reads it
+   (*fused true), otherwise t = B x first (t: n entries of work; may be NULL where fused) */
+PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIA(PGXTridiag, PetscScalar, PetscInt, const PetscInt[], const PetscScalar[], const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[], PetscScalar[], PetscBool *);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetInfo(PGXTridiag, PGXTridiagInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetDeviceType(PGXTridiag, PGXDeviceType *);
 /* Bytes the solve moves through DRAM in the model used by the benchmarks: 3 factors + r + y per row

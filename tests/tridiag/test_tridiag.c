@@ -5,7 +5,11 @@
                   -big rows) against LAPACK's dense gesv per block (the big block: residual and a textbook
                   Thomas solve), for several thresholds (partitions and recursion)
    -mode pivot  : a zero pivot (and a NaN) is reported with its block and row
-   -mode cuda   : the cuda backend equals the reference on the same random input to 1e-12 (needs a GPU)
+   -mode dia    : PGXTridiagSolveDIA() (y = alpha P^{-1} (B x) + beta w, B in DIA) against B x formed here and
+                  PGXTridiagSolve(), offsets that reach past both ends, several thresholds; its argument checks
+   -mode cuda   : the cuda backend equals the reference on the same random input to 1e-12 (needs a GPU); so does
+                  PGXTridiagSolveDIA(), fused into one pass in the tiled layout without long blocks (and there
+                  equal to the cuda product followed by the cuda solve)
    Prints "all checks passed" when every check holds; exits non-zero otherwise. */
 #include <pgx/tridiag.h>
 #include <pgx/private/pgximpl.h>
@@ -225,7 +229,147 @@ static PetscErrorCode TestPivot(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A random DIA matrix B of n rows on the offsets off[] (values zero where row + off is outside [0, n), as pgxdia.h
+   stores them) and B x formed the way its contract says (increasing d) */
+static const PetscInt diaoff[] = {-1001, -37, -1, 2, 40, 999};
+#define NDIAOFF ((PetscInt)(sizeof(diaoff) / sizeof(diaoff[0])))
+static PetscErrorCode RandomDIA(PetscInt n, PetscScalar **val, PetscScalar **x, PetscScalar **bx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(NDIAOFF * n, val, n, x, n, bx));
+  for (PetscInt d = 0; d < NDIAOFF; d++)
+    for (PetscInt i = 0; i < n; i++) (*val)[d * n + i] = i + diaoff[d] >= 0 && i + diaoff[d] < n ? RandScalar() : 0.0;
+  for (PetscInt i = 0; i < n; i++) (*x)[i] = RandScalar();
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = 0;
+    for (PetscInt d = 0; d < NDIAOFF; d++)
+      if (i + diaoff[d] >= 0 && i + diaoff[d] < n) s += (*val)[d * n + i] * (*x)[i + diaoff[d]];
+    (*bx)[i] = s;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestDIA(PetscInt nb, PetscInt maxsize, PetscInt big)
+{
+  PetscInt       *off, n = 0;
+  PetscScalar    *dl, *d, *du, *r, *w, *val, *x, *bx, *t, *y1, *y2;
+  const PetscInt  thrs[] = {0, 7, 1000};
+
+  PetscFunctionBegin;
+  PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
+  PetscCall(RandomDIA(n, &val, &x, &bx));
+  PetscCall(PetscMalloc4(n, &w, n, &t, n, &y1, n, &y2));
+  for (PetscInt i = 0; i < n; i++) w[i] = RandScalar();
+  for (size_t k = 0; k < sizeof(thrs) / sizeof(thrs[0]); k++) {
+    PGXTridiag          T;
+    PGXTridiagPivotInfo info;
+    PetscBool           fused = PETSC_TRUE;
+    PetscReal           err = 0, ynorm = 0;
+    PetscScalar         alpha = -0.7, beta = 0.3;
+    PetscCall(Build(PGX_DEVICE_HOST, thrs[k], nb, off, dl, d, du, &T, &info));
+    CHECK(!info.failed, "dia: pivot failure\n");
+    PetscCall(PGXTridiagSolve(T, alpha, bx, beta, w, y1));
+    for (PetscInt i = 0; i < n; i++) y2[i] = NAN;
+    PetscCall(PGXTridiagSolveDIA(T, alpha, NDIAOFF, diaoff, val, x, beta, w, t, y2, &fused));
+    for (PetscInt i = 0; i < n; i++) {
+      err   = PetscMax(err, PetscIsInfOrNanScalar(y2[i]) ? PETSC_INFINITY : PetscAbsScalar(y2[i] - y1[i]));
+      ynorm = PetscMax(ynorm, PetscAbsScalar(y1[i]));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "dia (%s): n %d threshold %d, %d diagonals: fused %d, max |SolveDIA - Solve(B x)| = %g (|y| %g)\n", PGXTridiagLayouts[layout], (int)n, (int)thrs[k], (int)NDIAOFF, (int)fused, (double)err, (double)ynorm));
+    CHECK(!fused, "dia: the host backend reported a fused pass\n");
+    CHECK(err <= 1e-14 * (1 + ynorm), "dia (threshold %d): max difference %g\n", (int)thrs[k], (double)err);
+    { /* argument checks: y aliasing x, offsets not increasing, no work array where the pass is not fused */
+      const PetscInt bad[] = {3, 3};
+      PetscErrorCode ierr;
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = PGXTridiagSolveDIA(T, alpha, NDIAOFF, diaoff, val, x, beta, w, t, x, NULL);
+      CHECK(ierr == PETSC_ERR_ARG_IDN, "dia: y aliasing x gave error %d, expected PETSC_ERR_ARG_IDN\n", (int)ierr);
+      ierr = PGXTridiagSolveDIA(T, alpha, 2, bad, val, x, beta, w, t, y2, NULL);
+      CHECK(ierr == PETSC_ERR_ARG_WRONG, "dia: repeated offsets gave error %d, expected PETSC_ERR_ARG_WRONG\n", (int)ierr);
+      ierr = PGXTridiagSolveDIA(T, alpha, NDIAOFF, diaoff, val, x, beta, w, NULL, y2, NULL);
+      CHECK(ierr == PETSC_ERR_ARG_NULL, "dia: no work array gave error %d, expected PETSC_ERR_ARG_NULL\n", (int)ierr);
+      ierr = PGXTridiagSolveDIA(T, alpha, 33, diaoff, val, x, beta, w, t, y2, NULL);
+      CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "dia: 33 diagonals gave error %d, expected PETSC_ERR_ARG_OUTOFRANGE\n", (int)ierr);
+      PetscCall(PetscPopErrorHandler());
+    }
+    PetscCall(PGXTridiagDestroy(&T));
+  }
+  PetscCall(PetscFree4(w, t, y1, y2));
+  PetscCall(PetscFree3(val, x, bx));
+  PetscCall(PetscFree4(dl, d, du, r));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if PGX_HAVE_CUDA
+/* PGXTridiagSolveDIA() on cuda against the host backend; fused exactly where the layout is tiled without long blocks,
+   and then equal to cuda's product followed by cuda's solve. Odd thresholds put x, w and y at an odd offset (8-byte
+   but not 16-byte aligned: the kernel's scalar loads and stores). */
+static PetscErrorCode TestCUDADIA(PetscInt nb, PetscInt maxsize, PetscInt big)
+{
+  PetscInt       *off, n = 0;
+  PetscScalar    *dl, *d, *du, *r, *w, *val, *x, *bx, *yh, *yd, *yu, *th;
+  PetscScalar    *d_w, *d_val, *d_x, *d_t, *d_y;
+  const PetscInt  thrs[] = {0, 7, 1000, 999};
+
+  PetscFunctionBegin;
+  PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
+  PetscCall(RandomDIA(n, &val, &x, &bx));
+  PetscCall(PetscMalloc5(n, &w, n, &yh, n, &yd, n, &yu, n, &th));
+  for (PetscInt i = 0; i < n; i++) w[i] = RandScalar();
+  PetscCall(PGXDeviceMallocArray(n + 1, &d_w));
+  PetscCall(PGXDeviceMallocArray(NDIAOFF * n, &d_val));
+  PetscCall(PGXDeviceMallocArray(n + 1, &d_x));
+  PetscCall(PGXDeviceMallocArray(n + 1, &d_t));
+  PetscCall(PGXDeviceMallocArray(n + 1, &d_y));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_val, val, NDIAOFF * n));
+  for (size_t k = 0; k < sizeof(thrs) / sizeof(thrs[0]); k++) {
+    const PetscInt      mis = thrs[k] % 2;
+    PGXTridiag          Th, Td;
+    PGXTridiagPivotInfo ih, id;
+    PGXTridiagInfo      ti;
+    PetscBool           fused;
+    PetscReal           err = 0, erru = 0, ynorm = 0;
+    PetscScalar         alpha = -0.7, beta = 0.3;
+    PetscCall(Build(PGX_DEVICE_HOST, thrs[k], nb, off, dl, d, du, &Th, &ih));
+    PetscCall(Build(PGX_DEVICE_CUDA, thrs[k], nb, off, dl, d, du, &Td, &id));
+    PetscCall(PGXTridiagGetInfo(Td, &ti));
+    PetscCall(PGXDeviceCopyArrayToDevice(d_w + mis, w, n));
+    PetscCall(PGXDeviceCopyArrayToDevice(d_x + mis, x, n));
+    PetscCall(PGXTridiagSolveDIA(Th, alpha, NDIAOFF, diaoff, val, x, beta, w, th, yh, NULL));
+    PetscCall(PGXDeviceMemset(d_y, 0xff, (n + 1) * sizeof(PetscScalar)));
+    PetscCall(PGXTridiagSolveDIA(Td, alpha, NDIAOFF, diaoff, d_val, d_x + mis, beta, d_w + mis, d_t, d_y + mis, &fused));
+    PetscCall(PGXDeviceCopyArrayToHost(yd, d_y + mis, n));
+    /* against the two steps: B x (formed here) solved by cuda's PGXTridiagSolve (in the interleaved layout the call
+       above took cuda's own product and solve, checked against the reference) */
+    PetscCall(PGXDeviceCopyArrayToDevice(d_t, bx, n));
+    PetscCall(PGXTridiagSolve(Td, alpha, d_t, beta, d_w + mis, d_y + mis));
+    PetscCall(PGXDeviceCopyArrayToHost(yu, d_y + mis, n));
+    PetscCall(PGXDeviceSynchronize());
+    for (PetscInt i = 0; i < n; i++) {
+      err   = PetscMax(err, PetscIsInfOrNanScalar(yd[i]) ? PETSC_INFINITY : PetscAbsScalar(yd[i] - yh[i]));
+      erru  = PetscMax(erru, PetscIsInfOrNanScalar(yd[i]) ? PETSC_INFINITY : PetscAbsScalar(yd[i] - yu[i]));
+      ynorm = PetscMax(ynorm, PetscAbsScalar(yh[i]));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda dia (%s): n %d threshold %d (%d long), offset %d: fused %d, max |cuda - reference| = %g, max |fused - (B x, then the solve)| = %g\n", PGXTridiagLayouts[layout], (int)n, (int)ti.threshold, (int)ti.nlong, (int)mis, (int)fused, (double)err, (double)erru));
+    CHECK(fused == (PetscBool)(layout == PGX_TRIDIAG_LAYOUT_TILED && !ti.nlong), "cuda dia: fused %d in the %s layout with %d long blocks\n", (int)fused, PGXTridiagLayouts[layout], (int)ti.nlong);
+    CHECK(err <= 1e-12 * (1 + ynorm), "cuda dia (threshold %d): max difference to the reference %g\n", (int)ti.threshold, (double)err);
+    CHECK(erru <= 1e-13 * (1 + ynorm), "cuda dia (threshold %d): max difference to the product then the solve %g\n", (int)ti.threshold, (double)erru);
+    PetscCall(PGXTridiagDestroy(&Th));
+    PetscCall(PGXTridiagDestroy(&Td));
+  }
+  PetscCall(PGXDeviceFree(&d_w));
+  PetscCall(PGXDeviceFree(&d_val));
+  PetscCall(PGXDeviceFree(&d_x));
+  PetscCall(PGXDeviceFree(&d_t));
+  PetscCall(PGXDeviceFree(&d_y));
+  PetscCall(PetscFree5(w, yh, yd, yu, th));
+  PetscCall(PetscFree3(val, x, bx));
+  PetscCall(PetscFree4(dl, d, du, r));
+  PetscCall(PetscFree(off));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
   PetscInt       *off, n = 0;
@@ -305,9 +449,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "hand")) PetscCall(TestHand());
     else if (!strcmp(mode, "dense")) PetscCall(TestDense(nb, maxsize, big));
     else if (!strcmp(mode, "pivot")) PetscCall(TestPivot());
+    else if (!strcmp(mode, "dia")) PetscCall(TestDIA(nb, maxsize, big));
     else if (!strcmp(mode, "cuda")) {
   #if PGX_HAVE_CUDA
       PetscCall(TestCUDA(nb, maxsize, big));
+      PetscCall(TestCUDADIA(nb, maxsize, big));
+      if (big) PetscCall(TestCUDADIA(nb, maxsize, 0)); /* no block longer than the tiled layout's threshold: fused */
   #else
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mode cuda needs PGX built with CUDA");
   #endif

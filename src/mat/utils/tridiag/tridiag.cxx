@@ -630,6 +630,81 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
 }
 
 /*@C
+  PGXTridiagSolveDIA - Computes y = alpha P^{-1} (B x) + beta w, with B in DIA storage (include/pgx/private/pgxdia.h):
+  the solve's right-hand side formed as it is read, in one pass where the layout allows.
+
+  Not Collective
+
+  Input Parameters:
++ T     - the solver, set up
+. alpha - scale of the solution
+. ndiag - diagonals of B (at most 32)
+. off   - their offsets (column - row), increasing (host array)
+. val   - B's values, val[d * n + i] = B(i, i + off[d]) (zero where B has no entry), in the backend's memory
+. x     - n entries in the backend's memory; must not alias y
+. beta  - scale of w
+. w     - n entries in the backend's memory, or NULL
+- t     - n entries of work in the backend's memory (used where the pass is not fused; may be NULL where it is,
+          `fused` says)
+
+  Output Parameters:
++ y     - n entries in the backend's memory; must not alias x or w
+- fused - (may be NULL) whether one pass did it: cuda, the tiled layout, and no block longer than the threshold.
+          Otherwise t = B x is formed first and `PGXTridiagSolve()` takes it (the host backend always).
+
+  Level: developer
+
+  Note:
+  Row i of B x sums val[d * n + i] x[i + off[d]] in increasing d over the d with i + off[d] in [0, n), in both
+  paths, so the fused pass and the two steps give the same result.
+
+.seealso: `PGXTridiagSolve()`, `PCAIPS`
+@*/
+PetscErrorCode PGXTridiagSolveDIA(PGXTridiag T, PetscScalar alpha, PetscInt ndiag, const PetscInt off[], const PetscScalar val[], const PetscScalar x[], PetscScalar beta, const PetscScalar w[], PetscScalar t[], PetscScalar y[], PetscBool *fused)
+{
+  K::DIA     B;
+  const bool cuda = T->type == PGX_DEVICE_CUDA;
+
+  PetscFunctionBegin;
+  PetscCheck(T->numeric, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXTridiagSolveDIA() needs a successful PGXTridiagSetUpNumeric()");
+  PetscCheck(ndiag >= 0 && ndiag <= K::DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXTridiagSolveDIA(): %" PetscInt_FMT " diagonals, at most %d", ndiag, K::DIA_MAXDIAG);
+  PetscCheck(!T->n || (x != y && w != y), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolveDIA(): y must not alias x or w");
+  B.ndiag = ndiag;
+  for (PetscInt d = 0; d < K::DIA_MAXDIAG; d++) B.off[d] = d < ndiag ? off[d] : 0;
+  for (PetscInt d = 1; d < ndiag; d++) PetscCheck(off[d] > off[d - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagSolveDIA(): offsets not increasing at %" PetscInt_FMT, d);
+  B.val = val;
+  B.x   = x;
+  const bool one = cuda && T->layout == PGX_TRIDIAG_LAYOUT_TILED && T->seprow.empty();
+  if (fused) *fused = one ? PETSC_TRUE : PETSC_FALSE;
+  if (one) {
+#if PGX_HAVE_CUDA
+    K::Batch b;
+    b.tiled        = 1;
+    b.tile_threads = T->tile_threads;
+    b.n            = T->n;
+    b.nchunks      = (PetscInt)T->chunks.size();
+    b.chunks       = T->d_chunks.d;
+    b.bstart       = T->d_bstart.d;
+    b.fl           = T->d_fl.d;
+    b.finv         = T->d_finv.d;
+    b.fu           = T->d_fu.d;
+    b.smem         = T->smem;
+    PetscCall(K::cuda::batch_solve_dia(b, alpha, B, beta, w, y));
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(!T->n || t, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "PGXTridiagSolveDIA(): this layout needs the work array t");
+  PetscCheck(!T->n || (t != x && t != y && t != w), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolveDIA(): t must not alias x, y or w");
+  if (cuda) {
+#if PGX_HAVE_CUDA
+    PetscCall(K::cuda::dia_product(T->n, B, t));
+#endif
+  } else K::reference::dia_product(T->n, B, t);
+  PetscCall(PGXTridiagSolve(T, alpha, t, beta, w, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXTridiagGetInfo - Layout statistics: block sizes, groups, chunks, long blocks, levels.
 
   Not Collective

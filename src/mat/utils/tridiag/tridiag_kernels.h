@@ -94,8 +94,22 @@ struct Long {
   const Scalar      *G, *H;
 };
 
+/* The right-hand side of a fused solve (PGXTridiagSolveDIA()): r = B x for B in pgxdia.h's DIA storage, val[d * n + i]
+   = B(i, i + off[d]) (ndiag <= DIA_MAXDIAG diagonals, offsets increasing; val and x in the backend's memory, the
+   offsets here, passed to the kernels by value). Row i of r sums, in increasing d, val[d * n + i] x[i + off[d]] over
+   the d with i + off[d] in [0, n): the order of PGXDIARow(). */
+constexpr int DIA_MAXDIAG = 32;
+struct DIA {
+  PetscInt      ndiag;
+  PetscInt      off[DIA_MAXDIAG];
+  const Scalar *val;
+  const Scalar *x;
+};
+
 namespace reference
 {
+/* t = B x (the fused solve's right-hand side, as the cuda kernel forms it row by row) */
+void dia_product(PetscInt n, const DIA &, PetscScalar *t);
 /* scalars of work batch_solve() needs (the largest chunk: size * nblk interleaved, size tiled) */
 PetscInt batch_work(const Batch &);
 /* z: batch_work() scalars, allocated once by the caller */
@@ -107,6 +121,11 @@ void correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar
 namespace cuda
 {
 PetscErrorCode batch_solve(const Batch &, Scalar alpha, const Scalar *r, Scalar beta, const Scalar *w, Scalar *y);
+/* t = B x */
+PetscErrorCode dia_product(PetscInt n, const DIA &, Scalar *t);
+/* y = alpha P^{-1} (B x) + beta w in one pass: tiled layout, every chunk a tile of whole blocks (epilogue 1, no long
+   blocks); x must not alias y (other tiles read x while this one writes y) */
+PetscErrorCode batch_solve_dia(const Batch &, Scalar alpha, const DIA &, Scalar beta, const Scalar *w, Scalar *y);
 PetscErrorCode reduced_rhs(const Long &, const Scalar *r, const Scalar *y, Scalar *rs);
 PetscErrorCode correct(const Long &, const Scalar *xs, Scalar alpha, Scalar beta, const Scalar *w, Scalar *y);
 } // namespace cuda

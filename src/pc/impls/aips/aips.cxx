@@ -33,6 +33,7 @@ typedef struct {
   PetscBool     estimate;  /* estimate rho(P^{-1} R) at setup (-pc_aips_estimate_radius) */
   PGXDeviceType devreq;    /* -pgx_device as requested (auto: the package default) */
   PCAIPSRemainderFormat rformat; /* cuda: storage of R's diagonal block on the device (-pc_aips_remainder_format) */
+  PetscBool     fuse;      /* cuda: each product with R formed inside the tridiagonal solve that takes it (-pc_aips_fused_remainder) */
   /* setup */
   PGXDeviceType       dev;     /* resolved backend */
   PetscInt            n;       /* local rows */
@@ -70,6 +71,8 @@ typedef struct {
   PetscScalar     *d_oval;
   PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
   PGXGhost         ghost;    /* the ghost exchange (src/sys/ghost.cxx) */
+  PetscInt         nfused, nunfused; /* products with R of the device applies: fused into the solve, or not */
+  PetscBool        tilednolong;      /* T's layout is tiled without long blocks: PGXTridiagSolveDIA() is one pass */
 } PC_AIPS;
 
 /* frees the off-diagonal block and the ghost exchange (cuda, several ranks) */
@@ -378,11 +381,27 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
   PetscCall(PetscLogGpuTimeBegin());
   if (!aips->order) PetscCall(PGXTridiagSolve(aips->T, omega, x, 0.0, NULL, y));
   else {
+    /* fused: y_{k+1} = y0 - P^{-1} (R y_k) in one pass (R's diagonal block in DIA, one rank, a tiled solver without
+       long blocks). The pass reads y_k's neighbours while it writes y_{k+1}, so the iterates alternate between y
+       and d_t, the last one landing in y */
+    const PetscBool    fuse = (PetscBool)(aips->fuse && aips->ndiag && !aips->ghost && aips->tilednolong);
+    const PetscScalar *src  = aips->d_y0;
     PetscCall(PGXTridiagSolve(aips->T, 1.0, x, 0.0, NULL, aips->d_y0));
     for (PetscInt k = 1; k <= aips->order; k++) {
       const PetscBool last = (PetscBool)(k == aips->order);
-      PetscCall(PCAIPSRemainderDevice(pc, k == 1 ? aips->d_y0 : y, aips->d_t));
-      PetscCall(PGXTridiagSolve(aips->T, last ? -omega : -1.0, aips->d_t, last ? omega : 1.0, aips->d_y0, y));
+      if (fuse) {
+        PetscScalar *out = (aips->order - k) % 2 ? aips->d_t : y;
+        PetscBool    fused;
+        PetscCall(PGXTridiagSolveDIA(aips->T, last ? -omega : -1.0, aips->ndiag, aips->diaoff, aips->d_val, src, last ? omega : 1.0, aips->d_y0, NULL, out, &fused));
+        PetscCheck(fused, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAIPS: the tridiagonal solve did not fuse the product with R");
+        src = out;
+        aips->nfused++;
+      } else {
+        PetscCall(PCAIPSRemainderDevice(pc, src, aips->d_t));
+        PetscCall(PGXTridiagSolve(aips->T, last ? -omega : -1.0, aips->d_t, last ? omega : 1.0, aips->d_y0, y));
+        src = y;
+        aips->nunfused++;
+      }
     }
   }
   PetscCall(PetscLogGpuTimeEnd());
@@ -640,6 +659,11 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(PGXTridiagCreate(aips->dev, &aips->T));
     PetscCall(PGXTridiagSetThreshold(aips->T, aips->threshold));
     PetscCall(PGXTridiagSetUpSymbolic(aips->T, nb, aips->offsets));
+    {
+      PGXTridiagInfo ti;
+      PetscCall(PGXTridiagGetInfo(aips->T, &ti));
+      aips->tilednolong = (PetscBool)(ti.layout == PGX_TRIDIAG_LAYOUT_TILED && !ti.nlong);
+    }
     PetscCall(PetscLogEventEnd(PGX_AIPSSetUpTriSymbolic, pc, 0, 0, 0));
   } else PetscCall(PetscFree(off));
   aips->Ttvalid = PETSC_FALSE;
@@ -739,6 +763,7 @@ static PetscErrorCode PCSetFromOptions_AIPS(PC pc, PGXOptionItems PetscOptionsOb
     PetscCall(PetscOptionsEnum("-pc_aips_remainder_format", "Storage of R's diagonal block on the GPU: auto (DIA when it pays), csr, dia (DIA whenever R lies on at most 32 diagonals)", "PCAIPSSetRemainderFormat", PCAIPSRemainderFormats, (PetscEnum)fmt, (PetscEnum *)&fmt, &flg));
     if (flg) PetscCall(PCAIPSSetRemainderFormat(pc, fmt));
   }
+  PetscCall(PetscOptionsBool("-pc_aips_fused_remainder", "cuda: form each product with R inside the tridiagonal solve that takes it, one pass (one rank, R in DIA, the tiled layout without long blocks)", "PCAIPS", aips->fuse, &aips->fuse, NULL));
   PetscCall(PetscOptionsBool("-pc_aips_estimate_radius", "Estimate the spectral radius of P^-1 R at setup (power iteration; shown by PCView)", "PCAIPS", aips->estimate, &aips->estimate, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)aips->devreq, (PetscEnum *)&aips->devreq, NULL));
   PetscOptionsHeadEnd();
@@ -790,6 +815,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
       if (size > 1) PetscCall(PetscSNPrintf(where, sizeof(where), " on rank 0; diagonal blocks in DIA on %" PetscInt_FMT " of %d ranks, off-diagonal blocks in CSR", ndia, (int)size));
       if (aips->ndiag) PetscCall(PetscViewerASCIIPrintf(viewer, "  remainder R: DIA, %" PetscInt_FMT " diagonals (fill %.2f)%s\n", aips->ndiag, (double)aips->diafill, where));
       else PetscCall(PetscViewerASCIIPrintf(viewer, "  remainder R: CSR%s\n", where));
+      if (aips->order) PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R fused into the tridiagonal solve (-pc_aips_fused_remainder %s): %" PetscInt_FMT " of %" PetscInt_FMT " device products%s\n", aips->fuse ? "1" : "0", aips->nfused, aips->nfused + aips->nunfused, size > 1 ? " on rank 0" : ""));
     }
     if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) {
       PetscInt    nsend, nghost;
@@ -918,6 +944,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
 . -pc_aips_block_threshold <n>   - blocks longer than this are solved by partitions, `PCAIPSSetBlockThreshold()` (default 0: the solver's)
 . -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
 . -pc_aips_remainder_format <auto,csr,dia> - cuda: storage of R's diagonal block on the GPU, `PCAIPSSetRemainderFormat()` (default auto)
+. -pc_aips_fused_remainder <true,false> - cuda: each product with R formed inside the tridiagonal solve that takes it (default true)
 - -pgx_device <auto,host,cuda>   - backend (also read with the PC's prefix)
 
   Level: intermediate
@@ -952,6 +979,11 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   as needed); csr always keeps CSR. `-info` says why a request for DIA fell back to CSR, and `PCView()` shows
   the format. On several ranks the off-diagonal block stays in CSR. The host backend always uses the matrix.
 
+  With R in DIA on one rank and the tiled layout (no block longer than the threshold), the products t = R y_k
+  are not stored: the tridiagonal solve that takes each forms the rows of R y_k as it reads them
+  (`PGXTridiagSolveDIA()`), one pass and one launch fewer per product, the same sums in the same order.
+  -pc_aips_fused_remainder 0 keeps the product and the solve apart; `PCView()` counts the fused products.
+
 .seealso: `PCAIPSSetOrder()`, `PCAIPSSetDamping()`, `PCAIPSSetBlockThreshold()`, `PCAIPSSetRemainderFormat()`, `PCJACOBI`, `PCBJACOBI`, `PGXPCApplyDevice()`
 M*/
 PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
@@ -966,6 +998,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   aips->threshold = 0; /* the tridiagonal solver's default for its layout */
   aips->devreq    = PGX_DEVICE_AUTO;
   aips->rformat   = PC_AIPS_REMAINDER_AUTO;
+  aips->fuse      = PETSC_TRUE;
   aips->dev       = PGX_DEVICE_HOST;
   aips->radius    = -1;
 

@@ -149,17 +149,66 @@ __device__ __forceinline__ void load_rows(const PetscScalar *__restrict__ p, Pet
   }
 }
 
+/* The fused solve's right-hand side (DIA of ../tridiag_kernels.h, device scalars) */
+struct DiaDev {
+  PetscInt           nd;
+  PetscInt           off[DIA_MAXDIAG];
+  const PetscScalar *val, *x;
+};
+
+/* v[k] = p[j0 + k] where j0 + k lies in [0, n), else 0; two rows a 16-byte load where the window is inside and
+   aligned (the test is the same for every thread of a tile but those at the ends of the system) */
+__device__ __forceinline__ void load_window(const PetscScalar *__restrict__ p, PetscInt j0, PetscInt n, PetscScalar v[TILE_RPT])
+{
+  if (sizeof(PetscScalar) == sizeof(double) && j0 >= 0 && j0 + TILE_RPT <= n && !(reinterpret_cast<uintptr_t>(p + j0) & 15)) {
+  #pragma unroll
+    for (int q = 0; q < TILE_RPT / 2; q++) {
+      const double2 t = __ldg(reinterpret_cast<const double2 *>(p + j0 + 2 * q));
+      v[2 * q]        = pgx::dev::Re(t.x);
+      v[2 * q + 1]    = pgx::dev::Re(t.y);
+    }
+  } else {
+  #pragma unroll
+    for (int k = 0; k < TILE_RPT; k++) v[k] = j0 + k >= 0 && j0 + k < n ? p[j0 + k] : PetscScalar(0);
+  }
+}
+
+/* v[k] = (B x)[i0 + k], rows i0 + k < n (else 0): the sum of PGXDIARow() (pgxdia.h), increasing d, a term only where
+   i0 + k + off[d] lies in [0, n); the offsets staged in shared memory (soff) */
+__device__ __forceinline__ void dia_rows(const DiaDev &B, const PetscInt *soff, PetscInt i0, PetscInt n, PetscScalar v[TILE_RPT])
+{
+#pragma unroll
+  for (int k = 0; k < TILE_RPT; k++) v[k] = 0;
+  for (PetscInt d = 0; d < B.nd; d++) {
+    const PetscInt o = soff[d];
+    PetscScalar    bv[TILE_RPT], xv[TILE_RPT];
+    load_window(B.val + (size_t)d * (size_t)n, i0, n, bv);
+    load_window(B.x, i0 + o, n, xv);
+  #pragma unroll
+    for (int k = 0; k < TILE_RPT; k++) {
+      const PetscInt j = i0 + k + o;
+      if (i0 + k < n && j >= 0 && j < n) v[k] += bv[k] * xv[k];
+    }
+  }
+}
+
 /* y_k = z_k + c * y (c == 0: exactly z_k) */
 __device__ __forceinline__ PetscScalar affine(PetscScalar z, PetscScalar c, PetscScalar y)
 {
   return c == PetscScalar(0) ? z : Fma(c, y, z);
 }
 
-template <bool VEC, int THREADS>
-__global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y)
+/* FUSE: the right-hand side is B x (DiaDev), formed row by row instead of read from r */
+template <bool VEC, int THREADS, bool FUSE>
+__global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y, const DiaDev dia)
 {
   constexpr int      NW   = THREADS / 32;
   __shared__ SharedScalar sAraw[NW], sBraw[NW], sCraw[NW], sDraw[NW];
+  __shared__ PetscInt     soff[FUSE ? DIA_MAXDIAG : 1];
+  if (FUSE) {
+    if (threadIdx.x < dia.nd) soff[threadIdx.x] = dia.off[threadIdx.x];
+    __syncthreads();
+  }
   PetscScalar *const     sA = reinterpret_cast<PetscScalar *>(sAraw), *const sB = reinterpret_cast<PetscScalar *>(sBraw);
   PetscScalar *const     sC = reinterpret_cast<PetscScalar *>(sCraw), *const sD = reinterpret_cast<PetscScalar *>(sDraw);
   const Chunk    c    = chunks[blockIdx.x];
@@ -172,7 +221,8 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
      (identity) */
   load_rows<true>(finv, i0, n, a);
   load_rows<true>(fl, i0, n, m);
-  load_rows<VEC>(r, i0, n, v);
+  if (FUSE) dia_rows(dia, soff, i0, n, v);
+  else load_rows<VEC>(r, i0, n, v);
   load_rows<true>(fu, i0, n, u);
   PetscScalar wv[TILE_RPT];
   const bool  usew = c.epilogue && w;
@@ -286,20 +336,46 @@ __global__ void correct_kernel(PetscInt nrow, const PetscInt *__restrict__ row, 
 }
 } // namespace
 
-/* the one dispatch on the compile-time parameters of the tile kernel (alignment, threads per tile) */
-static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, cudaStream_t stream)
+/* the one dispatch on the compile-time parameters of the tile kernel (alignment, threads per tile; fuse: the
+   right-hand side is dia's B x, r unused) */
+template <bool FUSE>
+static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream)
 {
   PetscFunctionBegin;
   const unsigned int g = (unsigned int)b.nchunks;
   if (b.tile_threads == TILE_THREADS) {
-    if (vec) tile_kernel<true, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
-    else tile_kernel<false, TILE_THREADS><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
+    if (vec) tile_kernel<true, TILE_THREADS, FUSE><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
+    else tile_kernel<false, TILE_THREADS, FUSE><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
   } else {
     PetscCheck(b.tile_threads == TILE_THREADS_BIG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported tile of %d threads", b.tile_threads);
-    if (vec) tile_kernel<true, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
-    else tile_kernel<false, TILE_THREADS_BIG><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
+    if (vec) tile_kernel<true, TILE_THREADS_BIG, FUSE><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
+    else tile_kernel<false, TILE_THREADS_BIG, FUSE><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
   }
-  PGXCheckLaunch("pgx::kernels::tridiag::cuda::tile_kernel");
+  PGXCheckLaunch(FUSE ? "pgx::kernels::tridiag::cuda::tile_kernel (right-hand side B x)" : "pgx::kernels::tridiag::cuda::tile_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = B x, one thread a row (DIA's device form, the offsets by value) */
+__global__ void dia_product_kernel(PetscInt n, const DiaDev B, PetscScalar *__restrict__ t)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    PetscScalar s = 0;
+    for (PetscInt d = 0; d < B.nd; d++) {
+      const PetscInt j = i + B.off[d];
+      if (j >= 0 && j < n) s += B.val[(size_t)d * (size_t)n + (size_t)i] * B.x[j];
+    }
+    t[i] = s;
+  }
+}
+
+static PetscErrorCode dia_dev(const DIA &B, DiaDev *b)
+{
+  PetscFunctionBegin;
+  PetscCheck(B.ndiag >= 0 && B.ndiag <= DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DIA right-hand side with %" PetscInt_FMT " diagonals, at most %d", B.ndiag, DIA_MAXDIAG);
+  b->nd = B.ndiag;
+  for (int d = 0; d < DIA_MAXDIAG; d++) b->off[d] = d < B.ndiag ? B.off[d] : 0;
+  b->val = Dev(B.val);
+  b->x   = Dev(B.x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -318,7 +394,7 @@ PetscErrorCode batch_solve(const Batch &b, Scalar alpha_, const Scalar *r_, Scal
     PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
     PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
     PetscCall(PGXCUDAGetStream(&stream));
-    PetscCall(launch_tiles(b, vec, alpha, r, beta, w, y, stream));
+    PetscCall(launch_tiles<false>(b, vec, alpha, r, beta, w, y, DiaDev(), stream));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many chunks (%" PetscInt_FMT ") for one grid", b.nchunks);
@@ -326,6 +402,41 @@ PetscErrorCode batch_solve(const Batch &b, Scalar alpha_, const Scalar *r_, Scal
   PetscCall(PGXCUDAGetStream(&stream));
   batch_kernel<<<(unsigned int)b.nchunks, CHUNK_THREADS, smem, stream>>>(b.chunks, b.bstart, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y);
   PGXCheckLaunch("pgx::kernels::tridiag::cuda::batch_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode dia_product(PetscInt n, const DIA &B_, Scalar *t)
+{
+  cudaStream_t stream;
+  DiaDev       B;
+
+  PetscFunctionBegin;
+  PetscCall(dia_dev(B_, &B));
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  dia_product_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, B, Dev(t));
+  PGXCheckLaunch("pgx::kernels::tridiag::cuda::dia_product_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Scalar beta_, const Scalar *w_, Scalar *y_)
+{
+  const PetscScalar  alpha = DevScalar(alpha_), beta = DevScalar(beta_);
+  const PetscScalar *w = Dev(w_);
+  PetscScalar       *y = Dev(y_);
+  cudaStream_t       stream;
+  DiaDev             B;
+
+  PetscFunctionBegin;
+  PetscCheck(b.tiled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "batch_solve_dia needs the tiled layout");
+  PetscCall(dia_dev(B_, &B));
+  PetscCheck(B.x != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "batch_solve_dia: x must not alias y");
+  if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
+  const bool vec = !(((uintptr_t)y | (uintptr_t)w) & 15); /* y, w 16-byte aligned */
+  PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
+  PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
+  PetscCall(PGXCUDAGetStream(&stream));
+  PetscCall(launch_tiles<true>(b, vec, alpha, nullptr, beta, w, y, B, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -10,6 +10,18 @@ namespace tridiag
 {
 namespace reference
 {
+void dia_product(PetscInt n, const DIA &B, PetscScalar *t)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = 0;
+    for (PetscInt d = 0; d < B.ndiag; d++) {
+      const PetscInt j = i + B.off[d];
+      if (j >= 0 && j < n) s += B.val[(size_t)d * (size_t)n + (size_t)i] * B.x[j];
+    }
+    t[i] = s;
+  }
+}
+
 PetscInt batch_work(const Batch &b)
 {
   PetscInt need = 0;
