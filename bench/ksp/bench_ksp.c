@@ -7,7 +7,8 @@ static char help[] = "Time to solution of the PGX resident Krylov methods agains
                      "Columns: setup (s), solve (s, median), iterations, time per iteration (ms: the solve's; 'it ms/it': the solve\n"
                      "less its host-device copies of b and x, median over the repetitions), its device bound (ms: bytes of\n"
                      "SpMV + PC + vector work per iteration at -bw; the resident SpMV and AIPS's R products counted in DIA storage unless\n"
-                     "-ksp_pgx_spmv_format csr / -pc_aips_remainder_format csr), 'it ms/it' over the bound, share of the solve in\n"
+                     "-ksp_pgx_spmv_format csr / -pc_aips_remainder_format csr, AIPS's products fused into its solves on one rank unless\n"
+                     "-pc_aips_fused_remainder 0), 'it ms/it' over the bound, share of the solve in\n"
                      "host-device copies (PGX copy events, last repetition).\n"
                      "Symmetric problems (poisson3d, aniso3d) run cg configs; nonsymmetric ones (convdiff3d) run gmres configs.\n";
 #include <petscksp.h>
@@ -33,11 +34,13 @@ static PetscErrorCode CopyTime(PetscLogDouble *t)
    named; the vector work of the method (restart k for GMRES: about k/2 basis vectors read twice per step).
    aips of order N (-pc_aips_order, default 3): N products with R = A - P (the entries off the tridiagonal part,
    about nnz - 3 n, with their indices; y read, t written) and N + 1 tridiagonal solves (three factor arrays, the
-   right-hand side, the result and, after the first, the term it is added to). */
+   right-hand side, the result and, after the first, the term it is added to). With the product fused into the solve
+   that takes it (-pc_aips_fused_remainder, default on; R in DIA on one rank), t is neither written nor read back:
+   2 n scalars less per product. */
 /* The bytes an iteration must move: the resident SpMV on CSR (a value and an index an entry, row pointers, x, y) or, when
    it reads its DIA copy (pgx resident KSPs with -ksp_pgx_spmv_format other than csr, on stencil problems), a value an
    entry (padding neglected) and x, y; the same for PCAIPS's products with R (-pc_aips_remainder_format) */
-static PetscBool spmv_dia = PETSC_TRUE, r_dia = PETSC_TRUE;
+static PetscBool spmv_dia = PETSC_TRUE, r_dia = PETSC_TRUE, r_fused = PETSC_TRUE;
 static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, PetscInt nnz, PetscInt restart, PetscInt aipsorder)
 {
   const PetscBool resident = (PetscBool)(strncmp(ksp, "pgx", 3) == 0), dia = (PetscBool)(resident && spmv_dia), rd = (PetscBool)(strstr(pc, "aips") && r_dia);
@@ -47,6 +50,7 @@ static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, Pet
   else if (strstr(pc, "aips")) {
     const double nnzr = (double)PetscMax(nnz - 3 * n, 0);
     pcb = aipsorder * (nnzr * (sizeof(PetscScalar) + (rd ? 0 : sizeof(PetscInt))) + 2.0 * n * sizeof(PetscScalar)) + (aipsorder + 1) * 5.0 * n * sizeof(PetscScalar) + aipsorder * n * sizeof(PetscScalar);
+    if (rd && r_fused) pcb -= aipsorder * 2.0 * n * sizeof(PetscScalar);
   }
   if (strstr(ksp, "cg")) vec = 12.0 * n * sizeof(PetscScalar);
   else if (strstr(ksp, "bcgs")) return 2 * (spmv + pcb) + 20.0 * n * sizeof(PetscScalar);
@@ -81,6 +85,8 @@ int main(int argc, char **argv)
     PetscCall(PetscStrncpy(fmt, "auto", sizeof(fmt)));
     PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_aips_remainder_format", fmt, sizeof(fmt), NULL));
     r_dia = (PetscBool)(strcmp(fmt, "csr") != 0);
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-pc_aips_fused_remainder", &r_fused, NULL));
+    r_fused = (PetscBool)(r_fused && size == 1); /* PCAIPS fuses on one rank only */
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_ksp: %d rank(s), rtol %g, median of %" PetscInt_FMT " solves\n", size, (double)rtol, reps));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9s %9s %6s %10s %10s %10s %7s %7s\n", "problem", "ksp/pc", "setup s", "solve s", "its", "ms/it", "it ms/it", "bound ms", "x bound", "copy %"));
