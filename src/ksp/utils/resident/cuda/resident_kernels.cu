@@ -183,11 +183,35 @@ __global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const Petsc
   }
 }
 
+/* The reductions' grid-stride loops take UNROLL strides at a time: the loads of UNROLL terms are issued before their
+   additions, which then run in the order of the plain loop (the same sums, bitwise, with UNROLL times the loads in
+   flight; measured on the H200 at 100^3, the plain loop read 1.3 TB/s) */
+constexpr int UNROLL = 4;
+
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
 __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
-  PetscScalar a = 0, b = 0;
-  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
+  PetscScalar    a = 0, b = 0;
+  const PetscInt st = (PetscInt)gridDim.x * BLOCK;
+  PetscInt       i  = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
+  for (; i < n - (UNROLL - 1) * st; i += UNROLL * st) {
+    PetscScalar xv[UNROLL], yv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      xv[u] = x[i + u * st];
+      yv[u] = kind == 1 ? PetscScalar(0) : y[i + u * st];
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      if (kind == 0) a += Conj(yv[u]) * xv[u];
+      else if (kind == 1) a += AbsSq(xv[u]);
+      else {
+        a += Conj(yv[u]) * xv[u];
+        b += AbsSq(yv[u]);
+      }
+    }
+  }
+  for (; i < n; i += st) {
     if (kind == 0) a += Conj(y[i]) * x[i];
     else if (kind == 1) a += AbsSq(x[i]);
     else {
@@ -210,9 +234,21 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
 /* column j of V against w: partial sums part[j*NPART + block] */
 __global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscScalar *__restrict__ V, PetscInt ldv, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
 {
-  const PetscScalar *v = V + (size_t)blockIdx.y * ldv;
-  PetscScalar        a = 0;
-  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) a += Conj(v[i]) * w[i];
+  const PetscScalar *v  = V + (size_t)blockIdx.y * ldv;
+  PetscScalar        a  = 0;
+  const PetscInt     st = (PetscInt)gridDim.x * BLOCK;
+  PetscInt           i  = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
+  for (; i < n - (UNROLL - 1) * st; i += UNROLL * st) { /* as dot_partial: the loads first, the sum in order */
+    PetscScalar vv[UNROLL], wv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      vv[u] = v[i + u * st];
+      wv[u] = w[i + u * st];
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) a += Conj(vv[u]) * wv[u];
+  }
+  for (; i < n; i += st) a += Conj(v[i]) * w[i];
   a = BlockSum(a);
   if (!threadIdx.x) part[(size_t)blockIdx.y * NPART + blockIdx.x] = a;
   FinishInLastBlock(1, (int)gridDim.x, part + (size_t)blockIdx.y * NPART, res + blockIdx.y, count + blockIdx.y);
