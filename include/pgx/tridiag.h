@@ -83,6 +83,7 @@ PETSC_EXTERN PetscErrorCode PGXTridiagSolve(PGXTridiag, PetscScalar, const Petsc
 /* y = alpha P^{-1} (B x) + beta w with B in DIA storage (pgx/private/pgxdia.h: ndiag increasing offsets, val[d n + i]
    = B(i, i + off[d])); on cuda with the tiled layout and no long blocks one pass forms B x as the solve reads it
    (*fused true), otherwise t = B x first (t: n entries of work; may be NULL where fused) */
+PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIAFuses(PGXTridiag, PetscBool *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIA(PGXTridiag, PetscScalar, PetscInt, const PetscInt[], const PetscScalar[], const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[], PetscScalar[], PetscBool *);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetInfo(PGXTridiag, PGXTridiagInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetDeviceType(PGXTridiag, PGXDeviceType *);

@@ -277,6 +277,11 @@ static PetscErrorCode TestDIA(PetscInt nb, PetscInt maxsize, PetscInt big)
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "dia (%s): n %d threshold %d, %d diagonals: fused %d, max |SolveDIA - Solve(B x)| = %g (|y| %g)\n", PGXTridiagLayouts[layout], (int)n, (int)thrs[k], (int)NDIAOFF, (int)fused, (double)err, (double)ynorm));
     CHECK(!fused, "dia: the host backend reported a fused pass\n");
+    {
+      PetscBool fuses = PETSC_TRUE;
+      PetscCall(PGXTridiagSolveDIAFuses(T, &fuses));
+      CHECK(!fuses, "dia: PGXTridiagSolveDIAFuses() true on the host backend\n");
+    }
     CHECK(err <= 1e-14 * (1 + ynorm), "dia (threshold %d): max difference %g\n", (int)thrs[k], (double)err);
     { /* argument checks: y aliasing x, offsets not increasing, no work array where the pass is not fused */
       const PetscInt bad[] = {3, 3};
@@ -353,6 +358,11 @@ static PetscErrorCode TestCUDADIA(PetscInt nb, PetscInt maxsize, PetscInt big)
     }
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda dia (%s): n %d threshold %d (%d long), offset %d: fused %d, max |cuda - reference| = %g, max |fused - (B x, then the solve)| = %g\n", PGXTridiagLayouts[layout], (int)n, (int)ti.threshold, (int)ti.nlong, (int)mis, (int)fused, (double)err, (double)erru));
     CHECK(fused == (PetscBool)(layout == PGX_TRIDIAG_LAYOUT_TILED && !ti.nlong), "cuda dia: fused %d in the %s layout with %d long blocks\n", (int)fused, PGXTridiagLayouts[layout], (int)ti.nlong);
+    {
+      PetscBool fuses;
+      PetscCall(PGXTridiagSolveDIAFuses(Td, &fuses));
+      CHECK(fuses == fused, "cuda dia: PGXTridiagSolveDIAFuses() %d, the solve fused %d\n", (int)fuses, (int)fused);
+    }
     CHECK(err <= 1e-12 * (1 + ynorm), "cuda dia (threshold %d): max difference to the reference %g\n", (int)ti.threshold, (double)err);
     CHECK(erru <= 1e-13 * (1 + ynorm), "cuda dia (threshold %d): max difference to the product then the solve %g\n", (int)ti.threshold, (double)erru);
     PetscCall(PGXTridiagDestroy(&Th));

@@ -559,6 +559,24 @@ PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag T, const PetscScalar dl[], cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The batch as the kernels of T's backend see it (device mirrors on cuda, host arrays otherwise) */
+static K::Batch BatchOf(PGXTridiag T)
+{
+  const bool cuda = T->type == PGX_DEVICE_CUDA;
+  K::Batch   b;
+  b.tiled        = T->layout == PGX_TRIDIAG_LAYOUT_TILED ? 1 : 0;
+  b.tile_threads = T->tile_threads;
+  b.n            = T->n;
+  b.nchunks      = (PetscInt)T->chunks.size();
+  b.chunks       = cuda ? T->d_chunks.d : T->chunks.data();
+  b.bstart       = cuda ? T->d_bstart.d : T->bstart.data();
+  b.fl           = cuda ? T->d_fl.d : T->fl.data();
+  b.finv         = cuda ? T->d_finv.d : T->finv.data();
+  b.fu           = cuda ? T->d_fu.d : T->fu.data();
+  b.smem         = T->smem;
+  return b;
+}
+
 /*@C
   PGXTridiagSolve - Computes y = alpha P^{-1} r + beta w with the factored blocks.
 
@@ -586,18 +604,8 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
   PetscFunctionBegin;
   PetscCheck(T->numeric, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXTridiagSolve() needs a successful PGXTridiagSetUpNumeric()");
   PetscCheck(!T->n || (r != y && w != y), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolve(): y must not alias r or w");
-  const bool cuda = T->type == PGX_DEVICE_CUDA;
-  K::Batch   b;
-  b.tiled   = T->layout == PGX_TRIDIAG_LAYOUT_TILED ? 1 : 0;
-  b.tile_threads = T->tile_threads;
-  b.n       = T->n;
-  b.nchunks = (PetscInt)T->chunks.size();
-  b.chunks  = cuda ? T->d_chunks.d : T->chunks.data();
-  b.bstart  = cuda ? T->d_bstart.d : T->bstart.data();
-  b.fl      = cuda ? T->d_fl.d : T->fl.data();
-  b.finv    = cuda ? T->d_finv.d : T->finv.data();
-  b.fu      = cuda ? T->d_fu.d : T->fu.data();
-  b.smem    = T->smem;
+  const bool     cuda = T->type == PGX_DEVICE_CUDA;
+  const K::Batch b    = BatchOf(T);
   K::Long l;
   l.nsep   = (PetscInt)T->seprow.size();
   l.seprow = cuda ? T->d_seprow.d : T->seprow.data();
@@ -626,6 +634,32 @@ PetscErrorCode PGXTridiagSolve(PGXTridiag T, PetscScalar alpha, const PetscScala
     }
 #endif
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagSolveDIAFuses - Whether `PGXTridiagSolveDIA()` on this solver is one pass (then it needs no work array, and
+  a caller may alternate its outputs between two arrays): the cuda backend, the tiled layout, and no block longer
+  than the threshold.
+
+  Not Collective
+
+  Input Parameter:
+. T - the solver, after `PGXTridiagSetUpSymbolic()`
+
+  Output Parameter:
+. fuses - `PETSC_TRUE` where the pass is fused
+
+  Level: developer
+
+.seealso: `PGXTridiagSolveDIA()`
+@*/
+PetscErrorCode PGXTridiagSolveDIAFuses(PGXTridiag T, PetscBool *fuses)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(fuses, 2);
+  PetscCheck(T->symbolic, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXTridiagSolveDIAFuses() needs PGXTridiagSetUpSymbolic()");
+  *fuses = (PetscBool)(T->type == PGX_DEVICE_CUDA && T->layout == PGX_TRIDIAG_LAYOUT_TILED && T->seprow.empty());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -674,22 +708,12 @@ PetscErrorCode PGXTridiagSolveDIA(PGXTridiag T, PetscScalar alpha, PetscInt ndia
   for (PetscInt d = 1; d < ndiag; d++) PetscCheck(off[d] > off[d - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagSolveDIA(): offsets not increasing at %" PetscInt_FMT, d);
   B.val = val;
   B.x   = x;
-  const bool one = cuda && T->layout == PGX_TRIDIAG_LAYOUT_TILED && T->seprow.empty();
-  if (fused) *fused = one ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool one;
+  PetscCall(PGXTridiagSolveDIAFuses(T, &one));
+  if (fused) *fused = one;
   if (one) {
 #if PGX_HAVE_CUDA
-    K::Batch b;
-    b.tiled        = 1;
-    b.tile_threads = T->tile_threads;
-    b.n            = T->n;
-    b.nchunks      = (PetscInt)T->chunks.size();
-    b.chunks       = T->d_chunks.d;
-    b.bstart       = T->d_bstart.d;
-    b.fl           = T->d_fl.d;
-    b.finv         = T->d_finv.d;
-    b.fu           = T->d_fu.d;
-    b.smem         = T->smem;
-    PetscCall(K::cuda::batch_solve_dia(b, alpha, B, beta, w, y));
+    PetscCall(K::cuda::batch_solve_dia(BatchOf(T), alpha, B, beta, w, y));
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
   }

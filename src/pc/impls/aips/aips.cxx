@@ -72,7 +72,6 @@ typedef struct {
   PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
   PGXGhost         ghost;    /* the ghost exchange (src/sys/ghost.cxx) */
   PetscInt         nfused, nunfused; /* products with R of the device applies: fused into the solve, or not */
-  PetscBool        tilednolong;      /* T's layout is tiled without long blocks: PGXTridiagSolveDIA() is one pass */
 } PC_AIPS;
 
 /* frees the off-diagonal block and the ghost exchange (cuda, several ranks) */
@@ -384,16 +383,15 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
     /* fused: y_{k+1} = y0 - P^{-1} (R y_k) in one pass (R's diagonal block in DIA, one rank, a tiled solver without
        long blocks). The pass reads y_k's neighbours while it writes y_{k+1}, so the iterates alternate between y
        and d_t, the last one landing in y */
-    const PetscBool    fuse = (PetscBool)(aips->fuse && aips->ndiag && !aips->ghost && aips->tilednolong);
     const PetscScalar *src  = aips->d_y0;
+    PetscBool          fuse = PETSC_FALSE;
+    if (aips->fuse && aips->ndiag && !aips->ghost) PetscCall(PGXTridiagSolveDIAFuses(aips->T, &fuse));
     PetscCall(PGXTridiagSolve(aips->T, 1.0, x, 0.0, NULL, aips->d_y0));
     for (PetscInt k = 1; k <= aips->order; k++) {
       const PetscBool last = (PetscBool)(k == aips->order);
       if (fuse) {
         PetscScalar *out = (aips->order - k) % 2 ? aips->d_t : y;
-        PetscBool    fused;
-        PetscCall(PGXTridiagSolveDIA(aips->T, last ? -omega : -1.0, aips->ndiag, aips->diaoff, aips->d_val, src, last ? omega : 1.0, aips->d_y0, NULL, out, &fused));
-        PetscCheck(fused, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAIPS: the tridiagonal solve did not fuse the product with R");
+        PetscCall(PGXTridiagSolveDIA(aips->T, last ? -omega : -1.0, aips->ndiag, aips->diaoff, aips->d_val, src, last ? omega : 1.0, aips->d_y0, NULL, out, NULL));
         src = out;
         aips->nfused++;
       } else {
@@ -659,11 +657,6 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(PGXTridiagCreate(aips->dev, &aips->T));
     PetscCall(PGXTridiagSetThreshold(aips->T, aips->threshold));
     PetscCall(PGXTridiagSetUpSymbolic(aips->T, nb, aips->offsets));
-    {
-      PGXTridiagInfo ti;
-      PetscCall(PGXTridiagGetInfo(aips->T, &ti));
-      aips->tilednolong = (PetscBool)(ti.layout == PGX_TRIDIAG_LAYOUT_TILED && !ti.nlong);
-    }
     PetscCall(PetscLogEventEnd(PGX_AIPSSetUpTriSymbolic, pc, 0, 0, 0));
   } else PetscCall(PetscFree(off));
   aips->Ttvalid = PETSC_FALSE;

@@ -18,6 +18,7 @@
    itself). The interface's Scalar (the host's type) is reinterpreted at the entry points. */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/private/pgxcudascalar.h>
+#include <pgx/private/pgxdia.h>
 #include "../tridiag_kernels.h"
 
 namespace pgx
@@ -342,6 +343,8 @@ template <bool FUSE>
 static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream)
 {
   PetscFunctionBegin;
+  PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
+  PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
   const unsigned int g = (unsigned int)b.nchunks;
   if (b.tile_threads == TILE_THREADS) {
     if (vec) tile_kernel<true, TILE_THREADS, FUSE><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
@@ -355,17 +358,13 @@ static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = B x, one thread a row (DIA's device form, the offsets by value) */
-__global__ void dia_product_kernel(PetscInt n, const DiaDev B, PetscScalar *__restrict__ t)
+/* t = B x, one thread a row by pgxdia.h's PGXDIARow (the offsets, passed by value, staged in shared memory) */
+__global__ void __launch_bounds__(256) dia_product_kernel(PetscInt n, const DiaDev B, PetscScalar *__restrict__ t)
 {
-  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    PetscScalar s = 0;
-    for (PetscInt d = 0; d < B.nd; d++) {
-      const PetscInt j = i + B.off[d];
-      if (j >= 0 && j < n) s += B.val[(size_t)d * (size_t)n + (size_t)i] * B.x[j];
-    }
-    t[i] = s;
-  }
+  __shared__ PetscInt soff[DIA_MAXDIAG];
+  if (threadIdx.x < B.nd) soff[threadIdx.x] = B.off[threadIdx.x];
+  __syncthreads();
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) t[i] = PGXDIARow(i, n, B.nd, soff, B.val, B.x);
 }
 
 static PetscErrorCode dia_dev(const DIA &B, DiaDev *b)
@@ -391,8 +390,6 @@ PetscErrorCode batch_solve(const Batch &b, Scalar alpha_, const Scalar *r_, Scal
   if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
   if (b.tiled) {
     const bool vec = !(((uintptr_t)r | (uintptr_t)y | (uintptr_t)w) & 15); /* r, y, w 16-byte aligned */
-    PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
-    PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
     PetscCall(PGXCUDAGetStream(&stream));
     PetscCall(launch_tiles<false>(b, vec, alpha, r, beta, w, y, DiaDev(), stream));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -433,8 +430,6 @@ PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Sca
   PetscCheck(B.x != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "batch_solve_dia: x must not alias y");
   if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
   const bool vec = !(((uintptr_t)y | (uintptr_t)w) & 15); /* y, w 16-byte aligned */
-  PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
-  PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
   PetscCall(PGXCUDAGetStream(&stream));
   PetscCall(launch_tiles<true>(b, vec, alpha, nullptr, beta, w, y, B, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
