@@ -3,8 +3,9 @@ static char help[] = "Time to solution of the PGX resident Krylov methods agains
                      "  -configs  pgxcg/dilu,pgxcg/dilu-mc,pgxcg/aips,pgxcg/jacobi,pgxgmres/dilu,...,cg/icc,gmres/ilu,cg/jacobi,cg/gamg,gmres/dilu\n"
                      "            (ksp/pc; -mc: PCDILU multicolor; a PETSc ksp with a PGX pc is today's path: the PC staged per apply;\n"
                      "             on several ranks icc/ilu become bjacobi with icc/ilu blocks)\n"
+                     "  -warmup 1 (every configuration solved once on 8^3 first, untimed: setup then excludes the first CUDA use)\n"
                      "  -reps 3 -rtol 1e-8 -bw <GB/s of device copies, for the bound column; 0: not printed>\n"
-                     "Columns: setup (s), solve (s, median), iterations, time per iteration (ms: the solve's; 'it ms/it': the solve\n"
+                     "Columns: setup (s), newval (s: KSPSetUp + KSPSolve after new values on the same pattern, one solve), solve (s, median), iterations, time per iteration (ms: the solve's; 'it ms/it': the solve\n"
                      "less its host-device copies of b and x, median over the repetitions), its device bound (ms: bytes of\n"
                      "SpMV + PC + vector work per iteration at -bw; the resident SpMV and AIPS's R products counted in DIA storage unless\n"
                      "-ksp_pgx_spmv_format csr / -pc_aips_remainder_format csr, AIPS's products fused into its solves on one rank unless\n"
@@ -58,6 +59,8 @@ static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, Pet
   return spmv + pcb + vec;
 }
 
+static PetscErrorCode RunProblem(char *, const char *, PetscMPIInt, PetscInt, PetscReal, PetscReal, PetscInt, PetscBool);
+
 int main(int argc, char **argv)
 {
   char        problems[512] = "poisson3d:100,poisson3d:128,aniso3d:100,convdiff3d:100";
@@ -67,6 +70,7 @@ int main(int argc, char **argv)
   PetscInt    aipsorder = 3;
   PetscMPIInt size;
   char       *prob, *psave = NULL;
+  PetscBool   warmup = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PGXInitializePackage());
@@ -89,8 +93,31 @@ int main(int argc, char **argv)
     r_fused = (PetscBool)(r_fused && size == 1); /* PCAIPS fuses on one rank only */
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bench_ksp: %d rank(s), rtol %g, median of %" PetscInt_FMT " solves\n", size, (double)rtol, reps));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9s %9s %6s %10s %10s %10s %7s %7s\n", "problem", "ksp/pc", "setup s", "solve s", "its", "ms/it", "it ms/it", "bound ms", "x bound", "copy %"));
-  for (prob = strtok_r(problems, ",", &psave); prob; prob = strtok_r(NULL, ",", &psave)) {
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-warmup", &warmup, NULL));
+  if (warmup) { /* every configuration once on a small problem of each kind, untimed: the first CUDA use, the libraries'
+                   handles and PETSc's first calls are then out of the setup column */
+    PetscLogDouble w0, w1;
+    char           small[512];
+    PetscCall(PetscTime(&w0));
+    PetscCall(PetscSNPrintf(small, sizeof(small), "poisson3d:8,convdiff3d:8"));
+    for (prob = strtok_r(small, ",", &psave); prob; prob = strtok_r(NULL, ",", &psave)) PetscCall(RunProblem(prob, configs, size, 1, rtol, bw, aipsorder, PETSC_FALSE));
+    PetscCall(PetscTime(&w1));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "warm-up (every configuration on 8^3, untimed below): %.3f s\n", w1 - w0));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9s %9s %9s %6s %10s %10s %10s %7s %7s\n", "problem", "ksp/pc", "setup s", "newval s", "solve s", "its", "ms/it", "it ms/it", "bound ms", "x bound", "copy %"));
+  psave = NULL;
+  for (prob = strtok_r(problems, ",", &psave); prob; prob = strtok_r(NULL, ",", &psave)) PetscCall(RunProblem(prob, configs, size, reps, rtol, bw, aipsorder, PETSC_TRUE));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/* One problem, every configuration: setup, the timed solves, then setup again after new values on the same pattern
+   (A scaled by 2 and by 1/2, exact, so the operator is the same and the state new) and one more solve that must take
+   the same iterations */
+static PetscErrorCode RunProblem(char *prob, const char *configs, PetscMPIInt size, PetscInt reps, PetscReal rtol, PetscReal bw, PetscInt aipsorder, PetscBool print)
+{
+  PetscFunctionBeginUser;
+  {
     char      name[64], cfgs[1024], *cfg, *csave = NULL, *colon;
     PetscInt  m = 100, n, nnz;
     PetscBool symmetric;
@@ -119,7 +146,7 @@ int main(int argc, char **argv)
       KSP            ksp;
       PC             pc;
       PetscInt       its = 0, restart = 30;
-      PetscLogDouble t0, t1, setup, best[64], iter[64], c0, c1, copy = 0;
+      PetscLogDouble t0, t1, setup, resetup, best[64], iter[64], c0, c1, copy = 0;
 
       PetscCall(PetscStrncpy(ksptype, cfg, sizeof(ksptype)));
       slash = strchr(ksptype, '/');
@@ -179,13 +206,33 @@ int main(int argc, char **argv)
         }
       PetscCall(KSPGetIterationNumber(ksp, &its));
       if (isgmres) PetscCall(KSPGMRESGetRestart(ksp, &restart));
+      PetscCall(MatScale(A, 2.0)); /* new values on the same pattern, exactly the same operator */
+      PetscCall(MatScale(A, 0.5));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      {
+        PetscInt its2;
+        PetscCall(VecSet(x, 0.0));
+        PetscCall(PetscBarrier((PetscObject)ksp));
+        PetscCall(PetscTime(&t0));
+        PetscCall(KSPSetUp(ksp));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(PetscBarrier((PetscObject)ksp));
+        PetscCall(PetscTime(&t1));
+        resetup = t1 - t0;
+        PetscCall(KSPGetIterationNumber(ksp, &its2));
+        PetscCheck(its2 == its, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s %s: %" PetscInt_FMT " iterations after the setup on new values, %" PetscInt_FMT " before", prob, cfg, its2, its);
+      }
+      if (!print) {
+        PetscCall(KSPDestroy(&ksp));
+        continue;
+      }
       {
         double tsolve = best[PetscMin(reps, 64) / 2], titer = iter[PetscMin(reps, 64) / 2], bound = bw > 0 ? BytesPerIteration(ksptype, pctype, n / size, nnz / size, restart, aipsorder) / (bw * 1e9) * 1e3 : 0;
         char   cname[64];
         PetscCall(PetscSNPrintf(cname, sizeof(cname), "%s/%s%s", ksptype, pctype, mc ? "-mc" : ""));
         const double mit = its ? 1e3 * titer / its : 0;
-        if (bound > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.3f %6" PetscInt_FMT " %10.3f %10.3f %10.3f %7.2f %6.1f%%\n", prob, cname, setup, tsolve, its, its ? 1e3 * tsolve / its : 0, mit, bound, mit / bound, 100.0 * copy / tsolve));
-        else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.3f %6" PetscInt_FMT " %10.3f %10.3f %10s %7s %6.1f%%\n", prob, cname, setup, tsolve, its, its ? 1e3 * tsolve / its : 0, mit, "-", "-", 100.0 * copy / tsolve));
+        if (bound > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.4f %9.3f %6" PetscInt_FMT " %10.3f %10.3f %10.3f %7.2f %6.1f%%\n", prob, cname, setup, resetup, tsolve, its, its ? 1e3 * tsolve / its : 0, mit, bound, mit / bound, 100.0 * copy / tsolve));
+        else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-16s %-18s %9.3f %9.4f %9.3f %6" PetscInt_FMT " %10.3f %10.3f %10s %7s %6.1f%%\n", prob, cname, setup, resetup, tsolve, its, its ? 1e3 * tsolve / its : 0, mit, "-", "-", 100.0 * copy / tsolve));
       }
       PetscCall(KSPDestroy(&ksp));
     }
@@ -193,6 +240,5 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&b));
     PetscCall(MatDestroy(&A));
   }
-  PetscCall(PetscFinalize());
-  return 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
