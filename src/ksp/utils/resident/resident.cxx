@@ -168,14 +168,33 @@ static PetscErrorCode CopyBlock(PGXResident r, Mat B, PetscBool pattern, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Copies A once; only its values when its nonzero state is unchanged; nothing when its state is unchanged */
-static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char ktype[])
+/* cuda: the PC's device copy of the operator's diagonal block Ad ("PGXPCGetDeviceMatrix_C": PCDILU, PCAIPS), *use
+   when the PC holds Ad itself at its current state with n rows */
+static PetscErrorCode PCDeviceMatrix(PGXResident r, PC pc, Mat Ad, PetscInt nrows, PetscBool *use, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val)
+{
+  Mat              B   = NULL;
+  PetscObjectState st  = 0, bst = 0;
+  PetscInt         n   = 0;
+
+  PetscFunctionBegin;
+  *use = PETSC_FALSE;
+  if (r->device != PGX_DEVICE_CUDA || !pc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscTryMethod(pc, "PGXPCGetDeviceMatrix_C", (PC, Mat *, PetscObjectState *, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **, const PetscScalar **), (pc, &B, &bst, &n, nnz, rowptr, colidx, val));
+  if (B) PetscCall(PetscObjectStateGet((PetscObject)Ad, &st));
+  *use = (PetscBool)(B && B == Ad && bst == st && n == nrows);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Copies A once; only its values when its nonzero state is unchanged; nothing when its state is unchanged. The
+   diagonal block is not copied when the PC (set up before, PGXResidentSetUp) holds a device copy of it to share. */
+static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, PC pc, const char ktype[])
 {
   PetscObjectState st, nz;
   PetscBool        isseq, ismpi, pattern;
   Mat              Ad = NULL, Ao = NULL;
   const PetscInt  *garray = NULL;
   PetscInt         n, nc, M, N;
+  PetscBool        copied = PETSC_FALSE; /* the diagonal block copied here (else the PC's device copy is read) */
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &st));
@@ -204,7 +223,21 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
     PetscCall(PetscMemzero(&r->Ao, sizeof(r->Ao)));
   }
   /* the diagonal block: shared with the PC (PGXResidentSharePC decides after the PC is bound), or copied */
-  if (!r->shared) PetscCall(CopyBlock(r, Ad, pattern, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, n));
+  if (!r->shared) {
+    PetscBool          use = PETSC_FALSE;
+    PetscInt           nnz;
+    const PetscInt    *rp, *ci;
+    const PetscScalar *v;
+    PetscCall(PCDeviceMatrix(r, pc, Ad, n, &use, &nnz, &rp, &ci, &v));
+    if (!use) {
+      PetscCall(CopyBlock(r, Ad, pattern, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, n));
+      copied = PETSC_TRUE;
+    } else if (pattern) { /* PGXResidentSharePC adopts the PC's copy; the own one (of another pattern) goes now */
+      PetscCall(BFree(r, &r->rowptr_d));
+      PetscCall(BFree(r, &r->colidx_d));
+      PetscCall(BFree(r, &r->val_d));
+    }
+  }
   if (ismpi) {
     PetscInt ng;
     PetscCall(MatGetSize(Ao, NULL, &ng));
@@ -221,7 +254,8 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
   r->A        = A;
   r->Astate   = st;
   r->Anzstate = nz;
-  PetscCall(PetscInfo(A, "%s: %s of the operator (%" PetscInt_FMT " local rows, %" PetscInt_FMT " + %" PetscInt_FMT " entries, %" PetscInt_FMT " ghosts) to the %s backend\n", ktype, pattern ? "copied pattern and values" : "refreshed the values", n, r->nnzd, r->nnzo, r->nghost, r->K->name));
+  if (copied || ismpi) PetscCall(PetscInfo(A, "%s: %s of the operator (%" PetscInt_FMT " local rows, %" PetscInt_FMT " + %" PetscInt_FMT " entries, %" PetscInt_FMT " ghosts) to the %s backend%s\n", ktype, pattern ? "copied pattern and values" : "refreshed the values", n, r->nnzd, r->nnzo, r->nghost, r->K->name, copied ? "" : " (the off-diagonal block; the diagonal block is the PC's device copy)"));
+  else PetscCall(PetscInfo(A, "%s: the operator's diagonal block (%" PetscInt_FMT " local rows) is read from the PC's device copy: nothing copied\n", ktype, n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,45 +264,41 @@ static PetscErrorCode PGXResidentSetOperator(PGXResident r, Mat A, const char kt
    stops being true) the resident copy of its own */
 static PetscErrorCode PGXResidentSharePC(PGXResident r)
 {
-  Mat                Ad = NULL, B = NULL;
-  PetscObjectState   st = 0, bst = 0;
-  PetscInt           n = 0, nnz = 0;
+  Mat                Ad = NULL;
+  PetscInt           nnz = 0;
   const PetscInt    *rowptr = NULL, *colidx = NULL;
   const PetscScalar *val = NULL;
-  PetscBool          ismpi, use;
+  PetscBool          ismpi, use = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (r->device != PGX_DEVICE_CUDA || !r->A) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
   if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
   else Ad = r->A;
-  if (r->pc && r->pckind == PGX_RESIDENT_PC_DEVICE) PetscTryMethod(r->pc, "PGXPCGetDeviceMatrix_C", (PC, Mat *, PetscObjectState *, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **, const PetscScalar **), (r->pc, &B, &bst, &n, &nnz, &rowptr, &colidx, &val));
-  if (B) PetscCall(PetscObjectStateGet((PetscObject)Ad, &st));
-  use = (PetscBool)(B && B == Ad && bst == st && n == r->n);
+  if (r->pc && r->pckind == PGX_RESIDENT_PC_DEVICE) PetscCall(PCDeviceMatrix(r, r->pc, Ad, r->n, &use, &nnz, &rowptr, &colidx, &val));
   if (use) {
-    if (!r->shared) { /* drop the own copy */
+    if (!r->shared) { /* drop the own copy, if any */
       PetscCall(BFree(r, &r->rowptr_d));
       PetscCall(BFree(r, &r->colidx_d));
       PetscCall(BFree(r, &r->val_d));
-      PetscCall(PetscInfo(r->A, "resident operator: the diagonal block is the PC's device copy (%" PetscInt_FMT " rows, %" PetscInt_FMT " entries); the own copy is freed\n", n, nnz));
+      PetscCall(PetscInfo(r->A, "resident operator: the diagonal block is the PC's device copy (%" PetscInt_FMT " rows, %" PetscInt_FMT " entries); no copy of its own\n", r->n, nnz));
     }
     r->shared     = PETSC_TRUE;
     r->rowptr_d   = (PetscInt *)rowptr;
     r->colidx_d   = (PetscInt *)colidx;
     r->val_d      = (PetscScalar *)val;
     r->nnzd       = nnz;
-    r->Ad.nrows   = n;
-    r->Ad.ncols   = n;
+    r->Ad.nrows   = r->n;
+    r->Ad.ncols   = r->n;
     r->Ad.nnz     = nnz;
     r->Ad.rowptr  = rowptr;
     r->Ad.colidx  = colidx;
     r->Ad.val     = val;
-  } else if (r->shared) { /* the PC no longer holds it: a copy of our own again */
-    r->rowptr_d = r->colidx_d = NULL;
-    r->val_d                  = NULL;
-    r->shared                 = PETSC_FALSE;
+  } else if (r->shared || !r->val_d) { /* the PC no longer holds it (or never did): a copy of our own */
+    if (r->shared) r->rowptr_d = r->colidx_d = NULL, r->val_d = NULL;
+    r->shared = PETSC_FALSE;
     PetscCall(CopyBlock(r, Ad, PETSC_TRUE, &r->rowptr_d, &r->colidx_d, &r->val_d, &r->nnzd, &r->Ad, r->n));
-    PetscCall(PetscInfo(r->A, "resident operator: the PC's device copy no longer matches; copied the diagonal block again\n"));
+    PetscCall(PetscInfo(r->A, "resident operator: the PC's device copy does not match the operator; copied the diagonal block\n"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -383,7 +413,12 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
   PetscCheck(device != PGX_DEVICE_CUDA, r->comm, PETSC_ERR_SUP_SYS, "PGX was built without CUDA");
   r->K = &K::reference::backend;
 #endif
-  PetscCall(PGXResidentSetOperator(r, A, ktype));
+  if (device == PGX_DEVICE_CUDA) { /* a PC that holds A on the device set up first, so that A goes there once */
+    PetscErrorCode (*f)(void) = NULL;
+    PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", &f));
+    if (f) PetscCall(PCSetUp(pc));
+  }
+  PetscCall(PGXResidentSetOperator(r, A, pc, ktype));
   PetscCall(PGXResidentSetPC(r, pc, ktype));
   PetscCall(PGXResidentSharePC(r));
   PetscCall(PGXResidentSetUpDIA(r));

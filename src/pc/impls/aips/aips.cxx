@@ -72,6 +72,14 @@ typedef struct {
   PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
   PGXGhost         ghost;    /* the ghost exchange (src/sys/ghost.cxx) */
   PetscInt         nfused, nunfused; /* products with R of the device applies: fused into the solve, or not */
+  /* cuda on one rank, A on the host (no AIJCUSPARSE): A's local block copied to the device, its pattern once per
+     pattern and its values at every setup, so that P and R are extracted there as from AIJCUSPARSE's values
+     (-pc_aips_device_setup); the resident KSPs read their products from this copy (PGXPCGetDeviceMatrix_C) */
+  PetscBool        devsetup;          /* -pc_aips_device_setup */
+  Mat              acopy;             /* the matrix copied (referenced), NULL when there is no copy */
+  PetscObjectState avalstate;         /* acopy's state when its values were copied */
+  PetscInt        *d_ia, *d_ja, annz; /* the copy: row offsets, column indices, entries */
+  PetscScalar     *d_aa;
 } PC_AIPS;
 
 /* frees the off-diagonal block and the ghost exchange (cuda, several ranks) */
@@ -101,6 +109,19 @@ static PetscErrorCode PCAIPSRemainderFree(PC_AIPS *aips)
   aips->nrem    = 0;
   aips->nrval   = 0;
   aips->rsource = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* frees the device copy of A's local block (cuda, one rank, A on the host) */
+static PetscErrorCode PCAIPSDeviceCopyFree(PC_AIPS *aips)
+{
+  PetscFunctionBegin;
+  if (aips->d_ia) PetscCall(PGXDeviceFree(&aips->d_ia));
+  if (aips->d_ja) PetscCall(PGXDeviceFree(&aips->d_ja));
+  if (aips->d_aa) PetscCall(PGXDeviceFree(&aips->d_aa));
+  PetscCall(MatDestroy(&aips->acopy));
+  aips->annz      = 0;
+  aips->avalstate = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -164,8 +185,13 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
   PetscInt       *tripos = NULL;
   PetscReal       minfill = aips->rformat == PC_AIPS_REMAINDER_DIA ? 0.0 : PC_AIPS_DIA_MINFILL;
 
+  PetscBool       own = (PetscBool)(aips->d_ia != NULL); /* the pattern of PCAIPS's own device copy of A */
+
   PetscFunctionBegin;
-  PetscCall(PGXMatGetDevicePattern(Ad, &dia, &dja));
+  if (own) {
+    dia = aips->d_ia;
+    dja = aips->d_ja;
+  } else PetscCall(PGXMatGetDevicePattern(Ad, &dia, &dja));
   if (!dia) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXDeviceMallocArray(PetscMax(3 * m, 1), &tripos));
   PetscCall(K::cuda::pattern_maps(m, dia, dja, PC_AIPS_DIA_MAXDIAG, tripos, info, off));
@@ -174,7 +200,7 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
   if (info[0] || !PGXDIAPays(info[2], nd, m, PC_AIPS_DIA_MAXDIAG, minfill)) { /* PCAIPSRemainderChooseFormat()'s rule */
     PetscCall(PetscInfo(pc, "PCAIPS: the maps from the device pattern decline (%s); the host builds them\n", info[0] ? "a row's columns are not increasing" : "R is not kept in DIA"));
     PetscCall(PGXDeviceFree(&tripos));
-    PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
+    if (!own) PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
     tsu[2] = tsu[1];
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -191,14 +217,66 @@ static PetscErrorCode PCAIPSDeviceMaps(PC pc, Mat Ad, PetscInt m, PetscLogDouble
   PetscCall(PetscTime(&tsu[3]));
   PetscCall(K::cuda::dia_positions(m, dia, dja, nd, aips->diaoff, aips->d_rpos));
   PetscCall(PGXDeviceSynchronize()); /* the kernel has read PETSc's pattern before it is handed back */
-  PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
+  if (!own) PetscCall(PGXMatRestoreDevicePattern(Ad, &dia, &dja));
   PetscCall(PetscTime(&tsu[4]));
   aips->rsource = 2;
   aips->nodiag  = info[1];
-  PetscCall(PetscInfo(pc, "PCAIPS: P's and R's maps built on the device from A's device pattern\n"));
+  PetscCall(PetscInfo(pc, "PCAIPS: P's and R's maps built on the device from A's device pattern (%s)\n", own ? "PCAIPS's copy" : "AIJCUSPARSE's"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda, one rank, A on the host: A's local block on the device, its pattern when there is none yet (a new pattern
+   resets the PC), its values at every setup; *da its device values */
+static PetscErrorCode PCAIPSCopyToDevice(PC pc, Mat Ad, PetscInt m, const PetscInt *ia, const PetscInt *ja, const PetscScalar **da)
+{
+  PC_AIPS           *aips = (PC_AIPS *)pc->data;
+  const PetscScalar *a;
+  PetscObjectState   st;
+
+  PetscFunctionBegin;
+  if (!aips->d_aa || aips->acopy != Ad || aips->annz != ia[m]) {
+    PetscCall(PCAIPSDeviceCopyFree(aips));
+    if (aips->d_tripos) PetscCall(PGXDeviceFree(&aips->d_tripos)); /* maps of another copy's pattern */
+    if (aips->d_tri) PetscCall(PGXDeviceFree(&aips->d_tri));
+    aips->annz = ia[m];
+    PetscCall(PGXDeviceMallocArray(m + 1, &aips->d_ia));
+    PetscCall(PGXDeviceMallocArray(PetscMax(ia[m], 1), &aips->d_ja));
+    PetscCall(PGXDeviceMallocArray(PetscMax(ia[m], 1), &aips->d_aa));
+    PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ia, ia, m + 1));
+    if (ia[m]) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ja, ja, ia[m]));
+    PetscCall(PetscObjectReference((PetscObject)Ad));
+    aips->acopy = Ad;
+  }
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &a));
+  if (ia[m]) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_aa, a, ia[m]));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &a));
+  PetscCall(PetscObjectStateGet((PetscObject)Ad, &st));
+  aips->avalstate = st;
+  *da             = aips->d_aa;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/* The device copy of A's local block (composed as "PGXPCGetDeviceMatrix_C", as PCDILU's): *B the matrix copied and
+   *state its state when its values were copied, NULL when there is none (host backend, several ranks, AIJCUSPARSE,
+   -pc_aips_device_setup 0, not set up, or a failed setup). The resident KSPs read their products from it. */
+static PetscErrorCode PGXPCGetDeviceMatrix_AIPS(PC pc, Mat *B, PetscObjectState *state, PetscInt *n, PetscInt *nnz, const PetscInt **rowptr, const PetscInt **colidx, const PetscScalar **val)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  *B = NULL;
+  if (pc->setupcalled && aips->d_aa && aips->acopy && !pc->failedreason) {
+    *B      = aips->acopy;
+    *state  = aips->avalstate;
+    *n      = aips->n;
+    *nnz    = aips->annz;
+    *rowptr = aips->d_ia;
+    *colidx = aips->d_ja;
+    *val    = aips->d_aa;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode PCReset_AIPS(PC pc)
 {
@@ -220,6 +298,7 @@ static PetscErrorCode PCReset_AIPS(PC pc)
   if (aips->d_tripos) PetscCall(PGXDeviceFree(&aips->d_tripos));
   if (aips->d_tri) PetscCall(PGXDeviceFree(&aips->d_tri));
   PetscCall(PCAIPSGhostsFree(aips));
+  PetscCall(PCAIPSDeviceCopyFree(aips));
   aips->devvalues = PETSC_FALSE;
   aips->n        = 0;
   aips->nblocks  = 0;
@@ -561,7 +640,11 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 #if PGX_HAVE_CUDA
   PetscLogDouble tsu[6] = {0, 0, 0, 0, 0, 0}; /* -info: where the setup from device values goes */
   PetscCall(PetscTime(&tsu[0]));
-  if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
+  if (aips->dev == PGX_DEVICE_CUDA && aips->seq) {
+    PetscCall(PGXMatGetDeviceValuesRead(Ad, &da));
+    if (!da && aips->devsetup) PetscCall(PCAIPSCopyToDevice(pc, Ad, m, ia, ja, &da));
+    else if (aips->acopy) PetscCall(PCAIPSDeviceCopyFree(aips)); /* AIJCUSPARSE's values now, or the option off */
+  }
   PetscCall(PetscTime(&tsu[1]));
   tsu[2] = tsu[3] = tsu[4] = tsu[1];
   if (da && !aips->d_tripos && aips->rformat != PC_AIPS_REMAINDER_CSR) PetscCall(PCAIPSDeviceMaps(pc, Ad, m, tsu));
@@ -635,7 +718,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
   }
   PetscCall(PetscLogEventEnd(PGX_AIPSSetUpExtract, pc, 0, 0, 0));
-  PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? "the device (PETSc's AIJCUSPARSE array)" : "the host"));
+  PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? (aips->acopy ? "the device (PCAIPS's copy of A)" : "the device (PETSc's AIJCUSPARSE array)") : "the host"));
   if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
   /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
   PetscCall(PetscMalloc1(m + 1, &off));
@@ -757,6 +840,7 @@ static PetscErrorCode PCSetFromOptions_AIPS(PC pc, PGXOptionItems PetscOptionsOb
     if (flg) PetscCall(PCAIPSSetRemainderFormat(pc, fmt));
   }
   PetscCall(PetscOptionsBool("-pc_aips_fused_remainder", "cuda: form each product with R inside the tridiagonal solve that takes it, one pass (one rank, R in DIA, the tiled layout without long blocks)", "PCAIPS", aips->fuse, &aips->fuse, NULL));
+  PetscCall(PetscOptionsBool("-pc_aips_device_setup", "cuda on one rank with A on the host: copy A's block to the device and extract P and R there (the resident KSPs share the copy); else on the host", "PCAIPS", aips->devsetup, &aips->devsetup, NULL));
   PetscCall(PetscOptionsBool("-pc_aips_estimate_radius", "Estimate the spectral radius of P^-1 R at setup (power iteration; shown by PCView)", "PCAIPS", aips->estimate, &aips->estimate, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)aips->devreq, (PetscEnum *)&aips->devreq, NULL));
   PetscOptionsHeadEnd();
@@ -798,7 +882,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
     if (ti.layout == PGX_TRIDIAG_LAYOUT_TILED) PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: tiled layout, %" PetscInt_FMT " tiles (rank 0), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", ti.nchunks, ti.threshold, sums[2], maxlev));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  batched solver: interleaved layout, %" PetscInt_FMT " groups of equal size (max per rank), block threshold %" PetscInt_FMT ", %" PetscInt_FMT " blocks longer than the threshold, %" PetscInt_FMT " level(s)\n", maxg, ti.threshold, sums[2], maxlev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  backend: %s (PGX " PGX_VERSION_STRING ")\n", PGXDeviceName(aips->dev)));
-    if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", aips->devvalues ? "the device (AIJCUSPARSE)" : "the host"));
+    if (aips->dev == PGX_DEVICE_CUDA && aips->seq) PetscCall(PetscViewerASCIIPrintf(viewer, "  A's values read from: %s\n", aips->devvalues ? (aips->acopy ? "the device (PCAIPS's copy of A, -pc_aips_device_setup; shared with the resident KSPs)" : "the device (AIJCUSPARSE)") : "the host"));
     if (aips->dev == PGX_DEVICE_CUDA) {
       PetscMPIInt size;
       PetscInt    ndia = aips->ndiag ? 1 : 0;
@@ -904,6 +988,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetRemainderFormat_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetRemainderFormat_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -938,6 +1023,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
 . -pc_aips_estimate_radius       - estimate rho(P^{-1} R) by power iteration at setup; `PCView()` prints it with a warning when it is >= 1
 . -pc_aips_remainder_format <auto,csr,dia> - cuda: storage of R's diagonal block on the GPU, `PCAIPSSetRemainderFormat()` (default auto)
 . -pc_aips_fused_remainder <true,false> - cuda: each product with R formed inside the tridiagonal solve that takes it (default true)
+. -pc_aips_device_setup <true,false> - cuda on one rank with A on the host: A's block copied to the device and P and R extracted there, the copy shared with the resident KSPs (default true)
 - -pgx_device <auto,host,cuda>   - backend (also read with the PC's prefix)
 
   Level: intermediate
@@ -963,6 +1049,11 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   adds the off-diagonal block's part from the ghost values, exchanged through host buffers (only the entries
   other ranks need leave the device) while the diagonal block's part runs. The transposed apply runs its
   products with R on the host matrix.
+
+  With -pgx_device cuda on one rank and A on the host (a PETSc without CUDA), the setup copies A's block to the
+  device (its pattern once, its values at every setup), extracts P and R there and brings only P (3 n values) back
+  for the tridiagonal factorization; `KSPPGXCG`, `KSPPGXGMRES` and `KSPPGXBCGS` take their products from that copy,
+  so A is on the GPU once. -pc_aips_device_setup 0 extracts P and R on the host instead and keeps no copy of A.
 
   With -pgx_device cuda, R's local diagonal block is held on the GPU in one of two formats: CSR (a column
   index and a value per entry) or DIA (the values of each of its few diagonals, no indices: 8 bytes an entry
@@ -992,6 +1083,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   aips->devreq    = PGX_DEVICE_AUTO;
   aips->rformat   = PC_AIPS_REMAINDER_AUTO;
   aips->fuse      = PETSC_TRUE;
+  aips->devsetup  = PETSC_TRUE;
   aips->dev       = PGX_DEVICE_HOST;
   aips->radius    = -1;
 
@@ -1011,6 +1103,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetRemainderFormat_C", PCAIPSSetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetRemainderFormat_C", PCAIPSGetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PCAIPSApplyDevice_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", PGXPCGetDeviceMatrix_AIPS));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
