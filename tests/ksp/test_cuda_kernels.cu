@@ -146,9 +146,26 @@ int main(int argc, char **argv)
       Compare("SpMVAdd (DIA)", yc, Down(dy2, n), 2);
       { /* DIAFill on the device from the device CSR: the host fill's values exactly (poisoned first) */
         PetscScalar *dfill = Up(std::vector<PetscScalar>((size_t)nd * n, NAN));
-        PetscCall(D.DIAFill(dC, nd, doff, dfill));
+        PetscBool    miss = PETSC_TRUE, hmiss = PETSC_TRUE;
+        PetscCall(D.DIAFill(dC, nd, doff, dfill, &miss));
         Compare("DIAFill", dvh, Down(dfill, (size_t)nd * n), 0);
+        /* the offsets without 40 (as sampled rows may miss it): both backends report the miss */
+        std::vector<PetscInt>    off8;
+        std::vector<PetscScalar> hfill((size_t)nd * n);
+        for (PetscInt d = 0; d < nd; d++)
+          if (off[d] != 40) off8.push_back(off[d]);
+        PetscInt *doff8 = Up(off8);
+        PetscBool miss8 = PETSC_FALSE, hmiss8 = PETSC_FALSE;
+        PetscCall(D.DIAFill(dC, 8, doff8, dfill, &miss8));
+        PetscCall(H.DIAFill(hC, 8, off8.data(), hfill.data(), &hmiss8));
+        PetscCall(H.DIAFill(hC, nd, off, hfill.data(), &hmiss));
+        Compare("DIAFill (host)", dvh, hfill, 0);
+        if (miss || hmiss || !miss8 || !hmiss8 || off8.size() != 8) {
+          printf("FAIL: DIAFill's miss flag: all offsets %d/%d (expected 0/0), without 40 %d/%d (expected 1/1)\n", (int)miss, (int)hmiss, (int)miss8, (int)hmiss8);
+          nfail++;
+        }
         (void)cudaFree(dfill);
+        (void)cudaFree(doff8);
       }
       { /* SpMVDotDev: y = A x and x'y left on the device, on the DIA copy (one kernel) and on CSR (dA) */
         PetscScalar hd2, dd2, *ddev = Up(std::vector<PetscScalar>(1, NAN));

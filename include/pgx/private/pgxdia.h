@@ -33,23 +33,24 @@ static inline PetscBool PGXDIAPays(PetscInt nnz, PetscInt nd, PetscInt n, PetscI
 /* The distinct offsets (column - row) of the n x n CSR block (rowptr, col), sorted, in off[0 .. *ndiag) (off has
    room for maxdiag); *ndiag = 0 when there are more than maxdiag of them or the fill nnz / (ndiag * n) is below
    minfill (then DIA does not pay). An empty block gives *ndiag = 0. */
-static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscReal minfill, PetscInt *ndiag, PetscInt off[])
+/* PGXDIAAnalyzeRows() looks at the rows i with i % stride == 0 only (stride 1: every row, PGXDIAAnalyze()). The
+   offsets it finds are a subset of the block's, so a block it declines (too many diagonals, too little fill) is declined
+   by the whole analysis too; a block it accepts must be checked by a fill that reports entries on no offset found
+   (the resident's DIAFill), and analyzed whole when there is one. */
+static inline PetscErrorCode PGXDIAAnalyzeRows(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscReal minfill, PetscInt stride, PetscInt *ndiag, PetscInt off[])
 {
   PetscInt nd = 0, nnz;
 
   PetscFunctionBegin;
   *ndiag = 0;
   if (n <= 0 || !rowptr[n]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (stride < 1) stride = 1;
   nnz = rowptr[n];
-  for (PetscInt i = 0; i < n; i++) {
+  for (PetscInt i = 0; i < n; i += stride) {
+    PetscInt lo = 0; /* columns sorted: a row's offsets increase, so the search goes on from the last one's place */
     for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++) {
       const PetscInt o = col[k] - i;
-      PetscInt       lo = 0, hi = nd;
-      while (lo < hi) { /* first position with off >= o */
-        const PetscInt mid = (lo + hi) / 2;
-        if (off[mid] < o) lo = mid + 1;
-        else hi = mid;
-      }
+      while (lo < nd && off[lo] < o) lo++; /* first position with off >= o */
       if (lo < nd && off[lo] == o) continue;
       if (nd == maxdiag) PetscFunctionReturn(PETSC_SUCCESS); /* too many diagonals: keep CSR */
       for (PetscInt m = nd; m > lo; m--) off[m] = off[m - 1];
@@ -60,6 +61,11 @@ static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, c
   if (!PGXDIAPays(nnz, nd, n, maxdiag, minfill)) PetscFunctionReturn(PETSC_SUCCESS);
   *ndiag = nd;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode PGXDIAAnalyze(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscReal minfill, PetscInt *ndiag, PetscInt off[])
+{
+  return PGXDIAAnalyzeRows(n, rowptr, col, maxdiag, minfill, 1, ndiag, off);
 }
 
 /* Each entry k of the CSR block sent to its DIA slot: out[d * n + i] = in[k] for the entry (i, i + off[d]), empty

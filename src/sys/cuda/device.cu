@@ -184,7 +184,9 @@ PetscErrorCode PGXCUDAGetCUBLAS(cublasHandle_t *h)
   PetscCall(ContextInit());
   if (!ctx.cublas) {
     PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUBLAS));
+    PetscCall(PetscLogEventBegin(PGX_DeviceInit, 0, 0, 0, 0)); /* a handle's creation loads its library: first use only */
     PGXCallCUBLAS(cublasCreate(&ctx.cublas));
+    PetscCall(PetscLogEventEnd(PGX_DeviceInit, 0, 0, 0, 0));
     PGXCallCUBLAS(cublasSetStream(ctx.cublas, ctx.stream));
   }
   *h = ctx.cublas;
@@ -197,7 +199,9 @@ PetscErrorCode PGXCUDAGetCUSPARSE(cusparseHandle_t *h)
   PetscCall(ContextInit());
   if (!ctx.cusparse) {
     PetscCall(PGXCUDALibCheck(PGX_CUDALIB_CUSPARSE));
+    PetscCall(PetscLogEventBegin(PGX_DeviceInit, 0, 0, 0, 0)); /* a handle's creation loads its library: first use only */
     PGXCallCUSPARSE(cusparseCreate(&ctx.cusparse));
+    PetscCall(PetscLogEventEnd(PGX_DeviceInit, 0, 0, 0, 0));
     PGXCallCUSPARSE(cusparseSetStream(ctx.cusparse, ctx.stream));
   }
   *h = ctx.cusparse;

@@ -446,6 +446,8 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
 + -pgx_device <auto,host,cuda> - where the solve runs (host: the reference kernels on host arrays)
 . -ksp_pgx_spmv_format <auto,csr,dia> - cuda: the SpMV of the diagonal block reads a banded (DIA) copy of it (auto:
     when it has at most 32 diagonals filled to 2/3 at least; dia: at most 32 diagonals; csr: never)
+. -ksp_pgx_dia_sample <n> - cuda, DIA copy: its offsets from every n-th row of the host pattern, checked by the fill
+    on the device (an entry on an offset the rows missed: every row is read); 0 (default): the first prime >= rows/4096
 . -ksp_pgx_cg_lookahead <true,false> - the preconditioned norm: iteration i+1 is queued before the host reads
     iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG` stops at);
     on several ranks with cuda only where the reductions are summed GPU to GPU (-pgx_allreduce_peer); default true

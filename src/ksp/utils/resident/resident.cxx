@@ -354,12 +354,47 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
    allows it and the block has few diagonals (pgxdia.h); its offsets again when the pattern was copied again, its
    values again when the values were refreshed, nothing otherwise. The offsets from the Mat's host pattern, the values
    on the device from the resident CSR of the block (no host pass over the values). */
+/* The offsets of the diagonal block's DIA copy from its host pattern (every stride-th row), and the copy allocated */
+static PetscErrorCode ResidentDIAOffsets(PGXResident r, PetscInt stride)
+{
+  Mat             Ad;
+  PetscBool       ismpi, done;
+  const PetscInt *ia, *ja;
+  PetscInt        nr, nd = 0;
+
+  PetscFunctionBegin;
+  PetscCall(ResidentDIAFree(r));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
+  else Ad = r->A;
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == r->n, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local diagonal block");
+  PetscCall(PGXDIAAnalyzeRows(nr, ia, ja, PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_DIA ? 0.0 : 2.0 / 3.0, stride, &nd, r->hdoff));
+  r->ndia       = nd;
+  r->diafill    = nd ? (PetscReal)ia[nr] / ((PetscReal)nd * (PetscReal)nr) : 0.0;
+  r->diastride  = stride;
+  r->diasampled = (PetscBool)(stride > 1 && nd > 0);
+  if (nd) {
+    PetscCall(BAlloc(r, (size_t)nd * sizeof(PetscInt), (void **)&r->doff));
+    PetscCall(BAlloc(r, (size_t)nd * (size_t)nr * sizeof(PetscScalar), (void **)&r->dval));
+    PetscCall(BPut(r, r->doff, r->hdoff, (size_t)nd * sizeof(PetscInt)));
+    if (stride > 1) PetscCall(PetscInfo(r->A, "resident operator: the SpMV reads a DIA copy of the diagonal block (%" PetscInt_FMT " diagonals, fill %g; offsets from every %" PetscInt_FMT "th row, checked by the fill)\n", nd, (double)r->diafill, stride));
+    else PetscCall(PetscInfo(r->A, "resident operator: the SpMV reads a DIA copy of the diagonal block (%" PetscInt_FMT " diagonals, fill %g; offsets from every row)\n", nd, (double)r->diafill));
+  } else PetscCall(PetscInfo(r->A, "resident operator: the diagonal block has more than %d diagonals%s; the SpMV reads the CSR\n", PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_AUTO ? " or too sparse a band for DIA to pay" : ""));
+  r->diapattern = r->npattern;
+  r->diafmt     = r->spmvfmt;
+  r->diabuilt   = PETSC_TRUE;
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuda: the DIA copy of the diagonal block, when it has at most PGX_RESIDENT_MAXDIAG diagonals and DIA pays (or
+   -ksp_pgx_spmv_format dia). The offsets come from every stride-th row of the host pattern (the first prime >= n/4096:
+   a few thousand rows, where reading all of a 1M-row block took tens of ms); the fill on the device then finds any entry on an
+   offset the sampled rows missed, and the whole pattern is analyzed again in that case, so the copy is always A's. */
 static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
 {
-  Mat                Ad;
-  PetscBool          ismpi, done, pattern;
-  const PetscInt    *ia, *ja;
-  PetscInt           nr, nd = 0;
+  PetscBool pattern, miss = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (r->device != PGX_DEVICE_CUDA || !r->A || r->spmvfmt == PGX_RESIDENT_SPMV_CSR) {
@@ -368,33 +403,31 @@ static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
   }
   pattern = (PetscBool)(!r->diabuilt || r->diapattern != r->npattern || r->diafmt != r->spmvfmt);
   if (!pattern && r->diavalues == r->nvalues) PetscFunctionReturn(PETSC_SUCCESS);
-  if (pattern) { /* the offsets from the host pattern */
-    PetscCall(ResidentDIAFree(r));
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)r->A, MATMPIAIJ, &ismpi));
-    if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(r->A, &Ad, NULL, NULL));
-    else Ad = r->A;
-    PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
-    PetscCheck(done && nr == r->n, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the CSR of the local diagonal block");
-    PetscCall(PGXDIAAnalyze(nr, ia, ja, PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_DIA ? 0.0 : 2.0 / 3.0, &nd, r->hdoff));
-    r->ndia    = nd;
-    r->diafill = nd ? (PetscReal)ia[nr] / ((PetscReal)nd * (PetscReal)nr) : 0.0;
-    if (nd) {
-      PetscCall(BAlloc(r, (size_t)nd * sizeof(PetscInt), (void **)&r->doff));
-      PetscCall(BAlloc(r, (size_t)nd * (size_t)nr * sizeof(PetscScalar), (void **)&r->dval));
-      PetscCall(BPut(r, r->doff, r->hdoff, (size_t)nd * sizeof(PetscInt)));
-      PetscCall(PetscInfo(r->A, "resident operator: the SpMV reads a DIA copy of the diagonal block (%" PetscInt_FMT " diagonals, fill %g)\n", nd, (double)r->diafill));
-    } else PetscCall(PetscInfo(r->A, "resident operator: the diagonal block has more than %d diagonals%s; the SpMV reads the CSR\n", PGX_RESIDENT_MAXDIAG, r->spmvfmt == PGX_RESIDENT_SPMV_AUTO ? " or too sparse a band for DIA to pay" : ""));
-    r->diapattern = r->npattern;
-    r->diafmt     = r->spmvfmt;
-    r->diabuilt   = PETSC_TRUE;
-    PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  if (pattern) {
+    PetscInt stride = r->diasample;
+    if (!stride) { /* the first prime >= n/4096: a stride that shares no factor with a grid's sides (128^3: every 512th
+                      row of a 128 x 128 x 128 grid lies on x = 0 and misses the offset -1) */
+      stride = PetscMax(1, r->n / 4096);
+      for (PetscBool prime = PETSC_FALSE; stride > 2 && !prime; stride += prime ? 0 : 1) {
+        prime = PETSC_TRUE;
+        for (PetscInt q = 2; q * q <= stride && prime; q++)
+          if (stride % q == 0) prime = PETSC_FALSE;
+      }
+    }
+    PetscCall(ResidentDIAOffsets(r, stride));
   }
   /* the values from the backend's CSR of the block (its own copy or the PC's, current after PGXResidentSharePC) */
-  if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval));
-  r->diavalues = r->nvalues;
-  r->Ad.ndiag  = r->ndia;
-  r->Ad.doff  = r->doff;
-  r->Ad.dval  = r->dval;
+  if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval, r->diasampled ? &miss : NULL));
+  if (miss) { /* an offset that no sampled row has: the whole pattern */
+    PetscCall(PetscInfo(r->A, "resident operator: the DIA fill found an entry on an offset that the rows sampled (every %" PetscInt_FMT "th) do not have; the offsets from every row\n", r->diastride));
+    PetscCall(ResidentDIAOffsets(r, 1));
+    if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval, NULL));
+  }
+  r->diasampled = PETSC_FALSE; /* checked by a fill: later value refreshes cannot miss (same pattern) */
+  r->diavalues  = r->nvalues;
+  r->Ad.ndiag   = r->ndia;
+  r->Ad.doff    = r->doff;
+  r->Ad.dval    = r->dval;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -413,15 +446,23 @@ PetscErrorCode PGXResidentSetUp(PGXResident r, PGXDeviceType device, Mat A, PC p
   PetscCheck(device != PGX_DEVICE_CUDA, r->comm, PETSC_ERR_SUP_SYS, "PGX was built without CUDA");
   r->K = &K::reference::backend;
 #endif
+  PetscLogDouble t[6]; /* -info: where the setup goes */
+  PetscCall(PetscTime(&t[0]));
   if (device == PGX_DEVICE_CUDA) { /* a PC that holds A on the device set up first, so that A goes there once */
     PetscErrorCode (*f)(void) = NULL;
     PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", &f));
     if (f) PetscCall(PCSetUp(pc));
   }
+  PetscCall(PetscTime(&t[1]));
   PetscCall(PGXResidentSetOperator(r, A, pc, ktype));
+  PetscCall(PetscTime(&t[2]));
   PetscCall(PGXResidentSetPC(r, pc, ktype));
+  PetscCall(PetscTime(&t[3]));
   PetscCall(PGXResidentSharePC(r));
+  PetscCall(PetscTime(&t[4]));
   PetscCall(PGXResidentSetUpDIA(r));
+  PetscCall(PetscTime(&t[5]));
+  if (t[5] - t[0] > 1e-3) PetscCall(PetscInfo(NULL, "PGX resident setup (%s): the PC first %.1f ms, operator %.1f ms, PC bound %.1f ms, PC's copy shared %.1f ms, DIA %.1f ms\n", ktype, 1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]), 1e3 * (t[3] - t[2]), 1e3 * (t[4] - t[3]), 1e3 * (t[5] - t[4])));
   if (r->size > 1 && r->device == PGX_DEVICE_CUDA && !r->dredtried) { /* collective: every rank sets up the same backend */
     r->dredtried = PETSC_TRUE;
     r->dredwhy   = "-pgx_allreduce_peer 0";
@@ -963,6 +1004,8 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_mpi_fused_products", "Several ranks: p'Ap summed inside the products of the diagonal and off-diagonal blocks, and pgxcg's new direction formed inside the diagonal block's product (else a copy, an update, the product and a dot; the same iterations; within the noise of the default on two H200s)", "KSPPGXCG", b->res->mpifused, &b->res->mpifused, NULL));
   PetscCall(PetscOptionsBool("-pgx_allreduce_peer", "Several ranks, cuda: the reductions of the one-synchronization loops summed GPU to GPU (CUDA IPC) where every rank has a GPU of its own on one node, else through the host", "KSPPGXCG", b->res->redpeer, &b->res->redpeer, NULL));
+  PetscCall(PetscOptionsInt("-ksp_pgx_dia_sample", "cuda, DIA copy: the offsets' analysis reads every n-th row of the host pattern, the fill on the device checks them and the whole pattern is read when it finds an offset they miss (0: the first prime >= n/4096; 1: every row)", "KSPPGXCG", b->res->diasample, &b->res->diasample, NULL));
+  PetscCheck(b->res->diasample >= 0, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "-ksp_pgx_dia_sample %" PetscInt_FMT " must be 0 (default) or a row stride >= 1", b->res->diasample);
   PetscCall(PetscOptionsEnum("-ksp_pgx_spmv_format", "cuda: the storage the SpMV reads for the diagonal block: auto (DIA when the block has at most 32 diagonals, filled to 2/3 at least), csr, dia (DIA at up to 32 diagonals whatever the fill)", "KSPPGXCG", PGXResidentSpMVFormats, (PetscEnum)b->res->spmvfmt, (PetscEnum *)&b->res->spmvfmt, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -62,6 +62,9 @@ struct _n_PGXResident {
   PetscInt                                     diapattern, diavalues;          /* npattern, nvalues when it was built */
   PGXResidentSpMVFormat                        diafmt;                         /* spmvfmt when it was built */
   PetscBool                                    diabuilt;                       /* built (or refused) at least once */
+  PetscInt                                     diasample;                      /* -ksp_pgx_dia_sample: the offsets' analysis reads every diasample-th row (0: the first prime >= n/4096; 1: all) */
+  PetscBool                                    diasampled;                     /* the offsets came from sampled rows (diastride > 1) */
+  PetscInt                                     diastride;                      /* the stride they came from */
   /* the preconditioner */
   PC                                           pc;
   PGXResidentPCKind                            pckind;

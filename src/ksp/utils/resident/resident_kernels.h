@@ -24,7 +24,8 @@
                  than dpiold when checksign), so that x and r stay as KSPCG leaves them
        MDotDev   d[j] = MDot(V, w)[j];  Norm2SqDev  d[0] = |x|^2
        DIAFill   dval (ndiag * nrows, column-major by diagonal) = the DIA values of the square CSR block A for the
-                 offsets doff (pgxdia.h; every entry of A on one of them), zero elsewhere (backend memory)
+                 offsets doff (pgxdia.h), zero elsewhere (backend memory); an entry of A on none of them sets *miss
+                 (offsets from sampled rows: the caller analyzes the whole pattern), or is an error when miss is NULL
        SpMVDotDev  y = A x and d[0] = Dot(x, y) (the CG's w = A p and p'w; cuda on a DIA copy: one pass, the sum of
                  p'w in another order than DotDev's)
        MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
@@ -131,7 +132,7 @@ struct Backend {
   PetscErrorCode (*MAXPYNegDev)(PetscInt n, PetscInt k, const Scalar *d, const Scalar *V, PetscInt ldv, Scalar *y);
   PetscErrorCode (*Norm2SqDev)(PetscInt n, const Scalar *x, Scalar *d);
   PetscErrorCode (*SpMVDotDev)(const CSR &, const Scalar *x, Scalar *y, Scalar *d);
-  PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, Scalar *dval);
+  PetscErrorCode (*DIAFill)(const CSR &, PetscInt ndiag, const PetscInt *doff, Scalar *dval, PetscBool *miss);
   PetscErrorCode (*AYPXDev)(PetscInt n, const Scalar *num, const Scalar *den, const Scalar *x, Scalar *y);
   PetscErrorCode (*CGStepDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r);
   PetscErrorCode (*SpMVDotAYPXDev)(const CSR &, const Scalar *z, const Scalar *pold, const Scalar *num, const Scalar *den, Scalar *pnew, Scalar *y, Scalar *d);
@@ -168,7 +169,7 @@ PetscErrorCode MDotDev(PetscInt, PetscInt, const Scalar *, PetscInt, const Scala
 PetscErrorCode MAXPYNegDev(PetscInt, PetscInt, const Scalar *, const Scalar *, PetscInt, Scalar *);
 PetscErrorCode Norm2SqDev(PetscInt, const Scalar *, Scalar *);
 PetscErrorCode SpMVDotDev(const CSR &, const Scalar *, Scalar *, Scalar *);
-PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, Scalar *);
+PetscErrorCode DIAFill(const CSR &, PetscInt, const PetscInt *, Scalar *, PetscBool *);
 PetscErrorCode AYPXDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, Scalar *);
 PetscErrorCode CGStepDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode SpMVDotAYPXDev(const CSR &, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, Scalar *);

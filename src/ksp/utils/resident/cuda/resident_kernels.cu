@@ -696,7 +696,7 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
 
 /* A's DIA values from its CSR on the device (no host pass): zero, scatter, and a check that every entry found its
    diagonal */
-PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval)
+PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval, PetscBool *miss)
 {
   cudaStream_t s;
   int         *dbad = nullptr, bad = 0;
@@ -713,7 +713,8 @@ PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, Petsc
   PGXCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaFreeAsync(dbad, s));
   PGXCallCUDA(cudaStreamSynchronize(s));
-  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill: an entry of the block lies on no analyzed diagonal (pattern changed?)");
+  if (miss) *miss = bad ? PETSC_TRUE : PETSC_FALSE;
+  else PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill: an entry of the block lies on no analyzed diagonal (pattern changed?)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

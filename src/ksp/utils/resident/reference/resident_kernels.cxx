@@ -266,9 +266,24 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval)
+PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval, PetscBool *miss)
 {
-  return PGXDIAFill(A.nrows, A.rowptr, A.colidx, A.val, ndiag, doff, dval);
+  PetscBool bad = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < (size_t)ndiag * (size_t)A.nrows; k++) dval[k] = 0;
+  for (PetscInt i = 0; i < A.nrows; i++) {
+    PetscInt d = 0;
+    for (PetscInt k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) { /* columns sorted: the diagonals in increasing order */
+      const PetscInt o = A.colidx[k] - i;
+      while (d < ndiag && doff[d] < o) d++;
+      if (d < ndiag && doff[d] == o) dval[(size_t)d * (size_t)A.nrows + (size_t)i] = A.val[k];
+      else bad = PETSC_TRUE;
+    }
+  }
+  if (miss) *miss = bad;
+  else PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA fill: an entry of the block lies on no analyzed diagonal (pattern changed?)");
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* p_new = z + (num/den) p_old (or z) at the rows idx[0..m) only */
