@@ -51,6 +51,38 @@ PetscErrorCode PGXCUDAProbeBegin(void)
 }
 
 /*@C
+  PGXCUDAProbeJoin - Waits for a probe that `PGXCUDAProbeBegin()` started and is still running, and keeps its result
+  for `PGXCUDAIsAvailable()`; nothing when none runs. Called before PGX forks (the nested dissection of
+  `MATSOLVERPGX`), since a process must not fork while another of its threads initializes the CUDA driver.
+
+  Not Collective
+
+  Level: developer
+
+.seealso: `PGXCUDAProbeBegin()`, `PGXCUDAIsAvailable()`
+@*/
+PetscErrorCode PGXCUDAProbeJoin(void)
+{
+  PetscFunctionBegin;
+#if PGX_HAVE_CUDA
+  if (PGXCUDAProbeThread) {
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    PGXCUDAProbeThread->join();
+    PetscCall(PetscTime(&t1));
+    delete PGXCUDAProbeThread;
+    PGXCUDAProbeThread = nullptr;
+    PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
+    PGXCUDACount       = PGXCUDAProbeCount;
+    PGXCUDAProbed      = PETSC_TRUE;
+    PetscCall(PetscInfo(NULL, "PGX cuda probe (driver initialization and primary context, on its own thread since it was started): waited %.1f ms for it\n", 1e3 * (t1 - t0)));
+    PetscCall(PetscInfo(NULL, "PGX cuda backend %s%s%s\n", PGXCUDAAvailable ? "available" : "unavailable", PGXCUDAAvailable ? "" : ": ", PGXCUDAAvailable ? "" : PGXCUDAReason));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   PGXCUDAIsAvailable - Whether PGX was built with CUDA and a CUDA device is visible to this process.
 
   Not Collective
@@ -66,15 +98,10 @@ PetscErrorCode PGXCUDAIsAvailable(PetscBool *avail)
 {
   PetscFunctionBegin;
   PetscAssertPointer(avail, 1);
+  PetscCall(PGXCUDAProbeJoin()); /* PGXCUDAProbeBegin() started it: its result */
   if (!PGXCUDAProbed) {
 #if PGX_HAVE_CUDA
-    if (PGXCUDAProbeThread) { /* PGXCUDAProbeBegin() started it */
-      PGXCUDAProbeThread->join();
-      delete PGXCUDAProbeThread;
-      PGXCUDAProbeThread = nullptr;
-      PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
-      PGXCUDACount       = PGXCUDAProbeCount;
-    } else PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, &PGXCUDACount, PGXCUDAReason, sizeof(PGXCUDAReason)));
+    PetscCall(PGXCUDAProbe(&PGXCUDAAvailable, &PGXCUDACount, PGXCUDAReason, sizeof(PGXCUDAReason)));
 #else
     PGXCUDAAvailable = PETSC_FALSE;
     PetscCall(PetscStrncpy(PGXCUDAReason, "PGX was built without CUDA (nvcc was not found at build time, or CUDA=0; rebuild with CUDA=1 CUDA_DIR=/path/to/cuda)", sizeof(PGXCUDAReason)));

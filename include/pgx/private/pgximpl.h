@@ -95,6 +95,7 @@ PETSC_INTERN PetscErrorCode PGXDevReduceDestroy(PGXDevReduce *);
 PETSC_EXTERN PetscErrorCode PGXDeviceSelect(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, const char **);
 PETSC_EXTERN PetscErrorCode PGXGetDeviceIdOption(PetscInt *);
 PETSC_EXTERN PetscErrorCode PGXCUDAProbeBegin(void); /* the first CUDA calls on a thread, overlapping host work */
+PETSC_EXTERN PetscErrorCode PGXCUDAProbeJoin(void);  /* waits for a running probe (before a fork) */
 /* Each PGX object's View: on every rank, the device that rank uses (cuda backend) */
 PETSC_EXTERN PetscErrorCode PGXViewDevice(PetscViewer, PGXDeviceType);
 

@@ -1002,6 +1002,7 @@ PetscErrorCode PGXKSPResidentSetFromOptions(KSP ksp, KSP_PGXResident *b, PGXOpti
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the resident solve runs: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)b->devreq, (PetscEnum *)&b->devreq, NULL));
+  if (b->devreq != PGX_DEVICE_HOST) PetscCall(PGXCUDAProbeBegin()); /* the first CUDA calls (tenths of a second) on a thread of their own, beside the host work before the setup */
   PetscCall(PetscOptionsBool("-ksp_pgx_mpi_fused_products", "Several ranks: p'Ap summed inside the products of the diagonal and off-diagonal blocks, and pgxcg's new direction formed inside the diagonal block's product (else a copy, an update, the product and a dot; the same iterations; within the noise of the default on two H200s)", "KSPPGXCG", b->res->mpifused, &b->res->mpifused, NULL));
   PetscCall(PetscOptionsBool("-pgx_allreduce_peer", "Several ranks, cuda: the reductions of the one-synchronization loops summed GPU to GPU (CUDA IPC) where every rank has a GPU of its own on one node, else through the host", "KSPPGXCG", b->res->redpeer, &b->res->redpeer, NULL));
   PetscCall(PetscOptionsInt("-ksp_pgx_dia_sample", "cuda, DIA copy: the offsets' analysis reads every n-th row of the host pattern, the fill on the device checks them and the whole pattern is read when it finds an offset they miss (0: the first prime >= n/4096; 1: every row)", "KSPPGXCG", b->res->diasample, &b->res->diasample, NULL));

@@ -228,6 +228,7 @@ static PetscErrorCode LDLTOrder(Mat F, Mat_PGXLDLT *c, IS isperm)
   /* the process's first CUDA calls (tenths of a second) on a thread beside the ordering; nd starts it once its
      children are forked (a process must not fork while another of its threads initializes the CUDA driver) */
   if (c->devreq != PGX_DEVICE_HOST && o != LDLT_ORDERING_ND) PetscCall(PGXCUDAProbeBegin());
+  if (o == LDLT_ORDERING_ND) PetscCall(PGXCUDAProbeJoin()); /* one a KSP or PC started at its SetFromOptions: done before the fork */
   switch (o) {
   case LDLT_ORDERING_NATURAL:
     for (PetscInt k = 0; k < n; k++) c->perm[k] = k;

@@ -843,6 +843,7 @@ static PetscErrorCode PCSetFromOptions_AIPS(PC pc, PGXOptionItems PetscOptionsOb
   PetscCall(PetscOptionsBool("-pc_aips_device_setup", "cuda on one rank with A on the host: copy A's block to the device and extract P and R there (the resident KSPs share the copy); else on the host", "PCAIPS", aips->devsetup, &aips->devsetup, NULL));
   PetscCall(PetscOptionsBool("-pc_aips_estimate_radius", "Estimate the spectral radius of P^-1 R at setup (power iteration; shown by PCView)", "PCAIPS", aips->estimate, &aips->estimate, NULL));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)aips->devreq, (PetscEnum *)&aips->devreq, NULL));
+  if (aips->devreq != PGX_DEVICE_HOST) PetscCall(PGXCUDAProbeBegin()); /* the first CUDA calls (tenths of a second) on a thread of their own, beside the host work before the setup */
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -625,6 +625,7 @@ static PetscErrorCode PCSetFromOptions_DILU(PC pc, PGXOptionItems PetscOptionsOb
   PetscCall(PetscOptionsInt("-pc_dilu_color_wave", "Multicolor: wave length of the coloring, 1..64 (7-point stencils: that many colors; each color is two dependent steps of the apply)", "PCDILUSetColorWave", wave, &wave, &flg));
   if (flg) PetscCall(PCDILUSetColorWave(pc, wave));
   PetscCall(PetscOptionsEnum("-pgx_device", "Where the kernels run: auto, host (reference), cuda", "PGXInitializePackage", PGXDeviceTypes, (PetscEnum)dilu->devreq, (PetscEnum *)&dilu->devreq, NULL));
+  if (dilu->devreq != PGX_DEVICE_HOST) PetscCall(PGXCUDAProbeBegin()); /* the first CUDA calls (tenths of a second) on a thread of their own, beside the host work before the setup */
   PetscCall(PetscOptionsBoundedInt("-pc_dilu_single_block_rows", "cuda, multicolor: matrices with at most this many rows apply both sweeps in one single-block kernel (0: never)", "PCDILU", dilu->smallrows, &dilu->smallrows, NULL, 0));
   PetscCall(PetscOptionsBool("-pc_dilu_color_rounds", "cuda, multicolor: compute the coloring by rounds (default), else by one sync-free launch (the same colors)", "PCDILU", dilu->colorrounds, &dilu->colorrounds, NULL));
   PetscCall(PetscOptionsBool("-pc_dilu_color_coop", "cuda, multicolor, rounds: all rounds in one cooperative launch where the device allows (default), else a launch per round (the same colors)", "PCDILU", dilu->colorcoop, &dilu->colorcoop, NULL));
