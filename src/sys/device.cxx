@@ -34,6 +34,24 @@ static int          PGXCUDAProbeAvail = 0, PGXCUDAProbeCount = 0;
 
 .seealso: `PGXCUDAIsAvailable()`, `PGXDeviceResolve()`
 @*/
+#if PGX_HAVE_CUDA
+/* PetscFinalize() with a probe still running (a program that stops before any setup): it is waited for, so that the
+   process does not exit while another of its threads initializes the CUDA driver */
+static PetscErrorCode PGXCUDAProbeFinalize(void)
+{
+  PetscFunctionBegin;
+  if (PGXCUDAProbeThread) {
+    PGXCUDAProbeThread->join();
+    delete PGXCUDAProbeThread;
+    PGXCUDAProbeThread = nullptr;
+    PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
+    PGXCUDACount       = PGXCUDAProbeCount;
+    PGXCUDAProbed      = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 PetscErrorCode PGXCUDAProbeBegin(void)
 {
   PetscFunctionBegin;
@@ -45,6 +63,7 @@ PetscErrorCode PGXCUDAProbeBegin(void)
     } catch (...) {
       PGXCUDAProbeThread = nullptr; /* the probe runs when asked */
     }
+    if (PGXCUDAProbeThread) PetscCall(PetscRegisterFinalize(PGXCUDAProbeFinalize));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
