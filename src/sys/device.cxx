@@ -18,6 +18,32 @@ static std::thread *PGXCUDAProbeThread = nullptr; /* PGXCUDAProbeBegin()'s threa
 static int          PGXCUDAProbeAvail = 0, PGXCUDAProbeCount = 0;
 #endif
 
+#if PGX_HAVE_CUDA
+/* joins the probe's thread, if any, and keeps its result; *waited: whether there was one */
+static void PGXCUDAProbeCollect(PetscBool *waited)
+{
+  *waited = PGXCUDAProbeThread ? PETSC_TRUE : PETSC_FALSE;
+  if (!PGXCUDAProbeThread) return;
+  PGXCUDAProbeThread->join();
+  delete PGXCUDAProbeThread;
+  PGXCUDAProbeThread = nullptr;
+  PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
+  PGXCUDACount       = PGXCUDAProbeCount;
+  PGXCUDAProbed      = PETSC_TRUE;
+}
+
+/* PetscFinalize() with a probe still running (a program that stops before any setup): it is waited for, so that the
+   process does not exit while another of its threads initializes the CUDA driver */
+static PetscErrorCode PGXCUDAProbeFinalize(void)
+{
+  PetscBool waited;
+
+  PetscFunctionBegin;
+  PGXCUDAProbeCollect(&waited);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /*@C
   PGXCUDAProbeBegin - Starts the probe of `PGXCUDAIsAvailable()` (the process's first CUDA calls: driver
   initialization and the primary context, tenths of a second) on a thread of its own, so that host work overlaps it.
@@ -34,24 +60,6 @@ static int          PGXCUDAProbeAvail = 0, PGXCUDAProbeCount = 0;
 
 .seealso: `PGXCUDAIsAvailable()`, `PGXDeviceResolve()`
 @*/
-#if PGX_HAVE_CUDA
-/* PetscFinalize() with a probe still running (a program that stops before any setup): it is waited for, so that the
-   process does not exit while another of its threads initializes the CUDA driver */
-static PetscErrorCode PGXCUDAProbeFinalize(void)
-{
-  PetscFunctionBegin;
-  if (PGXCUDAProbeThread) {
-    PGXCUDAProbeThread->join();
-    delete PGXCUDAProbeThread;
-    PGXCUDAProbeThread = nullptr;
-    PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
-    PGXCUDACount       = PGXCUDAProbeCount;
-    PGXCUDAProbed      = PETSC_TRUE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
-
 PetscErrorCode PGXCUDAProbeBegin(void)
 {
   PetscFunctionBegin;
@@ -84,16 +92,12 @@ PetscErrorCode PGXCUDAProbeJoin(void)
 {
   PetscFunctionBegin;
 #if PGX_HAVE_CUDA
-  if (PGXCUDAProbeThread) {
-    PetscLogDouble t0, t1;
-    PetscCall(PetscTime(&t0));
-    PGXCUDAProbeThread->join();
-    PetscCall(PetscTime(&t1));
-    delete PGXCUDAProbeThread;
-    PGXCUDAProbeThread = nullptr;
-    PGXCUDAAvailable   = PGXCUDAProbeAvail ? PETSC_TRUE : PETSC_FALSE;
-    PGXCUDACount       = PGXCUDAProbeCount;
-    PGXCUDAProbed      = PETSC_TRUE;
+  PetscLogDouble t0, t1;
+  PetscBool      waited;
+  PetscCall(PetscTime(&t0));
+  PGXCUDAProbeCollect(&waited);
+  PetscCall(PetscTime(&t1));
+  if (waited) {
     PetscCall(PetscInfo(NULL, "PGX cuda probe (driver initialization and primary context, on its own thread since it was started): waited %.1f ms for it\n", 1e3 * (t1 - t0)));
     PetscCall(PetscInfo(NULL, "PGX cuda backend %s%s%s\n", PGXCUDAAvailable ? "available" : "unavailable", PGXCUDAAvailable ? "" : ": ", PGXCUDAAvailable ? "" : PGXCUDAReason));
   }

@@ -373,7 +373,6 @@ static PetscErrorCode ResidentDIAOffsets(PGXResident r, PetscInt stride)
   r->ndia       = nd;
   r->diafill    = nd ? (PetscReal)ia[nr] / ((PetscReal)nd * (PetscReal)nr) : 0.0;
   r->diastride  = stride;
-  r->diasampled = (PetscBool)(stride > 1 && nd > 0);
   if (nd) {
     PetscCall(BAlloc(r, (size_t)nd * sizeof(PetscInt), (void **)&r->doff));
     PetscCall(BAlloc(r, (size_t)nd * (size_t)nr * sizeof(PetscScalar), (void **)&r->dval));
@@ -417,17 +416,16 @@ static PetscErrorCode PGXResidentSetUpDIA(PGXResident r)
     PetscCall(ResidentDIAOffsets(r, stride));
   }
   /* the values from the backend's CSR of the block (its own copy or the PC's, current after PGXResidentSharePC) */
-  if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval, r->diasampled ? &miss : NULL));
-  if (miss) { /* an offset that no sampled row has: the whole pattern */
+  if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval, pattern && r->diastride > 1 ? &miss : NULL));
+  if (miss) { /* an offset that no sampled row has: the whole pattern (a value refresh keeps the checked pattern) */
     PetscCall(PetscInfo(r->A, "resident operator: the DIA fill found an entry on an offset that the rows sampled (every %" PetscInt_FMT "th) do not have; the offsets from every row\n", r->diastride));
     PetscCall(ResidentDIAOffsets(r, 1));
     if (r->ndia) PetscCall(r->K->DIAFill(r->Ad, r->ndia, r->doff, r->dval, NULL));
   }
-  r->diasampled = PETSC_FALSE; /* checked by a fill: later value refreshes cannot miss (same pattern) */
-  r->diavalues  = r->nvalues;
-  r->Ad.ndiag   = r->ndia;
-  r->Ad.doff    = r->doff;
-  r->Ad.dval    = r->dval;
+  r->diavalues = r->nvalues;
+  r->Ad.ndiag  = r->ndia;
+  r->Ad.doff   = r->doff;
+  r->Ad.dval   = r->dval;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -63,8 +63,7 @@ struct _n_PGXResident {
   PGXResidentSpMVFormat                        diafmt;                         /* spmvfmt when it was built */
   PetscBool                                    diabuilt;                       /* built (or refused) at least once */
   PetscInt                                     diasample;                      /* -ksp_pgx_dia_sample: the offsets' analysis reads every diasample-th row (0: the first prime >= n/4096; 1: all) */
-  PetscBool                                    diasampled;                     /* the offsets came from sampled rows (diastride > 1) */
-  PetscInt                                     diastride;                      /* the stride they came from */
+  PetscInt                                     diastride;                      /* the stride the offsets came from (> 1: sampled rows, checked by the first fill) */
   /* the preconditioner */
   PC                                           pc;
   PGXResidentPCKind                            pckind;
