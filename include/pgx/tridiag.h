@@ -11,6 +11,8 @@
      than the threshold into partitions of at most 'threshold' rows separated by single rows; the
      separators form a smaller tridiagonal system (the Schur complement) solved recursively by a child
      PGXTridiag (a partition method), so one huge block does not serialize the solve.
+   - PGXTridiagSetUpNumericDevice(T, dl, d, du, &info): the same from P in device memory (cuda backend), factored
+     there in the tiled layout without long blocks, through the host otherwise.
    - PGXTridiagSetUpNumeric(T, dl, d, du, &info): the elimination without pivoting (Thomas factors:
      forward multipliers, inverse pivots and modified super-diagonal, in the layout's order), the
      partitions' spikes and the factored reduced system. A zero, tiny (|pivot| <= 1e-13 max|row|) or non-finite
@@ -64,6 +66,7 @@ typedef struct {
   PetscInt  nlevels;    /* 1 + depth of the reduced systems */
   PetscInt  threshold;  /* the threshold in effect */
   PGXTridiagLayout layout; /* the layout in effect (not AUTO) */
+  PetscBool numdevice;     /* the last numeric setup factored on the device (PGXTridiagSetUpNumericDevice()) */
 } PGXTridiagInfo;
 
 /* Default threshold of the interleaved layout (a block of 256 rows costs one thread 512 dependent steps) */
@@ -79,6 +82,7 @@ PETSC_EXTERN PetscErrorCode PGXTridiagSetThreshold(PGXTridiag, PetscInt);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetLayout(PGXTridiag, PGXTridiagLayout);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag, PetscInt, const PetscInt[]);
 PETSC_EXTERN PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag, const PetscScalar[], const PetscScalar[], const PetscScalar[], PGXTridiagPivotInfo *);
+PETSC_EXTERN PetscErrorCode PGXTridiagSetUpNumericDevice(PGXTridiag, const PetscScalar[], const PetscScalar[], const PetscScalar[], PGXTridiagPivotInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSolve(PGXTridiag, PetscScalar, const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[]);
 /* y = alpha P^{-1} (B x) + beta w with B in DIA storage (pgx/private/pgxdia.h: ndiag increasing offsets, val[d n + i]
    = B(i, i + off[d])); on cuda with the tiled layout and no long blocks one pass forms B x as the solve reads it

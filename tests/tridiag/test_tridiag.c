@@ -4,12 +4,14 @@
    -mode dense  : random diagonally dominant blocks of mixed sizes (size-1 blocks included, one block of
                   -big rows) against LAPACK's dense gesv per block (the big block: residual and a textbook
                   Thomas solve), for several thresholds (partitions and recursion)
-   -mode pivot  : a zero pivot (and a NaN) is reported with its block and row
+   -mode pivot  : a zero pivot (and a NaN) is reported with its block and row (-pivot_cuda: also by the factorization
+                  from P on the device, PGXTridiagSetUpNumericDevice())
    -mode dia    : PGXTridiagSolveDIA() (y = alpha P^{-1} (B x) + beta w, B in DIA) against B x formed here and
                   PGXTridiagSolve(), offsets that reach past both ends, several thresholds; its argument checks
    -mode cuda   : the cuda backend equals the reference on the same random input to 1e-12 (needs a GPU); so does
                   PGXTridiagSolveDIA(), fused into one pass in the tiled layout without long blocks (and there
-                  equal to the cuda product followed by the cuda solve)
+                  equal to the cuda product followed by the cuda solve); so do the factors formed from P on the
+                  device (PGXTridiagSetUpNumericDevice(): there in the tiled layout without long blocks)
    Prints "all checks passed" when every check holds; exits non-zero otherwise. */
 #include <pgx/tridiag.h>
 #include <pgx/private/pgximpl.h>
@@ -193,6 +195,8 @@ static PetscErrorCode TestDense(PetscInt nb, PetscInt maxsize, PetscInt big)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool pivotcuda = PETSC_FALSE; /* -pivot_cuda: TestPivot also runs PGXTridiagSetUpNumericDevice() (needs a GPU) */
+
 static PetscErrorCode TestPivot(void)
 {
   /* blocks of sizes 1, 3, 2, 6; block 3's second pivot is 0 (d = 1 - 1*1); then a NaN on block 2 */
@@ -225,6 +229,34 @@ static PetscErrorCode TestPivot(void)
     PetscCall(Build(PGX_DEVICE_HOST, 0, 4, off, dl, d, du, &T, &info));
     CHECK(info.failed && info.block == 2 && info.row == 5, "pivot: expected NaN failure at block 2 row 5, got failed %d block %d row %d\n", (int)info.failed, (int)info.block, (int)info.row);
     PetscCall(PGXTridiagDestroy(&T));
+  }
+  if (pivotcuda) { /* the factors from P on the device: the same reports (the zero pivot, then the NaN), and then a good P */
+  #if PGX_HAVE_CUDA
+    PetscScalar *d_p;
+    PetscCall(PGXDeviceMallocArray(36, &d_p));
+    for (int c = 0; c < 3; c++) {
+      PGXTridiag          T;
+      PGXTridiagPivotInfo info;
+      PGXTridiagInfo      ti;
+      d[5] = c == 1 ? NAN : 4;
+      d[6] = c == 0 ? 1 : 4;
+      d[7] = c == 0 ? 1 : 4;
+      PetscCall(PGXDeviceCopyArrayToDevice(d_p, dl, 12));
+      PetscCall(PGXDeviceCopyArrayToDevice(d_p + 12, d, 12));
+      PetscCall(PGXDeviceCopyArrayToDevice(d_p + 24, du, 12));
+      PetscCall(PGXTridiagCreate(PGX_DEVICE_CUDA, &T));
+      PetscCall(PGXTridiagSetLayout(T, layout));
+      PetscCall(PGXTridiagSetUpSymbolic(T, 4, off));
+      PetscCall(PGXTridiagSetUpNumericDevice(T, d_p, d_p + 12, d_p + 24, &info));
+      PetscCall(PGXTridiagGetInfo(T, &ti));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "pivot (cuda, %s, from P on the device): failed %d block %d row %d, factored on the device %d\n", PGXTridiagLayouts[layout], (int)info.failed, (int)info.block, (int)info.row, (int)ti.numdevice));
+      if (c == 0) CHECK(info.failed && info.block == 3 && info.row == 7 && !ti.numdevice, "pivot (cuda): expected failure at block 3 row 7 through the host\n");
+      if (c == 1) CHECK(info.failed && info.block == 2 && info.row == 5 && !ti.numdevice, "pivot (cuda): expected NaN failure at block 2 row 5 through the host\n");
+      if (c == 2) CHECK(!info.failed && ti.numdevice == (PetscBool)(layout == PGX_TRIDIAG_LAYOUT_TILED), "pivot (cuda): a good P factored on the device in the tiled layout\n");
+      PetscCall(PGXTridiagDestroy(&T));
+    }
+    PetscCall(PGXDeviceFree(&d_p));
+  #endif
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -383,13 +415,17 @@ static PetscErrorCode TestCUDADIA(PetscInt nb, PetscInt maxsize, PetscInt big)
 static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
 {
   PetscInt       *off, n = 0;
-  PetscScalar    *dl, *d, *du, *r, *w, *yh, *yd, *d_r, *d_w, *d_y;
+  PetscScalar    *dl, *d, *du, *r, *w, *yh, *yd, *yn, *d_r, *d_w, *d_y, *d_p;
   const PetscInt  thrs[] = {0, 2, 7, 33, 1000};
 
   PetscFunctionBegin;
   PetscCall(RandomSystem(nb, maxsize, big, &off, &dl, &d, &du, &r, &n));
-  PetscCall(PetscMalloc3(n, &w, n, &yh, n, &yd));
+  PetscCall(PetscMalloc4(n, &w, n, &yh, n, &yd, n, &yn));
   for (PetscInt i = 0; i < n; i++) w[i] = RandScalar();
+  PetscCall(PGXDeviceMallocArray(3 * n, &d_p)); /* P on the device, for PGXTridiagSetUpNumericDevice() */
+  PetscCall(PGXDeviceCopyArrayToDevice(d_p, dl, n));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_p + n, d, n));
+  PetscCall(PGXDeviceCopyArrayToDevice(d_p + 2 * n, du, n));
   PetscCall(PGXDeviceMallocArray(n + 1, &d_r));
   PetscCall(PGXDeviceMallocArray(n + 1, &d_w));
   PetscCall(PGXDeviceMallocArray(n + 1, &d_y));
@@ -428,6 +464,29 @@ static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
       }
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda (%s): n %d threshold %d (%d groups, %d chunks, %d long, %d levels) epilogue %d, offset %d: max |cuda - reference| = %g\n", PGXTridiagLayouts[layout], (int)n, (int)ti.threshold, (int)ti.ngroups, (int)ti.nchunks, (int)ti.nlong, (int)ti.nlevels, epi, (int)mis, (double)err));
       CHECK(err <= 1e-12 * (1 + ynorm), "cuda (%s, threshold %d, epilogue %d): max difference %g > 1e-12; first bad row %d: cuda %g reference %g\n", PGXTridiagLayouts[layout], (int)ti.threshold, epi, (double)err, (int)first, first >= 0 ? (double)yd[first] : 0.0, first >= 0 ? (double)yh[first] : 0.0);
+      CHECK(!ti.numdevice, "cuda: PGXTridiagSetUpNumeric() reported a device factorization\n");
+      { /* the factors formed from P on the device: there in the tiled layout without long blocks, through the host
+           otherwise; the solve equals the reference's */
+        PGXTridiag     Tn;
+        PGXTridiagInfo tn;
+        PetscReal      errn = 0;
+        PetscCall(PGXTridiagCreate(PGX_DEVICE_CUDA, &Tn));
+        PetscCall(PGXTridiagSetLayout(Tn, layout));
+        if (thrs[t]) PetscCall(PGXTridiagSetThreshold(Tn, thrs[t]));
+        PetscCall(PGXTridiagSetUpSymbolic(Tn, nb, off));
+        PetscCall(PGXTridiagSetUpNumericDevice(Tn, d_p, d_p + n, d_p + 2 * n, &id));
+        CHECK(!id.failed, "cuda (device numeric): unexpected pivot failure\n");
+        PetscCall(PGXTridiagGetInfo(Tn, &tn));
+        PetscCall(PGXDeviceMemset(d_y, 0xff, (n + 1) * sizeof(PetscScalar)));
+        PetscCall(PGXTridiagSolve(Tn, alpha, d_r + mis, beta, epi ? d_w + mis : NULL, d_y + mis));
+        PetscCall(PGXDeviceCopyArrayToHost(yn, d_y + mis, n));
+        PetscCall(PGXDeviceSynchronize());
+        for (PetscInt i = 0; i < n; i++) errn = PetscMax(errn, PetscIsInfOrNanScalar(yn[i]) ? PETSC_INFINITY : PetscAbsScalar(yn[i] - yh[i]));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda (%s, factors from P on the device: %s): threshold %d epilogue %d: max |cuda - reference| = %g\n", PGXTridiagLayouts[layout], tn.numdevice ? "factored there" : "through the host", (int)ti.threshold, epi, (double)errn));
+        CHECK(tn.numdevice == (PetscBool)(layout == PGX_TRIDIAG_LAYOUT_TILED && !ti.nlong), "cuda (%s, %d long blocks): factored on the device %d\n", PGXTridiagLayouts[layout], (int)ti.nlong, (int)tn.numdevice);
+        CHECK(errn <= 1e-12 * (1 + ynorm), "cuda (device numeric, %s, threshold %d, epilogue %d): max difference %g > 1e-12\n", PGXTridiagLayouts[layout], (int)ti.threshold, epi, (double)errn);
+        PetscCall(PGXTridiagDestroy(&Tn));
+      }
       PetscCall(PGXTridiagDestroy(&Th));
       PetscCall(PGXTridiagDestroy(&Td));
     }
@@ -435,7 +494,8 @@ static PetscErrorCode TestCUDA(PetscInt nb, PetscInt maxsize, PetscInt big)
   PetscCall(PGXDeviceFree(&d_r));
   PetscCall(PGXDeviceFree(&d_w));
   PetscCall(PGXDeviceFree(&d_y));
-  PetscCall(PetscFree3(w, yh, yd));
+  PetscCall(PGXDeviceFree(&d_p));
+  PetscCall(PetscFree4(w, yh, yd, yn));
   PetscCall(PetscFree4(dl, d, du, r));
   PetscCall(PetscFree(off));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -453,6 +513,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-nblocks", &nb, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxsize", &maxsize, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-big", &big, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-pivot_cuda", &pivotcuda, NULL));
   for (int l = 0; l < 2; l++) {
     layout = l ? PGX_TRIDIAG_LAYOUT_TILED : PGX_TRIDIAG_LAYOUT_INTERLEAVED;
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "layout %s\n", PGXTridiagLayouts[layout]));

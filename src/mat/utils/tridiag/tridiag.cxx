@@ -32,6 +32,7 @@ struct _n_PGXTridiag {
   PetscInt         threshold = PGX_TRIDIAG_DEFAULT_THRESHOLD; /* threshold in effect */
   PetscBool     symbolic  = PETSC_FALSE; /* SetUpSymbolic was called */
   PetscBool     numeric   = PETSC_FALSE; /* SetUpNumeric succeeded */
+  PetscBool     numdev    = PETSC_FALSE; /* the last numeric setup factored on the device (PGXTridiagSetUpNumericDevice()) */
 
   /* the system */
   PetscInt              n = 0, nblocks = 0;
@@ -408,9 +409,9 @@ PetscErrorCode PGXTridiagSetUpSymbolic(PGXTridiag T, PetscInt nblocks, const Pet
   T->lH.assign(T->lrow.size(), 0);
   T->sepa.assign(T->seprow.size(), 0);
   T->sepc.assign(T->seprow.size(), 0);
-  T->fl.assign(T->nf, 0);
-  T->finv.assign(T->nf, 0);
-  T->fu.assign(T->nf, 0);
+  T->fl.clear(); /* the host factors: sized by the host numeric setup (a device one does not need them) */
+  T->finv.clear();
+  T->fu.clear();
 
   /* reduced systems: one block per long block */
   if (!T->longblocks.empty()) {
@@ -479,6 +480,12 @@ PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag T, const PetscScalar dl[], cons
   info->row    = -1;
   info->pivot  = 0;
   T->numeric   = PETSC_FALSE;
+  T->numdev    = PETSC_FALSE;
+  if (T->fl.size() != (size_t)T->nf) { /* zero where no block writes (the tiled layout's separator rows) */
+    T->fl.assign(T->nf, 0);
+    T->finv.assign(T->nf, 0);
+    T->fu.assign(T->nf, 0);
+  }
   const PetscInt nb = (PetscInt)T->bstart.size();
   for (PetscInt q = 0; q < nb; q++) {
     const PetscInt st = T->bstart[q], s = T->bsize[q], m = T->bstride[q], p = T->bpart[q];
@@ -556,6 +563,67 @@ PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag T, const PetscScalar dl[], cons
     PetscCall(MirrorSet(T->d_lH, T->lH.data(), T->lH.size()));
   }
   T->numeric = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagSetUpNumericDevice - `PGXTridiagSetUpNumeric()` from P on the device: the cuda backend factors there, so
+  that P need not come to the host nor the factors go back (the tiled layout without long blocks, the default on cuda
+  for blocks of at most `PGX_TRIDIAG_TILE_ROWS` rows; one thread a block). Other layouts, and a refused pivot (to report
+  it exactly as the host setup does), bring P to the host and take `PGXTridiagSetUpNumeric()`;
+  `PGXTridiagGetInfo()` says which ran.
+
+  Not Collective
+
+  Input Parameters:
++ T  - the solver, of the cuda backend
+. dl - sub-diagonal, n entries of device memory
+. d  - diagonal, n entries of device memory
+- du - super-diagonal, n entries of device memory
+
+  Output Parameter:
+. info - failure report, as `PGXTridiagSetUpNumeric()` gives it
+
+  Level: developer
+
+.seealso: `PGXTridiagSetUpNumeric()`, `PGXTridiagSetUpSymbolic()`, `PGXTridiagGetInfo()`
+@*/
+PetscErrorCode PGXTridiagSetUpNumericDevice(PGXTridiag T, const PetscScalar dl[], const PetscScalar d[], const PetscScalar du[], PGXTridiagPivotInfo *info)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(info, 5);
+  PetscCheck(T->symbolic, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PGXTridiagSetUpSymbolic() before PGXTridiagSetUpNumericDevice()");
+  PetscCheck(T->type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagSetUpNumericDevice() takes device arrays and needs the cuda backend; the host backend takes PGXTridiagSetUpNumeric()");
+#if PGX_HAVE_CUDA
+  info->failed = PETSC_FALSE;
+  info->block  = -1;
+  info->row    = -1;
+  info->pivot  = 0;
+  T->numeric   = PETSC_FALSE;
+  T->numdev    = PETSC_FALSE;
+  if (T->layout == PGX_TRIDIAG_LAYOUT_TILED && T->longblocks.empty()) {
+    PetscInt bad;
+    PetscCall(MirrorSet<PetscScalar>(T->d_fl, nullptr, T->nf));
+    PetscCall(MirrorSet<PetscScalar>(T->d_finv, nullptr, T->nf));
+    PetscCall(MirrorSet<PetscScalar>(T->d_fu, nullptr, T->nf));
+    PetscCall(K::cuda::factor_natural(T->n, (PetscInt)T->bstart.size(), T->d_bstart.d, dl, d, du, T->d_fl.d, T->d_finv.d, T->d_fu.d, &bad));
+    if (bad == T->n) {
+      T->fl.clear(); /* the host factors, if any, are not these */
+      T->finv.clear();
+      T->fu.clear();
+      T->numeric = PETSC_TRUE;
+      T->numdev  = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  {
+    std::vector<PetscScalar> hdl(T->n), hd(T->n), hdu(T->n);
+    PetscCall(PGXDeviceCopyArrayToHost(hdl.data(), dl, T->n));
+    PetscCall(PGXDeviceCopyArrayToHost(hd.data(), d, T->n));
+    PetscCall(PGXDeviceCopyArrayToHost(hdu.data(), du, T->n));
+    PetscCall(PGXTridiagSetUpNumeric(T, hdl.data(), hd.data(), hdu.data(), info));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -757,6 +825,7 @@ PetscErrorCode PGXTridiagGetInfo(PGXTridiag T, PGXTridiagInfo *info)
   info->nlong     = (PetscInt)T->longblocks.size();
   info->threshold = T->threshold;
   info->layout    = T->layout;
+  info->numdevice = T->numdev;
   for (PetscInt b = 0; b < T->nblocks; b++) {
     info->minsize = PetscMin(info->minsize, T->offsets[b + 1] - T->offsets[b]);
     info->maxsize = PetscMax(info->maxsize, T->offsets[b + 1] - T->offsets[b]);

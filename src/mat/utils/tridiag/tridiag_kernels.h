@@ -120,6 +120,12 @@ void correct(const Long &, const PetscScalar *xs, PetscScalar alpha, PetscScalar
 
 namespace cuda
 {
+/* The factors of the tiled layout without long blocks, formed on the device from P there (PGXTridiagSetUpNumericDevice()):
+   block q owns rows bstart[q] .. bstart[q+1]-1 (bstart[nb] taken as n; the blocks cover 0 .. n-1 in order); fl, finv,
+   fu at the rows themselves, by the host setup's recurrence (a = 0 at a block's first row, c = 0 at its last), one
+   thread a block. A pivot the host setup refuses (not finite, or |pivot| <= 1e-13 max|row|) stops its block; *badrow
+   (host) gets the least such row, n when there is none. */
+PetscErrorCode factor_natural(PetscInt n, PetscInt nb, const PetscInt *bstart, const Scalar *dl, const Scalar *d, const Scalar *du, Scalar *fl, Scalar *finv, Scalar *fu, PetscInt *badrow);
 PetscErrorCode batch_solve(const Batch &, Scalar alpha, const Scalar *r, Scalar beta, const Scalar *w, Scalar *y);
 /* t = B x */
 PetscErrorCode dia_product(PetscInt n, const DIA &, Scalar *t);

@@ -40,6 +40,8 @@ typedef struct {
   PetscInt            nblocks; /* local blocks of P */
   PetscInt           *offsets; /* nblocks+1 block offsets */
   PetscScalar        *dl, *d, *du; /* P (host), n entries each */
+  PetscBool           hostP;         /* dl, d, du hold P's current values (false: P is on the device only, d_tri; PCAIPSHostP()
+                                        brings it where the host needs it) */
   PGXTridiag          T;        /* solver for P */
   PGXTridiag          Tt;       /* solver for P^T (built at the first transpose apply) */
   PetscBool           Ttvalid;  /* Tt matches the current P */
@@ -232,9 +234,14 @@ static PetscErrorCode PCAIPSCopyToDevice(PC pc, Mat Ad, PetscInt m, const PetscI
   PC_AIPS           *aips = (PC_AIPS *)pc->data;
   const PetscScalar *a;
   PetscObjectState   st;
+  PetscLogDouble     t[4];
+  PetscBool          pattern = PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t[0]));
+  t[1] = t[2] = t[0];
   if (!aips->d_aa || aips->acopy != Ad || aips->annz != ia[m]) {
+    pattern = PETSC_TRUE;
     PetscCall(PCAIPSDeviceCopyFree(aips));
     if (aips->d_tripos) PetscCall(PGXDeviceFree(&aips->d_tripos)); /* maps of another copy's pattern */
     if (aips->d_tri) PetscCall(PGXDeviceFree(&aips->d_tri));
@@ -242,14 +249,19 @@ static PetscErrorCode PCAIPSCopyToDevice(PC pc, Mat Ad, PetscInt m, const PetscI
     PetscCall(PGXDeviceMallocArray(m + 1, &aips->d_ia));
     PetscCall(PGXDeviceMallocArray(PetscMax(ia[m], 1), &aips->d_ja));
     PetscCall(PGXDeviceMallocArray(PetscMax(ia[m], 1), &aips->d_aa));
+    PetscCall(PetscTime(&t[1]));
     PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ia, ia, m + 1));
     if (ia[m]) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_ja, ja, ia[m]));
     PetscCall(PetscObjectReference((PetscObject)Ad));
     aips->acopy = Ad;
+    PetscCall(PetscTime(&t[2]));
   }
   PetscCall(MatSeqAIJGetArrayRead(Ad, &a));
   if (ia[m]) PetscCall(PGXDeviceCopyArrayToDevice(aips->d_aa, a, ia[m]));
   PetscCall(MatSeqAIJRestoreArrayRead(Ad, &a));
+  PetscCall(PetscTime(&t[3]));
+  if (pattern) PetscCall(PetscInfo(pc, "PCAIPS: A copied to the device: allocation %.1f ms, pattern %.1f ms (%.1f MB), values %.1f ms (%.1f MB)\n", 1e3 * (t[1] - t[0]), 1e3 * (t[2] - t[1]), 1e-6 * (double)((m + 1 + ia[m]) * sizeof(PetscInt)), 1e3 * (t[3] - t[2]), 1e-6 * (double)(ia[m] * sizeof(PetscScalar))));
+  else PetscCall(PetscInfo(pc, "PCAIPS: A's values copied to the device: %.1f ms (%.1f MB)\n", 1e3 * (t[3] - t[2]), 1e-6 * (double)(ia[m] * sizeof(PetscScalar))));
   PetscCall(PetscObjectStateGet((PetscObject)Ad, &st));
   aips->avalstate = st;
   *da             = aips->d_aa;
@@ -344,6 +356,25 @@ static PetscErrorCode PCAIPSSolveVec(PC pc, PetscBool trans, PetscScalar alpha, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* P on the host (dl, d, du) where the last setup left it on the device only (d_tri): for the host's products with P
+   and the transpose's factorization */
+static PetscErrorCode PCAIPSHostP(PC pc)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  if (aips->hostP) PetscFunctionReturn(PETSC_SUCCESS);
+#if PGX_HAVE_CUDA
+  PetscCheck(aips->d_tri, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAIPS: P is neither on the host nor on the device");
+  PetscCall(PGXDeviceCopyArrayToHost(aips->dl, aips->d_tri, aips->n));
+  PetscCall(PGXDeviceCopyArrayToHost(aips->d, aips->d_tri + aips->n, aips->n));
+  PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * aips->n, aips->n));
+  aips->hostP = PETSC_TRUE;
+  PetscCall(PetscInfo(pc, "PCAIPS: P brought to the host\n"));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* t = R y = A y - P y (trans: R^T y = A^T y - P^T y), through the parallel matrix */
 static PetscErrorCode PCAIPSRemainderProduct(PC pc, PetscBool trans, Vec y, Vec t)
 {
@@ -352,6 +383,7 @@ static PetscErrorCode PCAIPSRemainderProduct(PC pc, PetscBool trans, Vec y, Vec 
   PetscScalar       *ta;
 
   PetscFunctionBegin;
+  PetscCall(PCAIPSHostP(pc));
   if (trans) PetscCall(MatMultTranspose(pc->pmat, y, t));
   else PetscCall(MatMult(pc->pmat, y, t));
   PetscCall(VecGetArrayRead(y, &ya));
@@ -360,6 +392,17 @@ static PetscErrorCode PCAIPSRemainderProduct(PC pc, PetscBool trans, Vec y, Vec 
   PetscCall(VecRestoreArray(t, &ta));
   PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(PetscLogFlops(5.0 * aips->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host series' work vectors y0 and t, made when first needed: the all-device series has none (two vectors of n
+   entries, whose pages the host touches first, cost 10-20 ms at 1-2M rows) */
+static PetscErrorCode PCAIPSWorkVecs(PC pc)
+{
+  PC_AIPS *aips = (PC_AIPS *)pc->data;
+
+  PetscFunctionBegin;
+  if (!aips->y0) PetscCall(MatCreateVecs(pc->pmat, &aips->y0, &aips->t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -374,6 +417,7 @@ static PetscErrorCode PCAIPSApplyVec(PC pc, PetscBool trans, Vec x, Vec y)
     PetscCall(PCAIPSSolveVec(pc, trans, omega, x, 0.0, NULL, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PCAIPSWorkVecs(pc));
   PetscCall(PCAIPSSolveVec(pc, trans, 1.0, x, 0.0, NULL, aips->y0));
   for (PetscInt k = 1; k <= aips->order; k++) {
     const PetscBool last = (PetscBool)(k == aips->order);
@@ -526,6 +570,7 @@ static PetscErrorCode PCAIPSSetUpTranspose(PC pc)
     PetscCall(PGXTridiagSetThreshold(aips->Tt, aips->threshold));
     PetscCall(PGXTridiagSetUpSymbolic(aips->Tt, aips->nblocks, aips->offsets));
   }
+  PetscCall(PCAIPSHostP(pc));
   PetscCall(PetscMalloc2(aips->n, &tl, aips->n, &tu));
   for (PetscInt i = 0; i < aips->n; i++) {
     tl[i] = i ? aips->du[i - 1] : 0;
@@ -564,6 +609,7 @@ static PetscErrorCode PCAIPSEstimateRadius(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_AIPSEstimate, pc, 0, 0, 0));
+  PetscCall(PCAIPSWorkVecs(pc));
   PetscCall(MatCreateVecs(pc->pmat, &v, &w));
   PetscCall(PetscRandomCreate(PetscObjectComm((PetscObject)pc), &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 20240611));
@@ -633,7 +679,7 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
   PetscCheck(done && nr == m, comm, PETSC_ERR_PLIB, "MatGetRowIJ() failed on the local diagonal block");
   /* cuda on one rank with AIJCUSPARSE: A's values stay where PETSc keeps them; P and R are gathered there through
-     maps built from the pattern (once per pattern), and only P (3 n values) comes to the host for its factorization */
+     maps built from the pattern (once per pattern); P's blocks are found and factored there (PGXTridiagSetUpNumericDevice()) */
   const PetscScalar *da = NULL;
   PetscInt           missing = 0;
   aa                         = NULL;
@@ -705,24 +751,28 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
     PetscCall(K::cuda::gather(3 * m, aips->d_tripos, da, aips->d_tri));
     PetscCall(K::cuda::gather(aips->nrval, aips->d_rpos, da, aips->d_val)); /* CSR, or DIA with zeros where pos < 0 */
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PGXDeviceCopyArrayToHost(aips->dl, aips->d_tri, m));
-    PetscCall(PGXDeviceCopyArrayToHost(aips->d, aips->d_tri + m, m));
-    PetscCall(PGXDeviceCopyArrayToHost(aips->du, aips->d_tri + 2 * m, m)); /* synchronous: P is on the host now */
+    PetscCall(PGXDeviceSynchronize());
     PetscCall(PetscTime(&tsu[5]));
-    PetscCall(PetscInfo(pc, "PCAIPS: setup from device values: A's device values %.1f ms, maps from the pattern %.1f ms, R's format %.1f ms, maps uploaded %.1f ms, P and R gathered, P downloaded %.1f ms\n", 1e3 * (tsu[1] - tsu[0]), 1e3 * (tsu[2] - tsu[1]), 1e3 * (tsu[3] - tsu[2]), 1e3 * (tsu[4] - tsu[3]), 1e3 * (tsu[5] - tsu[4])));
+    PetscCall(PetscInfo(pc, "PCAIPS: setup from device values: A's device values %.1f ms, maps from the pattern %.1f ms, R's format %.1f ms, maps uploaded %.1f ms, P and R gathered %.1f ms\n", 1e3 * (tsu[1] - tsu[0]), 1e3 * (tsu[2] - tsu[1]), 1e3 * (tsu[3] - tsu[2]), 1e3 * (tsu[4] - tsu[3]), 1e3 * (tsu[5] - tsu[4])));
   }
 #endif
   aips->devvalues = da ? PETSC_TRUE : PETSC_FALSE;
+  aips->hostP     = PETSC_FALSE; /* P stays on the device from device values: its blocks found and factored there */
   if (!da) {
     PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
-    missing = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
+    missing     = K::reference::extract_tridiagonal(m, ia, ja, aa, aips->dl, aips->d, aips->du);
+    aips->hostP = PETSC_TRUE;
   }
   PetscCall(PetscLogEventEnd(PGX_AIPSSetUpExtract, pc, 0, 0, 0));
   PetscCall(PetscInfo(pc, "PCAIPS: A's values read from %s\n", da ? (aips->acopy ? "the device (PCAIPS's copy of A)" : "the device (PETSc's AIJCUSPARSE array)") : "the host"));
   if (missing) PetscCall(PetscInfo(pc, "PCAIPS: %" PetscInt_FMT " rows without a diagonal entry\n", missing));
   /* blocks: redo the layout when the cuts moved (values may turn zero with the same pattern) */
   PetscCall(PetscMalloc1(m + 1, &off));
-  nb        = K::reference::block_offsets(m, aips->dl, aips->du, off);
+#if PGX_HAVE_CUDA
+  if (da) PetscCall(K::cuda::block_offsets(m, aips->d_tri, aips->d_tri + 2 * m, off, &nb));
+  else
+#endif
+    nb = K::reference::block_offsets(m, aips->dl, aips->du, off);
   newlayout = (PetscBool)(!aips->T || !aips->offsets || nb != aips->nblocks);
   if (!newlayout)
     for (PetscInt b = 0; b <= nb; b++)
@@ -744,7 +794,15 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   } else PetscCall(PetscFree(off));
   aips->Ttvalid = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(PGX_AIPSSetUpTriNumeric, pc, 0, 0, 0));
-  PetscCall(PGXTridiagSetUpNumeric(aips->T, aips->dl, aips->d, aips->du, &aips->pivot));
+#if PGX_HAVE_CUDA
+  if (da) {
+    PGXTridiagInfo ti;
+    PetscCall(PGXTridiagSetUpNumericDevice(aips->T, aips->d_tri, aips->d_tri + m, aips->d_tri + 2 * m, &aips->pivot));
+    PetscCall(PGXTridiagGetInfo(aips->T, &ti));
+    PetscCall(PetscInfo(pc, "PCAIPS: P's %" PetscInt_FMT " blocks found on the device and factored %s\n", nb, ti.numdevice ? "there" : "through the host (a long block, or a refused pivot)"));
+  } else
+#endif
+    PetscCall(PGXTridiagSetUpNumeric(aips->T, aips->dl, aips->d, aips->du, &aips->pivot));
   PetscCall(PetscLogEventEnd(PGX_AIPSSetUpTriNumeric, pc, 0, 0, 0));
   pc->failedreason = PC_NOERROR;
   if (aips->pivot.failed) {
@@ -754,7 +812,8 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 
   /* work vectors, and R on the device for the all-device series */
   PetscCall(PetscLogEventBegin(PGX_AIPSSetUpRest, pc, 0, 0, 0));
-  if (!aips->y0) PetscCall(MatCreateVecs(pc->pmat, &aips->y0, &aips->t));
+  PetscLogDouble trest[2];
+  PetscCall(PetscTime(&trest[0]));
   if (aips->dev == PGX_DEVICE_CUDA) {
     if (!aips->sr) {
       PetscCall(PGXVecStageCreate(&aips->sr));
@@ -807,6 +866,8 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
   }
   if (aa) PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(PetscTime(&trest[1]));
+  PetscCall(PetscInfo(pc, "PCAIPS: the rest of the setup (R from host values, the device work arrays): %.1f ms\n", 1e3 * (trest[1] - trest[0])));
   PetscCall(PetscLogEventEnd(PGX_AIPSSetUpRest, pc, 0, 0, 0));
 
   aips->radius = -1;
@@ -1052,8 +1113,9 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   products with R on the host matrix.
 
   With -pgx_device cuda on one rank and A on the host (a PETSc without CUDA), the setup copies A's block to the
-  device (its pattern once, its values at every setup), extracts P and R there and brings only P (3 n values) back
-  for the tridiagonal factorization; `KSPPGXCG`, `KSPPGXGMRES` and `KSPPGXBCGS` take their products from that copy,
+  device (its pattern once, its values at every setup) and extracts P and R there; P's blocks are found and (blocks of
+  at most 4089 rows, the tiled layout) factored there too, so that P comes to the host only for a transposed apply or a
+  refused pivot's report. `KSPPGXCG`, `KSPPGXGMRES` and `KSPPGXBCGS` take their products from that copy,
   so A is on the GPU once. -pc_aips_device_setup 0 extracts P and R on the host instead and keeps no copy of A.
 
   With -pgx_device cuda, R's local diagonal block is held on the GPU in one of two formats: CSR (a column

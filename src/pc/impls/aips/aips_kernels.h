@@ -53,6 +53,9 @@ PetscErrorCode csr_product(PetscInt n, const PetscInt *rowptr, const PetscInt *c
 PetscErrorCode dia_product(PetscInt n, PetscInt ndiag, const PetscInt *off, const Scalar *val, const Scalar *y, Scalar *t);
 /* t += B g for B in CSR (device arrays): several ranks, the off-diagonal block of R (= of A) on the ghost values g */
 PetscErrorCode csr_product_add(PetscInt n, const PetscInt *rowptr, const PetscInt *col, const Scalar *val, const Scalar *g, Scalar *t);
+/* reference::block_offsets on the device: dl, du device arrays of n entries; offsets (host, n + 1 entries) and *nb as
+   the reference gives them (the block ends, in increasing order, selected on the device; nb + 1 entries come back) */
+PetscErrorCode block_offsets(PetscInt n, const Scalar *dl, const Scalar *du, PetscInt *offsets, PetscInt *nb);
 /* y[i] = v */
 PetscErrorCode fill(PetscInt n, Scalar v, Scalar *y);
 /* y[i] = pos[i] < 0 ? 0 : a[pos[i]] (device arrays) */

@@ -378,6 +378,52 @@ static PetscErrorCode dia_dev(const DIA &B, DiaDev *b)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* factor_natural: thread q runs the host setup's recurrence down block q (rows i0 .. i1-1, consecutive: each thread
+   reads whole 32-byte sectors of its rows in turn, from L1 after the first); a refused pivot ends the block and
+   lowers *bad to its row */
+__global__ void __launch_bounds__(128) factor_natural_kernel(PetscInt n, PetscInt nb, const PetscInt *__restrict__ bstart, const PetscScalar *__restrict__ dl, const PetscScalar *__restrict__ d, const PetscScalar *__restrict__ du, PetscScalar *__restrict__ fl, PetscScalar *__restrict__ finv, PetscScalar *__restrict__ fu, unsigned long long *__restrict__ bad)
+{
+  using pgx::dev::Abs;
+  using pgx::dev::IsFinite;
+  for (PetscInt q = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; q < nb; q += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt i0 = bstart[q], i1 = q + 1 < nb ? bstart[q + 1] : n;
+    PetscScalar    fup = 0;
+    for (PetscInt i = i0; i < i1; i++) {
+      const PetscScalar a = i > i0 ? dl[i] : PetscScalar(0), b = d[i], c = i < i1 - 1 ? du[i] : PetscScalar(0);
+      const PetscScalar piv    = b - a * fup;
+      const double      rowmax = fmax(Abs(b), fmax(Abs(a), Abs(c)));
+      if (!IsFinite(piv) || !(Abs(piv) > 1e-13 * rowmax)) {
+        atomicMin(bad, (unsigned long long)i);
+        break;
+      }
+      const PetscScalar inv = PetscScalar(1) / piv;
+      fl[i]                 = a * inv;
+      finv[i]               = inv;
+      fu[i] = fup = c * inv;
+    }
+  }
+}
+
+PetscErrorCode factor_natural(PetscInt n, PetscInt nb, const PetscInt *bstart, const Scalar *dl, const Scalar *d, const Scalar *du, Scalar *fl, Scalar *finv, Scalar *fu, PetscInt *badrow)
+{
+  cudaStream_t        stream;
+  unsigned long long *d_bad = nullptr, bad = (unsigned long long)n;
+
+  PetscFunctionBegin;
+  *badrow = n;
+  if (!nb) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&stream));
+  PGXCallCUDA(cudaMallocAsync((void **)&d_bad, sizeof(*d_bad), stream));
+  PGXCallCUDA(cudaMemcpyAsync(d_bad, &bad, sizeof(bad), cudaMemcpyHostToDevice, stream));
+  factor_natural_kernel<<<PGXCUDAGridSize(nb, 128), 128, 0, stream>>>(n, nb, bstart, Dev(dl), Dev(d), Dev(du), Dev(fl), Dev(finv), Dev(fu), d_bad);
+  PGXCheckLaunch("pgx::kernels::tridiag::cuda::factor_natural_kernel");
+  PGXCallCUDA(cudaMemcpyAsync(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost, stream));
+  PGXCallCUDA(cudaFreeAsync(d_bad, stream));
+  PGXCallCUDA(cudaStreamSynchronize(stream));
+  *badrow = (PetscInt)bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode batch_solve(const Batch &b, Scalar alpha_, const Scalar *r_, Scalar beta_, const Scalar *w_, Scalar *y_)
 {
   const PetscScalar  alpha = DevScalar(alpha_), beta = DevScalar(beta_);

@@ -7,6 +7,7 @@
 #include <pgx/private/pgxcudascalar.h>
 #include <pgx/private/pgxdia.h>
 #include "../aips_kernels.h"
+#include <cub/device/device_select.cuh>
 #include <algorithm>
 #include <climits>
 
@@ -112,7 +113,51 @@ __global__ void dia_positions_kernel(PetscInt n, const PetscInt *__restrict__ ro
     }
   }
 }
+/* block_offsets: end[i] = i + 1 where a block of P ends after row i (reference::block_offsets's test), 0 elsewhere */
+__global__ void __launch_bounds__(256) block_ends_kernel(PetscInt n, const PetscScalar *__restrict__ dl, const PetscScalar *__restrict__ du, PetscInt *__restrict__ end)
+{
+  for (PetscInt i = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) end[i] = (i == n - 1 || (du[i] == PetscScalar(0) && dl[i + 1] == PetscScalar(0))) ? i + 1 : 0;
+}
+
+struct NonZero {
+  __device__ __forceinline__ bool operator()(const PetscInt &x) const { return x != 0; }
+};
 } // namespace
+
+PetscErrorCode block_offsets(PetscInt n, const Scalar *dl, const Scalar *du, PetscInt *offsets, PetscInt *nb)
+{
+  cudaStream_t stream;
+  PetscInt    *d_end = nullptr, *d_sel = nullptr;
+  int         *d_num = nullptr, num = 0;
+  void        *tmp   = nullptr;
+  size_t       bytes = 0;
+
+  PetscFunctionBegin;
+  offsets[0] = 0;
+  *nb        = 0;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(n < INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "block_offsets: %" PetscInt_FMT " rows, fewer than 2^31 needed", n);
+  PetscCall(PGXCUDAGetStream(&stream));
+  PGXCallCUDA(cub::DeviceSelect::If(nullptr, bytes, d_end, d_sel, d_num, (int)n, NonZero(), stream));
+  PGXCallCUDA(cudaMallocAsync((void **)&d_end, (size_t)n * sizeof(PetscInt), stream));
+  PGXCallCUDA(cudaMallocAsync((void **)&d_sel, (size_t)n * sizeof(PetscInt), stream));
+  PGXCallCUDA(cudaMallocAsync((void **)&d_num, sizeof(int), stream));
+  PGXCallCUDA(cudaMallocAsync(&tmp, bytes ? bytes : 1, stream));
+  block_ends_kernel<<<PGXCUDAGridSize(n, 256), 256, 0, stream>>>(n, Dev(dl), Dev(du), d_end);
+  PGXCheckLaunch("pgx::kernels::aips::cuda::block_ends_kernel");
+  PGXCallCUDA(cub::DeviceSelect::If(tmp, bytes, d_end, d_sel, d_num, (int)n, NonZero(), stream));
+  PGXCallCUDA(cudaMemcpyAsync(&num, d_num, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PGXCallCUDA(cudaStreamSynchronize(stream));
+  PetscCheck(num >= 1 && num <= n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "block_offsets: %d block ends selected of %" PetscInt_FMT " rows", num, n);
+  PGXCallCUDA(cudaMemcpyAsync(offsets + 1, d_sel, (size_t)num * sizeof(PetscInt), cudaMemcpyDeviceToHost, stream));
+  PGXCallCUDA(cudaFreeAsync(d_end, stream));
+  PGXCallCUDA(cudaFreeAsync(d_sel, stream));
+  PGXCallCUDA(cudaFreeAsync(d_num, stream));
+  PGXCallCUDA(cudaFreeAsync(tmp, stream));
+  PGXCallCUDA(cudaStreamSynchronize(stream));
+  *nb = num;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode pattern_maps(PetscInt n, const PetscInt *rowptr, const PetscInt *col, PetscInt maxdiag, PetscInt *tripos, PetscInt info[4], PetscInt *off)
 {
