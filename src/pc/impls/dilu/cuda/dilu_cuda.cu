@@ -135,7 +135,7 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(resize(n));
-    if (n) PGXCallCUDA(cudaMemcpyAsync(p_, h, n * sizeof(T), cudaMemcpyHostToDevice, s_));
+    if (n) PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, p_, (void *)h, n * sizeof(T), 1, n * sizeof(T), s_, PETSC_FALSE)); /* large ones staged (pgxcopy.h) */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   T     *data() const { return p_; }
@@ -1503,7 +1503,7 @@ PetscErrorCode Factor(Data *d, const Scalar *val, PetscReal shift, PetscBool ski
   *badrow = -1;
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PGXCUDAGetStream(&s));
-  if (d->nnz) PGXCallCUDA(cudaMemcpyAsync(d->aval.data(), val, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
+  if (d->nnz) PetscCall(PGXCUDACopy2D(PGX_COPY_H2D, d->aval.data(), (void *)val, d->nnz * sizeof(PetscScalar), 1, d->nnz * sizeof(PetscScalar), s, PETSC_FALSE)); /* staged when large */
   PetscCall(Numeric(d, shift, skipE, badrow, s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
