@@ -449,6 +449,17 @@ static inline bool PivotBad(PetscScalar piv, PetscReal rowmax)
   return PetscIsInfOrNanScalar(piv) || !(PetscAbsScalar(piv) > 1e-13 * rowmax);
 }
 
+/* The start of both numeric setups: no failure reported, no factors valid */
+static void NumericReset(PGXTridiag T, PGXTridiagPivotInfo *info)
+{
+  info->failed = PETSC_FALSE;
+  info->block  = -1;
+  info->row    = -1;
+  info->pivot  = 0;
+  T->numeric   = PETSC_FALSE;
+  T->numdev    = PETSC_FALSE;
+}
+
 /*@C
   PGXTridiagSetUpNumeric - Factors the blocks (no pivoting) for the layout of `PGXTridiagSetUpSymbolic()`.
 
@@ -475,12 +486,7 @@ PetscErrorCode PGXTridiagSetUpNumeric(PGXTridiag T, const PetscScalar dl[], cons
   PetscFunctionBegin;
   PetscAssertPointer(info, 5);
   PetscCheck(T->symbolic, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PGXTridiagSetUpSymbolic() before PGXTridiagSetUpNumeric()");
-  info->failed = PETSC_FALSE;
-  info->block  = -1;
-  info->row    = -1;
-  info->pivot  = 0;
-  T->numeric   = PETSC_FALSE;
-  T->numdev    = PETSC_FALSE;
+  NumericReset(T, info);
   if (T->fl.size() != (size_t)T->nf) { /* zero where no block writes (the tiled layout's separator rows) */
     T->fl.assign(T->nf, 0);
     T->finv.assign(T->nf, 0);
@@ -595,12 +601,7 @@ PetscErrorCode PGXTridiagSetUpNumericDevice(PGXTridiag T, const PetscScalar dl[]
   PetscCheck(T->symbolic, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PGXTridiagSetUpSymbolic() before PGXTridiagSetUpNumericDevice()");
   PetscCheck(T->type == PGX_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagSetUpNumericDevice() takes device arrays and needs the cuda backend; the host backend takes PGXTridiagSetUpNumeric()");
 #if PGX_HAVE_CUDA
-  info->failed = PETSC_FALSE;
-  info->block  = -1;
-  info->row    = -1;
-  info->pivot  = 0;
-  T->numeric   = PETSC_FALSE;
-  T->numdev    = PETSC_FALSE;
+  NumericReset(T, info);
   if (T->layout == PGX_TRIDIAG_LAYOUT_TILED && T->longblocks.empty()) {
     PetscInt bad;
     PetscCall(MirrorSet<PetscScalar>(T->d_fl, nullptr, T->nf));
