@@ -74,8 +74,8 @@ PetscErrorCode PGXCUDAProbeBegin(void)
     int           lrank = PGXCUDALocalRank();
     PGXCopyConfig cfg;
     PetscCall(PGXCopyGetConfig(&cfg));
-    /* the staged copies' pinned buffers too, when copies will be staged (pgxcopy.h: auto stages with 2 or more threads) */
-    const int    nbuf  = (cfg.mode == PGX_COPY_STAGED || (cfg.mode == PGX_COPY_AUTO && cfg.threads >= 2)) ? (int)cfg.buffers : 0;
+    /* the staged copies' pinned buffers too, when large copies will be staged */
+    const int    nbuf  = PGXCopyResolveMode(&cfg) == PGX_COPY_STAGED ? (int)cfg.buffers : 0;
     const size_t chunk = (size_t)cfg.chunk;
     try {
       PGXCUDAProbeThread = new std::thread([lrank, nbuf, chunk] {

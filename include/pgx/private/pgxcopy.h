@@ -46,6 +46,12 @@ typedef struct {
 } PGXCopyConfig;
 
 PETSC_EXTERN PetscErrorCode PGXCopyGetConfig(PGXCopyConfig *);
+/* The mode of a large copy of pageable memory under cfg: auto is staged with 2 or more threads, plain otherwise
+   (PGXCUDACopy2D; the CUDA probe pins the staging buffers early when it is staged) */
+static inline PGXCopyMode PGXCopyResolveMode(const PGXCopyConfig *cfg)
+{
+  return cfg->mode == PGX_COPY_AUTO ? (cfg->threads >= 2 ? PGX_COPY_STAGED : PGX_COPY_PLAIN) : cfg->mode;
+}
 PETSC_EXTERN PetscErrorCode PGXCopySetConfig(const PGXCopyConfig *);
 PETSC_EXTERN PetscErrorCode PGXCopySetFromOptions(void);
 PETSC_EXTERN PetscErrorCode PGXCopyDefaultThreads(PetscInt *);

@@ -459,7 +459,7 @@ PetscErrorCode PGXCUDACopy2D(PGXCopyDirection dir, void *d, void *h, size_t widt
     if (e != cudaSuccess) (void)cudaGetLastError(); /* not known to CUDA: pageable */
     else if (attr.type != cudaMemoryTypeUnregistered) mode = PGX_COPY_PLAIN;
   }
-  if (mode == PGX_COPY_AUTO) mode = cfg.threads >= 2 ? PGX_COPY_STAGED : PGX_COPY_PLAIN;
+  if (mode == PGX_COPY_AUTO) mode = PGXCopyResolveMode(&cfg);
   if (mode == PGX_COPY_STAGED) {
     PGXHostLayout L  = {(char *)h, width, height, height <= 1 ? width : hpitch};
     StageCtx      sc = {(char *)d, s};

@@ -797,9 +797,13 @@ static PetscErrorCode PCSetUp_AIPS(PC pc)
 #if PGX_HAVE_CUDA
   if (da) {
     PGXTridiagInfo ti;
+    PetscBool      info;
     PetscCall(PGXTridiagSetUpNumericDevice(aips->T, aips->d_tri, aips->d_tri + m, aips->d_tri + 2 * m, &aips->pivot));
-    PetscCall(PGXTridiagGetInfo(aips->T, &ti));
-    PetscCall(PetscInfo(pc, "PCAIPS: P's %" PetscInt_FMT " blocks found on the device and factored %s\n", nb, ti.numdevice ? "there" : "through the host (a long block, or a refused pivot)"));
+    PetscCall(PetscInfoEnabled(PC_CLASSID, &info));
+    if (info) { /* PGXTridiagGetInfo() visits every block */
+      PetscCall(PGXTridiagGetInfo(aips->T, &ti));
+      PetscCall(PetscInfo(pc, "PCAIPS: P's %" PetscInt_FMT " blocks found on the device and factored %s\n", nb, ti.numdevice ? "there" : "through the host (a long block, or a refused pivot)"));
+    }
   } else
 #endif
     PetscCall(PGXTridiagSetUpNumeric(aips->T, aips->dl, aips->d, aips->du, &aips->pivot));
