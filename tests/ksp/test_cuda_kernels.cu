@@ -277,6 +277,40 @@ int main(int argc, char **argv)
       (void)cudaFree(dxo);
     }
 
+    /* CGStepPointwiseDev (the look-ahead CG's step, z = d .* r or z = r, z'r and ||z||^2 in one pass) against the
+       reference's three calls: taken with d and without, not taken (x_out, r untouched; z and the sums from the old
+       r); at n = 3001 (a few blocks) and at 2^20 + 17 (grid-stride over the NPART partials, every one of them summed
+       by the last block), where DotNorm2Dev's wider grid is checked too */
+    for (PetscInt m : {n, (PetscInt)(1 << 20) + 17}) {
+      std::vector<PetscScalar> sc = {0.7, -1.3, 2.5, -0.4}, p = RandVec(m), w = RandVec(m), xi = RandVec(m), r0 = RandVec(m), dg = RandVec(m), nanm(m, NAN);
+      PetscScalar             *dsc = Up(sc), *dp = Up(p), *dw = Up(w), *dxi = Up(xi), *ddg = Up(dg), *dr = Up(r0), *dxo = Up(nanm), *dzz = Up(nanm), *dd2 = Up(std::vector<PetscScalar>(2, NAN));
+      const double             sm = m > n ? 1e5 : s; /* sums of ~1M terms */
+      for (int c = 0; c < 3; c++) {
+        const bool               jac = c != 1, taken = c != 2;
+        std::vector<PetscScalar> hr = r0, hxo(m, NAN), hz(m, NAN), hd2(2), dd2h(2);
+        (void)cudaMemcpy(dr, r0.data(), sizeof(PetscScalar) * m, cudaMemcpyHostToDevice); /* Down() synchronized the device */
+        (void)cudaMemcpy(dxo, nanm.data(), sizeof(PetscScalar) * m, cudaMemcpyHostToDevice);
+        PetscCall(H.CGStepPointwiseDev(m, &sc[0], &sc[2], taken ? NULL : &sc[3], p.data(), w.data(), xi.data(), hxo.data(), hr.data(), jac ? dg.data() : NULL, hz.data(), hd2.data()));
+        PetscCall(D.CGStepPointwiseDev(m, dsc, dsc + 2, taken ? NULL : dsc + 3, dp, dw, dxi, dxo, dr, jac ? ddg : NULL, dzz, dd2));
+        const char *what[3] = {"CGStepPointwiseDev (jacobi)", "CGStepPointwiseDev (none)", "CGStepPointwiseDev (not taken)"};
+        if (taken) Compare(what[c], hxo, Down(dxo, m), 1);
+        Compare(what[c], hr, Down(dr, m), 1);
+        Compare(what[c], hz, Down(dzz, m), 1);
+        dd2h = Down(dd2, 2);
+        Compare(what[c], hd2, dd2h, sm);
+        CHECK(std::isfinite((double)dd2h[0]) && std::isfinite((double)dd2h[1]), "%s: sums %g %g", what[c], (double)dd2h[0], (double)dd2h[1]);
+        if (!taken) CHECK(std::isnan((double)Down(dxo, 1)[0]), "%s: x_out written", what[c]);
+      }
+      { /* DotNorm2Dev's grid of at most NPART blocks, at both sizes */
+        std::vector<PetscScalar> hd2(2);
+        PetscCall(H.DotNorm2Dev(m, r0.data(), dg.data(), hd2.data()));
+        (void)cudaMemcpy(dr, r0.data(), sizeof(PetscScalar) * m, cudaMemcpyHostToDevice);
+        PetscCall(D.DotNorm2Dev(m, dr, ddg, dd2));
+        Compare("DotNorm2Dev", hd2, Down(dd2, 2), sm);
+      }
+      for (PetscScalar *q : {dsc, dp, dw, dxi, ddg, dr, dxo, dzz, dd2}) (void)cudaFree(q);
+    }
+
     PetscScalar hd, dd, hv[2], dv[2];
     PetscReal   hn, dn, ht, dt;
     PetscCall(H.Dot(n, x.data(), z0.data(), &hd));

@@ -15,6 +15,8 @@ typedef struct {
   PetscBool       usedla;    /* the last solve ran the look-ahead loop */
   PetscBool       single;    /* -ksp_pgx_cg_single_reduction: Chronopoulos-Gear CG, one global reduction per iteration */
   PetscBool       usedsingle; /* the last solve ran it */
+  PetscBool       fusedpc;   /* -ksp_pgx_cg_fused_pc: the look-ahead loop folds PCNONE/PCJACOBI into the step's pass */
+  PetscBool       usedfused; /* the last solve did */
 } KSP_PGXCG;
 
 static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
@@ -211,22 +213,22 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
    folded into the product w = A p (one pass on cuda's DIA copy), so p alternates between PP[0] and PP[1] and w has
    an array of its own (not z's, as in KSPCG). Scalars: record j = i % 4 of ds holds p'Ap of iteration i, then z'r
    and ||z||^2 after it (the beta and ||z|| of iteration i + 1); iteration i reads its beta in record (i + 3) % 4,
-   betaold in (i + 2) % 4 and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. */
-static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
+   betaold in (i + 2) % 4 and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. With fuse and
+   PCNONE or PCJACOBI, the step, z <- B r and the sums of z'r and ||z||^2 are one pass (two kernels an iteration). */
+static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscBool fuse, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
   PetscScalar *rec = ds + 4 * (i % 4), *prev = ds + 4 * ((i + 3) % 4), *prev2 = ds + 4 * ((i + 2) % 4), *P = PP[i % 2];
 
   PetscFunctionBegin;
   /* p <- z + (beta/betaold) p (p <- z first), w <- A p, p'Ap: one pass (p alternates between PP[0] and PP[1]) */
   PetscCall(PGXResidentMultDotAYPXDev(r, Z, i ? PP[(i + 1) % 2] : NULL, &prev[1], &prev2[1], P, W, &rec[0]));
-  PetscCall(PGXResidentCGStepDev(r, &prev[1], &rec[0], i ? &prev[0] : NULL, P, W, XX[i % 3], XX[(i + 1) % 3], R));
-  PetscCall(PGXResidentPCApply(ksp, r, R, Z));                 /* z <- B r */
-  PetscCall(PGXResidentDotNorm2Dev(r, R, Z, &rec[1]));         /* z'r, ||z||^2 */
+  /* x += a p, r -= a w; z <- B r; z'r, ||z||^2 */
+  PetscCall(PGXResidentCGStepPCDev(ksp, r, fuse, &prev[1], &rec[0], i ? &prev[0] : NULL, P, W, XX[i % 3], XX[(i + 1) % 3], R, Z, &rec[1]));
   PetscCall(PGXResidentFetchBegin(r, 3, rec, i % 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
+static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscBool fuse, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
   PGXResident  r  = base->res;
   PetscScalar  dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold, h[3];
@@ -255,7 +257,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(r->K->Set(1, beta, ds + 4 * 3 + 1)); /* iteration 0 reads its beta in record 3 */
 
   i = 0;
-  PetscCall(PGXCGQueue(ksp, r, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
+  PetscCall(PGXCGQueue(ksp, r, fuse, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
   do {
     PetscLogDouble t0, t1, t2;
 
@@ -263,7 +265,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
     PetscCall(PGXCGBetaStop(ksp, i, beta, betaold, &stop));
     if (stop) break;
     PetscCall(PetscTime(&t0));
-    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
+    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, fuse, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
     PetscCall(PetscTime(&t1));
     PetscCall(PGXResidentFetchEnd(r, 3, i % 2, h));
     PetscCall(PetscTime(&t2));
@@ -369,7 +371,8 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   PetscCall(PetscLogEventBegin(PGX_KSPSolve, ksp, 0, 0, 0));
   cg->usedsingle = (PetscBool)(cg->single && (ksp->normtype == KSP_NORM_PRECONDITIONED || ksp->normtype == KSP_NORM_NATURAL));
   if (cg->single && !cg->usedsingle) PetscCall(PetscInfo(ksp, "-ksp_pgx_cg_single_reduction needs the preconditioned or natural norm (not %s): KSPCG's iteration runs\n", KSPNormTypes[ksp->normtype]));
-  cg->usedla = (PetscBool)(!cg->usedsingle && cg->lookahead && PGXResidentDevReductions(r) && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
+  cg->usedfused = PETSC_FALSE;
+  cg->usedla    = (PetscBool)(!cg->usedsingle && cg->lookahead && PGXResidentDevReductions(r) && ksp->normtype == KSP_NORM_PRECONDITIONED && ksp->chknorm < 2 && ksp->max_it > 0);
   PetscCall(PGXResidentGetWork(r, cg->usedla ? 9 : cg->usedsingle ? 7 : 5, &w));
   PetscScalar *X = w, *B = w + r->n, *R = w + 2 * r->n, *Z = w + 3 * r->n, *P = w + 4 * r->n;
   PetscCall(PGXResidentCopyIn(r, ksp->vec_rhs, B));
@@ -378,7 +381,8 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   cg->base.X = X;
   if (cg->usedla) {
     PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n}, *const PP[2] = {P, w + 7 * r->n};
-    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, XX, B, R, Z, PP, w + 8 * r->n));
+    cg->usedfused = (PetscBool)(cg->fusedpc && PGXResidentPCPointwise(r));
+    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, cg->fusedpc, XX, B, R, Z, PP, w + 8 * r->n));
   } else if (cg->usedsingle) PetscCall(PGXCGIterateSingle(ksp, r, X, B, R, w + 3 * r->n, w + 4 * r->n, w + 5 * r->n, w + 6 * r->n));
   else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
   X          = cg->base.X;
@@ -416,6 +420,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_single_reduction", "Chronopoulos-Gear CG: one global reduction per iteration instead of two (several ranks; preconditioned or natural norm; symmetric operators only; iterations may differ from KSPCG's by round-off)", "KSPPGXCG", cg->single, &cg->single, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_fused_pc", "Look-ahead loop with PCNONE or PCJACOBI: the step x += a p, r -= a w, z <- B r and the sums of z'r and ||z||^2 in one pass", "KSPPGXCG", cg->fusedpc, &cg->fusedpc, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "Preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host; several ranks: with the host backend, or cuda with -pgx_allreduce_peer on GPUs of their own)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -433,6 +438,7 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  one global reduction per iteration (Chronopoulos-Gear, -ksp_pgx_cg_single_reduction): %s%s\n", cg->single ? "on" : "off", cg->single && !cg->usedsingle && ksp->totalits ? " (not used by the last solve: a norm type other than preconditioned or natural)" : ""));
     if (cg->base.res && cg->base.res->size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  p'Ap of the one-synchronization CG: %s (-ksp_pgx_mpi_fused_products %s)\n", cg->base.res->mpifused ? "summed inside both blocks' products, the new direction formed inside the diagonal block's" : "a dot after the product", cg->base.res->mpifused ? "1" : "0"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ?  " (not used by the last solve: another norm type, a norm check iteration, max_it 0, or several ranks whose reductions go through the host)" : ""));
+    if (cg->usedla) PetscCall(PetscViewerASCIIPrintf(viewer, "  the step, the PC and z'r, ||z|| in one pass (-ksp_pgx_cg_fused_pc): %s\n", cg->usedfused ? "yes" : cg->fusedpc ? "no (the PC is not pointwise: only PCNONE and PCJACOBI fold in)" : "no (off)"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -448,6 +454,9 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     when it has at most 32 diagonals filled to 2/3 at least; dia: at most 32 diagonals; csr: never)
 . -ksp_pgx_dia_sample <n> - cuda, DIA copy: its offsets from every n-th row of the host pattern, checked by the fill
     on the device (an entry on an offset the rows missed: every row is read); 0 (default): the first prime >= rows/4096
+. -ksp_pgx_cg_fused_pc <true,false> - the look-ahead loop with `PCNONE` or `PCJACOBI`: the step x += a p, r -= a w,
+    z <- B r and the sums of z'r and ||z||^2 in one pass (the same arithmetic per entry, the sums in another order);
+    default true
 . -ksp_pgx_cg_lookahead <true,false> - the preconditioned norm: iteration i+1 is queued before the host reads
     iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG` stops at);
     on several ranks with cuda only where the reductions are summed GPU to GPU (-pgx_allreduce_peer); default true
@@ -484,6 +493,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP ksp)
   PetscFunctionBegin;
   PetscCall(PetscNew(&cg));
   cg->lookahead = PETSC_TRUE;
+  cg->fusedpc   = PETSC_TRUE;
   ksp->data     = (void *)cg;
   PetscCall(PGXKSPResidentCreate(ksp, &cg->base));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));

@@ -840,6 +840,32 @@ PetscErrorCode PGXResidentCGStepDev(PGXResident r, const PetscScalar *beta, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCNONE and PCJACOBI apply entry by entry: a kernel can fold them into the pass before */
+PetscBool PGXResidentPCPointwise(PGXResident r)
+{
+  return (PetscBool)(r->pckind == PGX_RESIDENT_PC_NONE || r->pckind == PGX_RESIDENT_PC_JACOBI);
+}
+
+PetscErrorCode PGXResidentCGStepPCDev(KSP ksp, PGXResident r, PetscBool fuse, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *rr, PetscScalar *z, PetscScalar *d2)
+{
+  PetscFunctionBegin;
+  if (!fuse || !PGXResidentPCPointwise(r)) {
+    PetscCall(PGXResidentCGStepDev(r, beta, dpi, dpiold, p, w, xin, xout, rr));
+    PetscCall(PGXResidentPCApply(ksp, r, rr, z));
+    PetscCall(PGXResidentDotNorm2Dev(r, rr, z, d2));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* one pass, logged as the PC's application (the step and the sums inside it; the flops of all three) */
+  PetscCall(PetscLogEventBegin(PGX_KSPPCApply, 0, 0, 0, 0));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(r->K->CGStepPointwiseDev(r->n, beta, dpi, dpiold, p, w, xin, xout, rr, r->pckind == PGX_RESIDENT_PC_JACOBI ? r->invdiag : NULL, z, d2));
+  if (r->device == PGX_DEVICE_CUDA) PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(LogFlops(r, (r->pckind == PGX_RESIDENT_PC_JACOBI ? 9.0 : 8.0) * r->n));
+  PetscCall(PetscLogEventEnd(PGX_KSPPCApply, 0, 0, 0, 0));
+  PetscCall(AllreduceDev(r, 2, d2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* p_new = z + (num/den) p_old (p_old NULL: z), w = A p_new, d = p_new'w (one rank: one pass; several: a copy, the update,
    the product and the dot, or with -ksp_pgx_mpi_fused_products MultDotAYPXMPI) */
 PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, const PetscScalar *pold, const PetscScalar *num, const PetscScalar *den, PetscScalar *pnew, PetscScalar *w, PetscScalar *d)

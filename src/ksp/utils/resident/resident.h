@@ -125,6 +125,10 @@ PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscS
    the fetch of k scalars in two halves through slot 0 or 1 */
 PETSC_INTERN PetscErrorCode PGXResidentAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStepDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+/* the look-ahead CG's step, z <- B r and z'r, ||z||^2 into d2[0..1]: with PCNONE or PCJACOBI and fused, one pass
+   (CGStepPointwiseDev); otherwise CGStepDev, PGXResidentPCApply() and DotNorm2Dev in turn */
+PETSC_INTERN PetscErrorCode PGXResidentCGStepPCDev(KSP, PGXResident, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscBool      PGXResidentPCPointwise(PGXResident);
 PETSC_INTERN PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentFetchBegin(PGXResident, PetscInt, const PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode PGXResidentFetchEnd(PGXResident, PetscInt, PetscInt, PetscScalar *);

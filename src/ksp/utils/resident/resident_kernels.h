@@ -38,6 +38,9 @@
        SpMVDotAYPXDev  p_new = z + (num[0] / den[0]) p_old (p_old NULL: p_new = z), then y = A p_new and d[0] =
                  Dot(p_new, y): AYPXDev and SpMVDotDev in one pass on cuda's DIA copy (each row forms the p_new of its
                  neighbours itself); p_new and y must differ from z and p_old
+       CGStepPointwiseDev  CGStepDev, then z = d .* r (d NULL: z = r), then d2[0], d2[1] = DotNorm2(r, z): the step,
+                 a pointwise preconditioner (PCJACOBI, PCNONE) and the next z'r and ||z||^2 in one pass on cuda (the
+                 same arithmetic per entry as the three calls; the sums in another order than DotNorm2Dev's)
        FetchBegin / FetchEnd   the Fetch in two halves: Begin queues the copy of d[0..k) (k <= PGX_RESIDENT_FETCHMAX)
                  into slot (0 or 1) and returns; End waits for that copy and gives h[0..k)
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
@@ -140,6 +143,7 @@ struct Backend {
   PetscErrorCode (*FetchEnd)(PetscInt k, PetscInt slot, Scalar *h);
   PetscErrorCode (*AYPXIdxDev)(PetscInt m, const PetscInt *idx, const Scalar *z, const Scalar *pold, const Scalar *num, const Scalar *den, Scalar *pnew);
   PetscErrorCode (*SpMVAddDotDev)(const CSR &, const Scalar *x, const Scalar *p, Scalar *y, Scalar *d);
+  PetscErrorCode (*CGStepPointwiseDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r, const Scalar *d, Scalar *z, Scalar *d2);
 };
 
 namespace reference
@@ -177,6 +181,7 @@ PetscErrorCode FetchBegin(PetscInt, const Scalar *, PetscInt);
 PetscErrorCode FetchEnd(PetscInt, PetscInt, Scalar *);
 PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *);
 PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar *, Scalar *);
+PetscErrorCode CGStepPointwiseDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, const Scalar *, Scalar *, Scalar *);
 } // namespace reference
 
 namespace cuda

@@ -316,7 +316,18 @@ PetscErrorCode SpMVAddDotDev(const CSR &A, const PetscScalar *x, const PetscScal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev};
+/* CGStepDev, the pointwise preconditioner, DotNorm2Dev: the three calls in turn (the specification of the fused pass) */
+PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r, const PetscScalar *d, PetscScalar *z, PetscScalar *d2)
+{
+  PetscFunctionBegin;
+  PetscCall(CGStepDev(n, beta, dpi, dpiold, p, w, xin, xout, r));
+  if (d) PetscCall(PointwiseMult(n, d, r, z));
+  else PetscCall(Copy(n, r, z));
+  PetscCall(DotNorm2Dev(n, r, z, d2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
