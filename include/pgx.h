@@ -32,6 +32,7 @@ PETSC_EXTERN PetscErrorCode PGXDeviceGetName(char[], size_t);
 
 /* Apply a PGX preconditioner to arrays that live in GPU memory (for GPU-resident Krylov methods) */
 PETSC_EXTERN PetscErrorCode PGXPCApplyDevice(PC, const PetscScalar *, PetscScalar *);
+PETSC_EXTERN PetscErrorCode PGXPCApplyDeviceDotNorm2(PC, const PetscScalar *, PetscScalar *, PetscScalar *, PetscBool *);
 
 #include <pgx/pcdilu.h>
 #include <pgx/pcaips.h>

@@ -89,6 +89,8 @@ PETSC_EXTERN PetscErrorCode PGXTridiagSolve(PGXTridiag, PetscScalar, const Petsc
    (*fused true), otherwise t = B x first (t: n entries of work; may be NULL where fused) */
 PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIAFuses(PGXTridiag, PetscBool *);
 PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIA(PGXTridiag, PetscScalar, PetscInt, const PetscInt[], const PetscScalar[], const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[], PetscScalar[], PetscBool *);
+/* the fused pass of PGXTridiagSolveDIA that also leaves d2[0] = sum conj(y_i) v_i, d2[1] = sum |y_i|^2 in device memory */
+PETSC_EXTERN PetscErrorCode PGXTridiagSolveDIADotNorm2(PGXTridiag, PetscScalar, PetscInt, const PetscInt[], const PetscScalar[], const PetscScalar[], PetscScalar, const PetscScalar[], PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetInfo(PGXTridiag, PGXTridiagInfo *);
 PETSC_EXTERN PetscErrorCode PGXTridiagGetDeviceType(PGXTridiag, PGXDeviceType *);
 /* Bytes the solve moves through DRAM in the model used by the benchmarks: 3 factors + r + y per row

@@ -189,6 +189,40 @@ PetscErrorCode PGXPCApplyDevice(PC pc, const PetscScalar *x, PetscScalar *y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  PGXPCApplyDeviceDotNorm2 - `PGXPCApplyDevice()`, with the sums d2[0] = sum_i conj(y_i) x_i and d2[1] = sum_i |y_i|^2
+  of this process's entries formed in the preconditioner's last pass where it can (a CG's z'r and ||z||^2, without
+  a reduction of its own that reads x and y again).
+
+  Not Collective (the sums are this process's; add them over the ranks)
+
+  Input Parameters:
++ pc  - the preconditioner, of a PGX type, set up with the cuda backend
+- x   - device array of the local length of the input
+
+  Output Parameters:
++ y    - device array of the local length of the output
+. d2   - two scalars in device memory: the sums, where `done` is true; untouched otherwise
+- done - whether the preconditioner formed them (`PCAIPS` with its fused remainder on one rank: its last solve);
+         otherwise the caller sums them itself
+
+.seealso: `PGXPCApplyDevice()`, `PCAIPS`
+@*/
+PetscErrorCode PGXPCApplyDeviceDotNorm2(PC pc, const PetscScalar *x, PetscScalar *y, PetscScalar *d2, PetscBool *done)
+{
+  PetscErrorCode (*f)(PC, const PetscScalar *, PetscScalar *, PetscScalar *, PetscBool *) = NULL;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(done, 5);
+  PetscCall(PCSetUp(pc));
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, "PGXPCApplyDeviceDotNorm2_C", &f));
+  *done = PETSC_FALSE;
+  if (f) PetscCall((*f)(pc, x, y, d2, done));
+  else PetscCall(PGXPCApplyDevice(pc, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_pgx(void)
 {
   PetscFunctionBegin;

@@ -397,6 +397,36 @@ static PetscErrorCode TestCUDADIA(PetscInt nb, PetscInt maxsize, PetscInt big)
     }
     CHECK(err <= 1e-12 * (1 + ynorm), "cuda dia (threshold %d): max difference to the reference %g\n", (int)ti.threshold, (double)err);
     CHECK(erru <= 1e-13 * (1 + ynorm), "cuda dia (threshold %d): max difference to the product then the solve %g\n", (int)ti.threshold, (double)erru);
+    { /* PGXTridiagSolveDIADotNorm2(): the same y, and conj(y)'w, |y|^2 against sums of the reference y formed here;
+         an error where the pass is not fused */
+      PetscScalar   *d_d2, d2[2], s1 = 0, s2 = 0;
+      PetscReal      a1 = 0, e1, e2;
+      PetscErrorCode ierr;
+      PetscCall(PGXDeviceMallocArray(2, &d_d2));
+      PetscCall(PGXDeviceMemset(d_y, 0xff, (n + 1) * sizeof(PetscScalar)));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = PGXTridiagSolveDIADotNorm2(Td, alpha, NDIAOFF, diaoff, d_val, d_x + mis, beta, d_w + mis, d_y + mis, d_w + mis, d_d2);
+      PetscCall(PetscPopErrorHandler());
+      if (fused) {
+        CHECK(!ierr, "cuda dia sums: error %d on a fused solver\n", (int)ierr);
+        PetscCall(PGXDeviceCopyArrayToHost(yu, d_y + mis, n));
+        PetscCall(PGXDeviceCopyArrayToHost(d2, d_d2, 2));
+        PetscCall(PGXDeviceSynchronize());
+        erru = 0;
+        for (PetscInt i = 0; i < n; i++) {
+          erru = PetscMax(erru, PetscIsInfOrNanScalar(yu[i]) ? PETSC_INFINITY : PetscAbsScalar(yu[i] - yd[i]));
+          s1 += PetscConj(yh[i]) * w[i];
+          s2 += PetscConj(yh[i]) * yh[i];
+          a1 += PetscAbsScalar(yh[i]) * PetscAbsScalar(w[i]);
+        }
+        e1 = PetscAbsScalar(d2[0] - s1);
+        e2 = PetscAbsScalar(d2[1] - s2);
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "cuda dia sums (threshold %d): max |y - SolveDIA's y| = %g, |y'w - reference| = %g, ||y||^2 - reference = %g\n", (int)ti.threshold, (double)erru, (double)e1, (double)e2));
+        CHECK(erru <= 1e-14 * (1 + ynorm), "cuda dia sums: y differs from PGXTridiagSolveDIA's by %g\n", (double)erru);
+        CHECK(e1 <= 1e-11 * (1 + a1) && e2 <= 1e-11 * (1 + PetscRealPart(s2)), "cuda dia sums: %g and %g from the reference's\n", (double)e1, (double)e2);
+      } else CHECK(ierr == PETSC_ERR_SUP, "cuda dia sums: error %d without the fused pass, expected PETSC_ERR_SUP\n", (int)ierr);
+      PetscCall(PGXDeviceFree(&d_d2));
+    }
     PetscCall(PGXTridiagDestroy(&Th));
     PetscCall(PGXTridiagDestroy(&Td));
   }

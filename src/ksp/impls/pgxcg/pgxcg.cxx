@@ -420,7 +420,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP PGXCG options");
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_single_reduction", "Chronopoulos-Gear CG: one global reduction per iteration instead of two (several ranks; preconditioned or natural norm; symmetric operators only; iterations may differ from KSPCG's by round-off)", "KSPPGXCG", cg->single, &cg->single, NULL));
-  PetscCall(PetscOptionsBool("-ksp_pgx_cg_fused_pc", "Look-ahead loop with PCNONE or PCJACOBI: the step x += a p, r -= a w, z <- B r and the sums of z'r and ||z||^2 in one pass", "KSPPGXCG", cg->fusedpc, &cg->fusedpc, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_fused_pc", "Look-ahead loop: with PCNONE or PCJACOBI the step x += a p, r -= a w, z <- B r and the sums of z'r and ||z||^2 in one pass; with PCAIPS (fused remainder, one rank) the sums in its last solve", "KSPPGXCG", cg->fusedpc, &cg->fusedpc, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "Preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host; several ranks: with the host backend, or cuda with -pgx_allreduce_peer on GPUs of their own)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -438,7 +438,10 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  one global reduction per iteration (Chronopoulos-Gear, -ksp_pgx_cg_single_reduction): %s%s\n", cg->single ? "on" : "off", cg->single && !cg->usedsingle && ksp->totalits ? " (not used by the last solve: a norm type other than preconditioned or natural)" : ""));
     if (cg->base.res && cg->base.res->size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  p'Ap of the one-synchronization CG: %s (-ksp_pgx_mpi_fused_products %s)\n", cg->base.res->mpifused ? "summed inside both blocks' products, the new direction formed inside the diagonal block's" : "a dot after the product", cg->base.res->mpifused ? "1" : "0"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead of one iteration: %s%s\n", cg->lookahead ? "on" : "off", cg->lookahead && !cg->usedla && ksp->totalits ?  " (not used by the last solve: another norm type, a norm check iteration, max_it 0, or several ranks whose reductions go through the host)" : ""));
-    if (cg->usedla) PetscCall(PetscViewerASCIIPrintf(viewer, "  the step, the PC and z'r, ||z|| in one pass (-ksp_pgx_cg_fused_pc): %s\n", cg->usedfused ? "yes" : cg->fusedpc ? "no (the PC is not pointwise: only PCNONE and PCJACOBI fold in)" : "no (off)"));
+    if (cg->usedla) {
+      const PetscBool sums = (PetscBool)(cg->fusedpc && !cg->usedfused && cg->base.res && cg->base.res->pcsums);
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  the step, the PC and z'r, ||z|| in one pass (-ksp_pgx_cg_fused_pc): %s\n", cg->usedfused ? "yes" : sums ? "z'r and ||z|| summed in the PC's last pass" : cg->fusedpc ? "no (the PC is not pointwise, and does not sum in its last pass: PCNONE and PCJACOBI fold in, PCAIPS sums with its fused remainder on one rank)" : "no (off)"));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -456,7 +459,8 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     on the device (an entry on an offset the rows missed: every row is read); 0 (default): the first prime >= rows/4096
 . -ksp_pgx_cg_fused_pc <true,false> - the look-ahead loop with `PCNONE` or `PCJACOBI`: the step x += a p, r -= a w,
     z <- B r and the sums of z'r and ||z||^2 in one pass (the same arithmetic per entry, the sums in another order);
-    default true
+    with `PCAIPS` on cuda (its fused remainder, one rank) z'r and ||z||^2 summed in its last solve
+    (`PGXPCApplyDeviceDotNorm2()`); default true
 . -ksp_pgx_cg_lookahead <true,false> - the preconditioned norm: iteration i+1 is queued before the host reads
     iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG` stops at);
     on several ranks with cuda only where the reductions are summed GPU to GPU (-pgx_allreduce_peer); default true

@@ -849,6 +849,18 @@ PetscBool PGXResidentPCPointwise(PGXResident r)
 PetscErrorCode PGXResidentCGStepPCDev(KSP ksp, PGXResident r, PetscBool fuse, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *rr, PetscScalar *z, PetscScalar *d2)
 {
   PetscFunctionBegin;
+  r->pcsums = PETSC_FALSE;
+  if (fuse && r->pckind == PGX_RESIDENT_PC_DEVICE) {
+    PetscCall(PGXResidentCGStepDev(r, beta, dpi, dpiold, p, w, xin, xout, rr));
+    PetscCall(PetscLogEventBegin(PGX_KSPPCApply, 0, 0, 0, 0));
+    PetscCall(PGXPCApplyDeviceDotNorm2(r->pc, rr, z, d2, &r->pcsums));
+    PetscCall(PetscLogEventEnd(PGX_KSPPCApply, 0, 0, 0, 0));
+    if (r->pcsums) {
+      PetscCall(LogFlops(r, 4.0 * r->n));
+      PetscCall(AllreduceDev(r, 2, d2));
+    } else PetscCall(PGXResidentDotNorm2Dev(r, rr, z, d2));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!fuse || !PGXResidentPCPointwise(r)) {
     PetscCall(PGXResidentCGStepDev(r, beta, dpi, dpiold, p, w, xin, xout, rr));
     PetscCall(PGXResidentPCApply(ksp, r, rr, z));

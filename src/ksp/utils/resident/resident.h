@@ -68,6 +68,7 @@ struct _n_PGXResident {
   PC                                           pc;
   PGXResidentPCKind                            pckind;
   PetscScalar                                 *invdiag;   /* jacobi: backend memory */
+  PetscBool                                    pcsums;    /* the last PGXResidentCGStepPCDev(): the PC's last pass summed z'r, ||z||^2 */
   Mat                                          jacmat;    /* jacobi: the Pmat invdiag came from, and its state */
   PetscObjectState                             jacstate;
   Vec                                          px, py;    /* PGX_RESIDENT_PC_HOST: Vecs wrapping host arrays */
@@ -125,8 +126,9 @@ PETSC_INTERN PetscErrorCode PGXResidentFetch(PGXResident, PetscInt, const PetscS
    the fetch of k scalars in two halves through slot 0 or 1 */
 PETSC_INTERN PetscErrorCode PGXResidentAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentCGStepDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-/* the look-ahead CG's step, z <- B r and z'r, ||z||^2 into d2[0..1]: with PCNONE or PCJACOBI and fused, one pass
-   (CGStepPointwiseDev); otherwise CGStepDev, PGXResidentPCApply() and DotNorm2Dev in turn */
+/* the look-ahead CG's step, z <- B r and z'r, ||z||^2 into d2[0..1]: with PCNONE or PCJACOBI and fuse, one pass
+   (CGStepPointwiseDev); with a device PC and fuse, CGStepDev and PGXPCApplyDeviceDotNorm2() (the sums in the PC's
+   last pass where it can: r->pcsums); otherwise CGStepDev, PGXResidentPCApply() and DotNorm2Dev in turn */
 PETSC_INTERN PetscErrorCode PGXResidentCGStepPCDev(KSP, PGXResident, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscBool      PGXResidentPCPointwise(PGXResident);
 PETSC_INTERN PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);

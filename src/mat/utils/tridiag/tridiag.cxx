@@ -763,20 +763,28 @@ PetscErrorCode PGXTridiagSolveDIAFuses(PGXTridiag T, PetscBool *fuses)
 
 .seealso: `PGXTridiagSolve()`, `PCAIPS`
 @*/
+/* the checks of PGXTridiagSolveDIA() and PGXTridiagSolveDIADotNorm2() (name: the caller), and B */
+static PetscErrorCode SolveDIACheck(PGXTridiag T, const char *name, PetscInt ndiag, const PetscInt off[], const PetscScalar val[], const PetscScalar x[], const PetscScalar w[], const PetscScalar y[], K::DIA *B)
+{
+  PetscFunctionBegin;
+  PetscCheck(T->numeric, PETSC_COMM_SELF, PETSC_ERR_ORDER, "%s() needs a successful PGXTridiagSetUpNumeric()", name);
+  PetscCheck(ndiag >= 0 && ndiag <= K::DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s(): %" PetscInt_FMT " diagonals, at most %d", name, ndiag, K::DIA_MAXDIAG);
+  PetscCheck(!T->n || (x != y && w != y), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "%s(): y must not alias x or w", name);
+  B->ndiag = ndiag;
+  for (PetscInt d = 0; d < K::DIA_MAXDIAG; d++) B->off[d] = d < ndiag ? off[d] : 0;
+  for (PetscInt d = 1; d < ndiag; d++) PetscCheck(off[d] > off[d - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s(): offsets not increasing at %" PetscInt_FMT, name, d);
+  B->val = val;
+  B->x   = x;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXTridiagSolveDIA(PGXTridiag T, PetscScalar alpha, PetscInt ndiag, const PetscInt off[], const PetscScalar val[], const PetscScalar x[], PetscScalar beta, const PetscScalar w[], PetscScalar t[], PetscScalar y[], PetscBool *fused)
 {
   K::DIA     B;
   const bool cuda = T->type == PGX_DEVICE_CUDA;
 
   PetscFunctionBegin;
-  PetscCheck(T->numeric, PETSC_COMM_SELF, PETSC_ERR_ORDER, "PGXTridiagSolveDIA() needs a successful PGXTridiagSetUpNumeric()");
-  PetscCheck(ndiag >= 0 && ndiag <= K::DIA_MAXDIAG, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PGXTridiagSolveDIA(): %" PetscInt_FMT " diagonals, at most %d", ndiag, K::DIA_MAXDIAG);
-  PetscCheck(!T->n || (x != y && w != y), PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolveDIA(): y must not alias x or w");
-  B.ndiag = ndiag;
-  for (PetscInt d = 0; d < K::DIA_MAXDIAG; d++) B.off[d] = d < ndiag ? off[d] : 0;
-  for (PetscInt d = 1; d < ndiag; d++) PetscCheck(off[d] > off[d - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PGXTridiagSolveDIA(): offsets not increasing at %" PetscInt_FMT, d);
-  B.val = val;
-  B.x   = x;
+  PetscCall(SolveDIACheck(T, "PGXTridiagSolveDIA", ndiag, off, val, x, w, y, &B));
   PetscBool one;
   PetscCall(PGXTridiagSolveDIAFuses(T, &one));
   if (fused) *fused = one;
@@ -794,6 +802,46 @@ PetscErrorCode PGXTridiagSolveDIA(PGXTridiag T, PetscScalar alpha, PetscInt ndia
 #endif
   } else K::reference::dia_product(T->n, B, t);
   PetscCall(PGXTridiagSolve(T, alpha, t, beta, w, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PGXTridiagSolveDIADotNorm2 - `PGXTridiagSolveDIA()` in its one pass, which also sums the solution against a vector:
+  y = alpha P^{-1} (B x) + beta w, d2[0] = sum_i conj(y_i) v_i and d2[1] = sum_i |y_i|^2.
+
+  Not Collective
+
+  Input Parameters:
++ T     - the solver, set up, on which `PGXTridiagSolveDIAFuses()` is true (cuda, the tiled layout, no long blocks)
+. alpha, ndiag, off, val, x, beta, w - as for `PGXTridiagSolveDIA()`
+- v     - n entries in the backend's memory (may alias x or w)
+
+  Output Parameters:
++ y  - n entries in the backend's memory; must not alias x, w or v
+- d2 - two scalars in the backend's memory: this process's sums (a caller on several ranks adds them up)
+
+  Level: developer
+
+  Note:
+  The sums are formed per tile as the tile writes its rows and added up by the tile that finishes last: the same
+  value as a separate reduction up to the order of the additions. A solver whose pass is not fused is an error;
+  `PGXTridiagSolveDIAFuses()` says beforehand.
+
+.seealso: `PGXTridiagSolveDIA()`, `PGXTridiagSolveDIAFuses()`, `PCAIPS`
+@*/
+PetscErrorCode PGXTridiagSolveDIADotNorm2(PGXTridiag T, PetscScalar alpha, PetscInt ndiag, const PetscInt off[], const PetscScalar val[], const PetscScalar x[], PetscScalar beta, const PetscScalar w[], PetscScalar y[], const PetscScalar v[], PetscScalar d2[])
+{
+  K::DIA    B;
+  PetscBool one;
+
+  PetscFunctionBegin;
+  PetscCall(SolveDIACheck(T, "PGXTridiagSolveDIADotNorm2", ndiag, off, val, x, w, y, &B));
+  PetscCheck(!T->n || v != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "PGXTridiagSolveDIADotNorm2(): y must not alias v");
+  PetscCall(PGXTridiagSolveDIAFuses(T, &one));
+  PetscCheck(one, PETSC_COMM_SELF, PETSC_ERR_SUP, "PGXTridiagSolveDIADotNorm2() needs the fused pass (cuda, the tiled layout, no block longer than the threshold); PGXTridiagSolveDIAFuses() says whether a solver has it");
+#if PGX_HAVE_CUDA
+  PetscCall(K::cuda::batch_solve_dia(BatchOf(T), alpha, B, beta, w, y, v, d2));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -130,8 +130,9 @@ PetscErrorCode batch_solve(const Batch &, Scalar alpha, const Scalar *r, Scalar 
 /* t = B x */
 PetscErrorCode dia_product(PetscInt n, const DIA &, Scalar *t);
 /* y = alpha P^{-1} (B x) + beta w in one pass: tiled layout, every chunk a tile of whole blocks (epilogue 1, no long
-   blocks); x must not alias y (other tiles read x while this one writes y) */
-PetscErrorCode batch_solve_dia(const Batch &, Scalar alpha, const DIA &, Scalar beta, const Scalar *w, Scalar *y);
+   blocks); x must not alias y (other tiles read x while this one writes y). d2 (device, or NULL): also d2[0] =
+   sum conj(y_i) v_i and d2[1] = sum |y_i|^2, summed in the same pass (partial sums per tile, the last tile adds them) */
+PetscErrorCode batch_solve_dia(const Batch &, Scalar alpha, const DIA &, Scalar beta, const Scalar *w, Scalar *y, const Scalar *v = nullptr, Scalar *d2 = nullptr);
 PetscErrorCode reduced_rhs(const Long &, const Scalar *r, const Scalar *y, Scalar *rs);
 PetscErrorCode correct(const Long &, const Scalar *xs, Scalar alpha, Scalar beta, const Scalar *w, Scalar *y);
 } // namespace cuda

@@ -74,6 +74,7 @@ typedef struct {
   PetscObjectState onzstate; /* nonzero state of pmat when the exchange was built */
   PGXGhost         ghost;    /* the ghost exchange (src/sys/ghost.cxx) */
   PetscInt         nfused, nunfused; /* products with R of the device applies: fused into the solve, or not */
+  PetscInt         nsums;            /* device applies whose last solve also summed y'x and |y|^2 (PGXPCApplyDeviceDotNorm2) */
   /* cuda on one rank, A on the host (no AIJCUSPARSE): A's local block copied to the device, its pattern once per
      pattern and its values at every setup, so that P and R are extracted there as from AIJCUSPARSE's values
      (-pc_aips_device_setup); the resident KSPs read their products from this copy (PGXPCGetDeviceMatrix_C) */
@@ -486,12 +487,15 @@ static PetscErrorCode PCAIPSRemainderDevice(PC pc, const PetscScalar *y, PetscSc
 }
 #endif
 
-/* The series on device arrays (cuda backend): R is held on the device (several ranks: with a ghost exchange per product) */
-static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
+/* The series on device arrays (cuda backend): R is held on the device (several ranks: with a ghost exchange per
+   product). d2 (device, or NULL): the last fused solve also sums conj(y)'x and |y|^2 into it, *done says whether it
+   did (only fused solves do: R in DIA, one rank, a tiled solver without long blocks, order >= 1) */
+static PetscErrorCode PCAIPSApplyDeviceSums(PC pc, const PetscScalar *x, PetscScalar *y, PetscScalar *d2, PetscBool *done)
 {
   PC_AIPS *aips = (PC_AIPS *)pc->data;
 
   PetscFunctionBegin;
+  if (done) *done = PETSC_FALSE;
   PetscCheck(aips->dev == PGX_DEVICE_CUDA, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "PGXPCApplyDevice() on PCAIPS needs the cuda backend (-pgx_device cuda); this PC runs on %s", PGXDeviceName(aips->dev));
 #if PGX_HAVE_CUDA
   const PetscScalar omega = aips->damping;
@@ -514,7 +518,11 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
       const PetscBool last = (PetscBool)(k == aips->order);
       if (fuse) {
         PetscScalar *out = (aips->order - k) % 2 ? aips->d_t : y;
-        PetscCall(PGXTridiagSolveDIA(aips->T, last ? -omega : -1.0, aips->ndiag, aips->diaoff, aips->d_val, src, last ? omega : 1.0, aips->d_y0, NULL, out, NULL));
+        if (last && d2) {
+          PetscCall(PGXTridiagSolveDIADotNorm2(aips->T, -omega, aips->ndiag, aips->diaoff, aips->d_val, src, omega, aips->d_y0, out, x, d2));
+          *done = PETSC_TRUE;
+          aips->nsums++;
+        } else PetscCall(PGXTridiagSolveDIA(aips->T, last ? -omega : -1.0, aips->ndiag, aips->diaoff, aips->d_val, src, last ? omega : 1.0, aips->d_y0, NULL, out, NULL));
         src = out;
         aips->nfused++;
       } else {
@@ -528,6 +536,20 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogEventEnd(PGX_AIPSApply, pc, 0, 0, 0));
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  PetscCall(PCAIPSApplyDeviceSums(pc, x, y, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCAIPSApplyDeviceDotNorm2_AIPS(PC pc, const PetscScalar *x, PetscScalar *y, PetscScalar *d2, PetscBool *done)
+{
+  PetscFunctionBegin;
+  PetscCall(PCAIPSApplyDeviceSums(pc, x, y, d2, done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -959,6 +981,7 @@ static PetscErrorCode PCView_AIPS(PC pc, PetscViewer viewer)
       if (aips->ndiag) PetscCall(PetscViewerASCIIPrintf(viewer, "  remainder R: DIA, %" PetscInt_FMT " diagonals (fill %.2f)%s\n", aips->ndiag, (double)aips->diafill, where));
       else PetscCall(PetscViewerASCIIPrintf(viewer, "  remainder R: CSR%s\n", where));
       if (aips->order) PetscCall(PetscViewerASCIIPrintf(viewer, "  products with R fused into the tridiagonal solve (-pc_aips_fused_remainder %s): %" PetscInt_FMT " of %" PetscInt_FMT " device products%s\n", aips->fuse ? "1" : "0", aips->nfused, aips->nfused + aips->nunfused, size > 1 ? " on rank 0" : ""));
+      if (aips->nsums) PetscCall(PetscViewerASCIIPrintf(viewer, "  applications whose last solve also summed y'x and ||y||^2 (a resident CG's z'r, ||z||): %" PetscInt_FMT "%s\n", aips->nsums, size > 1 ? " on rank 0" : ""));
     }
     if (aips->dev == PGX_DEVICE_CUDA && !aips->seq) {
       PetscInt    nsend, nghost;
@@ -1054,6 +1077,7 @@ static PetscErrorCode PCDestroy_AIPS(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetRemainderFormat_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetRemainderFormat_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDeviceDotNorm2_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1170,6 +1194,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetRemainderFormat_C", PCAIPSSetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetRemainderFormat_C", PCAIPSGetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PCAIPSApplyDevice_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDeviceDotNorm2_C", PCAIPSApplyDeviceDotNorm2_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", PGXPCGetDeviceMatrix_AIPS));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

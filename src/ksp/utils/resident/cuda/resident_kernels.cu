@@ -8,6 +8,7 @@
    kernel argument, MAXK per launch). Everything runs on PGX's stream. */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/private/pgxcudascalar.h>
+#include <pgx/private/pgxcudareduce.h>
 #include "../resident_kernels.h"
 #include <pgx/private/pgxdia.h>
 
@@ -80,49 +81,15 @@ using pgx::dev::LdCg;
 using pgx::dev::Re;
 using pgx::dev::ShflDown;
 
-__device__ inline PetscScalar WarpSum(PetscScalar v)
+/* The block sums and the finishing sum in the last block (pgxcudareduce.h), on BLOCK threads; a reduction's partials
+   lie NPART apart, part[r * NPART + b] */
+__device__ __forceinline__ PetscScalar BlockSum(PetscScalar v)
 {
-  for (int o = 16; o > 0; o >>= 1) v += ShflDown(v, o);
-  return v;
+  return pgx::dev::BlockSum<BLOCK>(v);
 }
-
-/* Sum of v over the block (valid in thread 0) */
-__device__ inline PetscScalar BlockSum(PetscScalar v)
+__device__ __forceinline__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count, bool add = false)
 {
-  __shared__ PetscScalar sm[BLOCK / 32];
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-  v = WarpSum(v);
-  __syncthreads();
-  if (!lane) sm[w] = v;
-  __syncthreads();
-  v = threadIdx.x < BLOCK / 32 ? sm[threadIdx.x] : 0;
-  if (w == 0) v = WarpSum(v);
-  return v;
-}
-
-/* The finishing sum of a reduction inside its partial-sum kernel: once thread 0 of each block has written the
-   block's partial sums, the block that counts last (count: blocks done, zero before, reset after) sums the nb
-   partials of each of its nres results, part[r * NPART + b], b < nb: thread t adds partials t, t + BLOCK, ...,
-   then BlockSum (the order of the single-block finishing kernel this replaces: the same results, bitwise, one
-   launch fewer per reduction). */
-__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count, bool add = false)
-{
-  __shared__ bool last;
-  __syncthreads();
-  if (!threadIdx.x) {
-    __threadfence(); /* this block's partials, written by this thread, before its count */
-    last = atomicAdd(count, 1u) == (unsigned)(gridDim.x - 1);
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  for (int r = 0; r < nres; r++) {
-    PetscScalar a = 0;
-    for (int b = threadIdx.x; b < nb; b += BLOCK) a += LdCg(&part[(size_t)r * NPART + b]);
-    a = BlockSum(a);
-    if (!threadIdx.x) res[r] = add ? res[r] + a : a;
-  }
-  if (!threadIdx.x) *count = 0;
+  pgx::dev::FinishInLastBlock<BLOCK>(nres, nb, part, NPART, res, count, add);
 }
 
 /* (A x)_row by the SUB lanes of a row group (lane 0 gets the sum); every lane of the warp calls it, valid row or not,
@@ -184,9 +151,11 @@ __global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const Petsc
   }
 }
 
-/* The reductions' grid-stride loops take UNROLL strides at a time: the loads of UNROLL terms are issued before their
-   additions, which then run in the order of the plain loop (the same sums, bitwise, with UNROLL times the loads in
-   flight; measured on the H200 at 100^3, the plain loop read 1.3 TB/s) */
+/* The reductions' grid-stride loops take UNROLL strides at a time, a stride past n adding a zero term (the sum
+   unchanged): the loads of UNROLL terms are issued before their additions, which then run in the order of the
+   plain loop (the same sums, bitwise). With RedGrid's n / (BLOCK * UNROLL) blocks each thread loads once. Measured
+   on the H200 at 100^3 (16 MB): the plain loop read 1.3 TB/s; UNROLL strides with a remainder loop of single loads
+   took 10.0 us with 256 blocks and 11.4 us with 977, the remainder's serial loads setting the time. */
 constexpr int UNROLL = 4;
 
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
@@ -195,12 +164,13 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
   PetscScalar    a = 0, b = 0;
   const PetscInt st = (PetscInt)gridDim.x * BLOCK;
   PetscInt       i  = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
-  for (; i < n - (UNROLL - 1) * st; i += UNROLL * st) {
+  for (; i < n; i += UNROLL * st) {
     PetscScalar xv[UNROLL], yv[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
-      xv[u] = x[i + u * st];
-      yv[u] = kind == 1 ? PetscScalar(0) : y[i + u * st];
+      const bool in = i + u * st < n;
+      xv[u]         = in ? x[i + u * st] : PetscScalar(0);
+      yv[u]         = in && kind != 1 ? y[i + u * st] : PetscScalar(0);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
@@ -210,14 +180,6 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
         a += Conj(yv[u]) * xv[u];
         b += AbsSq(yv[u]);
       }
-    }
-  }
-  for (; i < n; i += st) {
-    if (kind == 0) a += Conj(y[i]) * x[i];
-    else if (kind == 1) a += AbsSq(x[i]);
-    else {
-      a += Conj(y[i]) * x[i];
-      b += AbsSq(y[i]);
     }
   }
   a = BlockSum(a);
@@ -239,17 +201,17 @@ __global__ void __launch_bounds__(BLOCK) mdot_partial(PetscInt n, const PetscSca
   PetscScalar        a  = 0;
   const PetscInt     st = (PetscInt)gridDim.x * BLOCK;
   PetscInt           i  = (PetscInt)blockIdx.x * BLOCK + threadIdx.x;
-  for (; i < n - (UNROLL - 1) * st; i += UNROLL * st) { /* as dot_partial: the loads first, the sum in order */
+  for (; i < n; i += UNROLL * st) { /* as dot_partial: the loads first (none past n), the sum in order */
     PetscScalar vv[UNROLL], wv[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
-      vv[u] = v[i + u * st];
-      wv[u] = w[i + u * st];
+      const bool in = i + u * st < n;
+      vv[u]         = in ? v[i + u * st] : PetscScalar(0);
+      wv[u]         = in ? w[i + u * st] : PetscScalar(0);
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) a += Conj(vv[u]) * wv[u];
   }
-  for (; i < n; i += st) a += Conj(v[i]) * w[i];
   a = BlockSum(a);
   if (!threadIdx.x) part[(size_t)blockIdx.y * NPART + blockIdx.x] = a;
   FinishInLastBlock(1, (int)gridDim.x, part + (size_t)blockIdx.y * NPART, res + blockIdx.y, count + blockIdx.y);
@@ -402,18 +364,37 @@ __global__ void __launch_bounds__(BLOCK) cg_step_pointwise_dev_kernel(PetscInt n
   const PetscScalar d     = *dpi;
   const bool        taken = CGStepTaken(Re(d), Im(d), dpiold ? Re(*dpiold) : 0, dpiold != nullptr);
   const PetscScalar a     = taken ? *beta / d : PetscScalar(0), ma = -a;
+  const PetscInt    st = (PetscInt)gridDim.x * BLOCK;
   PetscScalar       s1 = 0, s2 = 0;
-  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) {
-    PetscScalar ri = r[i];
-    if (taken) {
-      xout[i] = xin[i] + a * p[i];
-      ri += ma * w[i];
-      r[i] = ri;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += UNROLL * st) { /* as dot_partial's loop */
+    PetscScalar rv[UNROLL], wv[UNROLL], pv[UNROLL], xv[UNROLL], dv[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const PetscInt j  = i + u * st;
+      const bool     in = j < n;
+      rv[u]             = in ? r[j] : PetscScalar(0);
+      wv[u]             = in && taken ? w[j] : PetscScalar(0);
+      pv[u]             = in && taken ? p[j] : PetscScalar(0);
+      xv[u]             = in && taken ? xin[j] : PetscScalar(0);
+      dv[u]             = in && dg ? dg[j] : PetscScalar(0);
     }
-    const PetscScalar zi = dg ? dg[i] * ri : ri;
-    z[i]                 = zi;
-    s1 += Conj(zi) * ri;
-    s2 += AbsSq(zi);
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const PetscInt j  = i + u * st;
+      const bool     in = j < n;
+      PetscScalar    ri = rv[u];
+      if (taken) {
+        ri += ma * wv[u];
+        if (in) {
+          xout[j] = xv[u] + a * pv[u];
+          r[j]    = ri;
+        }
+      }
+      const PetscScalar zi = dg ? dv[u] * ri : ri;
+      if (in) z[j] = zi;
+      s1 += Conj(zi) * ri; /* past n: ri = zi = 0, a zero term */
+      s2 += AbsSq(zi);
+    }
   }
   s1 = BlockSum(s1);
   __syncthreads();
@@ -814,8 +795,7 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  /* grid-stride over at most NPART blocks (one partial sum each) */
-  cg_step_pointwise_dev_kernel<<<PetscMax(1u, PetscMin((unsigned int)NPART, PGXCUDAGridSize(n, BLOCK))), BLOCK, 0, s>>>(n, beta, dpi, dpiold, p, w, xin, xout, r, dg, z, d_part, d2, d_count);
+  cg_step_pointwise_dev_kernel<<<RedGrid(n), BLOCK, 0, s>>>(n, beta, dpi, dpiold, p, w, xin, xout, r, dg, z, d_part, d2, d_count);
   PGXCheckLaunch("cg_step_pointwise_dev_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

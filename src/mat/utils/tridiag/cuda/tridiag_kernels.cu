@@ -18,6 +18,7 @@
    itself). The interface's Scalar (the host's type) is reinterpreted at the entry points. */
 #include <pgx/private/pgxcuda.h>
 #include <pgx/private/pgxcudascalar.h>
+#include <pgx/private/pgxcudareduce.h>
 #include <pgx/private/pgxdia.h>
 #include "../tridiag_kernels.h"
 
@@ -157,6 +158,14 @@ struct DiaDev {
   const PetscScalar *val, *x;
 };
 
+/* The sums of the solution y written, conj(y)'v and |y|^2 (DOT tiles): a partial sum per tile, part[b] and
+   part[nb + b], b < nb tiles, and the finishing sum in the tile that counts last (pgxcudareduce.h) into res[0..1] */
+struct DotDev {
+  const PetscScalar *v;
+  PetscScalar       *part, *res;
+  unsigned          *count;
+};
+
 /* v[k] = p[j0 + k] where j0 + k lies in [0, n), else 0; two rows a 16-byte load where the window is inside and
    aligned (the test is the same for every thread of a tile but those at the ends of the system) */
 __device__ __forceinline__ void load_window(const PetscScalar *__restrict__ p, PetscInt j0, PetscInt n, PetscScalar v[TILE_RPT])
@@ -199,9 +208,10 @@ __device__ __forceinline__ PetscScalar affine(PetscScalar z, PetscScalar c, Pets
   return c == PetscScalar(0) ? z : Fma(c, y, z);
 }
 
-/* FUSE: the right-hand side is B x (DiaDev), formed row by row instead of read from r */
-template <bool VEC, int THREADS, bool FUSE>
-__global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y, const DiaDev dia)
+/* FUSE: the right-hand side is B x (DiaDev), formed row by row instead of read from r. DOT: the sums of the rows
+   written, conj(y)'v and |y|^2 (DotDev; every chunk a tile of whole blocks, epilogue 1) */
+template <bool VEC, int THREADS, bool FUSE, bool DOT>
+__global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__ chunks, PetscInt n, const PetscScalar *__restrict__ fl, const PetscScalar *__restrict__ finv, const PetscScalar *__restrict__ fu, PetscScalar alpha, const PetscScalar *__restrict__ r, PetscScalar beta, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ y, const DiaDev dia, const DotDev dot)
 {
   constexpr int      NW   = THREADS / 32;
   __shared__ SharedScalar sAraw[NW], sBraw[NW], sCraw[NW], sDraw[NW];
@@ -228,6 +238,8 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
   PetscScalar wv[TILE_RPT];
   const bool  usew = c.epilogue && w;
   if (usew) load_rows<VEC>(w, i0, n, wv);
+  PetscScalar dv[TILE_RPT];
+  if (DOT) load_rows<VEC>(dot.v, i0, n, dv);
   PetscScalar A = 0, B = 1;
 #pragma unroll
   for (int k = 0; k < TILE_RPT; k++) {
@@ -307,6 +319,23 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
     for (int k = 0; k < TILE_RPT; k++)
       if (i0 + k >= lo && i0 + k < hi) y[i0 + k] = a[k];
   }
+  if (DOT) { /* every thread of the tile reaches here (no early return: the scans' __syncthreads above) */
+    PetscScalar s1 = 0, s2 = 0;
+  #pragma unroll
+    for (int k = 0; k < TILE_RPT; k++)
+      if (i0 + k >= lo && i0 + k < hi) {
+        s1 += pgx::dev::Conj(a[k]) * dv[k];
+        s2 += pgx::dev::AbsSq(a[k]);
+      }
+    s1 = pgx::dev::BlockSum<THREADS>(s1);
+    __syncthreads();
+    s2 = pgx::dev::BlockSum<THREADS>(s2);
+    if (!threadIdx.x) {
+      dot.part[blockIdx.x]             = s1;
+      dot.part[gridDim.x + blockIdx.x] = s2;
+    }
+    pgx::dev::FinishInLastBlock<THREADS>(2, (int)gridDim.x, dot.part, gridDim.x, dot.res, dot.count);
+  }
 }
 
 __global__ void reduced_rhs_kernel(PetscInt nsep, const PetscInt *__restrict__ seprow, const PetscScalar *__restrict__ sepa, const PetscScalar *__restrict__ sepc, const PetscScalar *__restrict__ r, const PetscScalar *__restrict__ y, PetscScalar *__restrict__ rs)
@@ -338,23 +367,23 @@ __global__ void correct_kernel(PetscInt nrow, const PetscInt *__restrict__ row, 
 } // namespace
 
 /* the one dispatch on the compile-time parameters of the tile kernel (alignment, threads per tile; fuse: the
-   right-hand side is dia's B x, r unused) */
-template <bool FUSE>
-static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream)
+   right-hand side is dia's B x, r unused; dot: the sums of y, dot.v) */
+template <bool FUSE, bool DOT = false>
+static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream, const DotDev &dot = DotDev())
 {
   PetscFunctionBegin;
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
   PetscCheck(!(((uintptr_t)b.fl | (uintptr_t)b.finv | (uintptr_t)b.fu) & 15), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Tridiagonal factors not 16-byte aligned");
   const unsigned int g = (unsigned int)b.nchunks;
   if (b.tile_threads == TILE_THREADS) {
-    if (vec) tile_kernel<true, TILE_THREADS, FUSE><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
-    else tile_kernel<false, TILE_THREADS, FUSE><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
+    if (vec) tile_kernel<true, TILE_THREADS, FUSE, DOT><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia, dot);
+    else tile_kernel<false, TILE_THREADS, FUSE, DOT><<<g, TILE_THREADS, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia, dot);
   } else {
     PetscCheck(b.tile_threads == TILE_THREADS_BIG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported tile of %d threads", b.tile_threads);
-    if (vec) tile_kernel<true, TILE_THREADS_BIG, FUSE><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
-    else tile_kernel<false, TILE_THREADS_BIG, FUSE><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia);
+    if (vec) tile_kernel<true, TILE_THREADS_BIG, FUSE, DOT><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia, dot);
+    else tile_kernel<false, TILE_THREADS_BIG, FUSE, DOT><<<g, TILE_THREADS_BIG, 0, stream>>>(b.chunks, b.n, Dev(b.fl), Dev(b.finv), Dev(b.fu), alpha, r, beta, w, y, dia, dot);
   }
-  PGXCheckLaunch(FUSE ? "pgx::kernels::tridiag::cuda::tile_kernel (right-hand side B x)" : "pgx::kernels::tridiag::cuda::tile_kernel");
+  PGXCheckLaunch(DOT ? "pgx::kernels::tridiag::cuda::tile_kernel (right-hand side B x, sums of y)" : FUSE ? "pgx::kernels::tridiag::cuda::tile_kernel (right-hand side B x)" : "pgx::kernels::tridiag::cuda::tile_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -462,11 +491,43 @@ PetscErrorCode dia_product(PetscInt n, const DIA &B_, Scalar *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Scalar beta_, const Scalar *w_, Scalar *y_)
+/* the DOT tiles' partial sums (2 per tile) and their counter (zero between launches), grown on PGX's stream, freed at
+   PetscFinalize */
+static PetscScalar *d_dotpart = nullptr;
+static unsigned    *d_dotcount = nullptr;
+static PetscInt     dotcap     = 0;
+
+static PetscErrorCode DotWorkFree(void)
+{
+  PetscFunctionBegin;
+  if (d_dotpart) PGXCallCUDA(cudaFree(d_dotpart));
+  if (d_dotcount) PGXCallCUDA(cudaFree(d_dotcount));
+  d_dotpart  = nullptr;
+  d_dotcount = nullptr;
+  dotcap     = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DotWork(PetscInt ntiles, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (2 * ntiles <= dotcap) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!d_dotcount) {
+    PGXCallCUDA(cudaMallocAsync((void **)&d_dotcount, sizeof(unsigned), stream));
+    PGXCallCUDA(cudaMemsetAsync(d_dotcount, 0, sizeof(unsigned), stream));
+    PetscCall(PetscRegisterFinalize(DotWorkFree));
+  }
+  if (d_dotpart) PGXCallCUDA(cudaFreeAsync(d_dotpart, stream));
+  dotcap = 2 * ntiles;
+  PGXCallCUDA(cudaMallocAsync((void **)&d_dotpart, sizeof(PetscScalar) * (size_t)dotcap, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Scalar beta_, const Scalar *w_, Scalar *y_, const Scalar *v_, Scalar *d2_)
 {
   const PetscScalar  alpha = DevScalar(alpha_), beta = DevScalar(beta_);
-  const PetscScalar *w = Dev(w_);
-  PetscScalar       *y = Dev(y_);
+  const PetscScalar *w = Dev(w_), *v = Dev(v_);
+  PetscScalar       *y = Dev(y_), *d2 = Dev(d2_);
   cudaStream_t       stream;
   DiaDev             B;
 
@@ -474,10 +535,23 @@ PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Sca
   PetscCheck(b.tiled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "batch_solve_dia needs the tiled layout");
   PetscCall(dia_dev(B_, &B));
   PetscCheck(B.x != y, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "batch_solve_dia: x must not alias y");
-  if (!b.nchunks) PetscFunctionReturn(PETSC_SUCCESS);
-  const bool vec = !(((uintptr_t)y | (uintptr_t)w) & 15); /* y, w 16-byte aligned */
+  PetscCheck(!d2 || v, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "batch_solve_dia: the sums need v");
   PetscCall(PGXCUDAGetStream(&stream));
-  PetscCall(launch_tiles<true>(b, vec, alpha, nullptr, beta, w, y, B, stream));
+  if (!b.nchunks) {
+    if (d2) PGXCallCUDA(cudaMemsetAsync(d2, 0, 2 * sizeof(PetscScalar), stream)); /* no rows: both sums zero */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(b.nchunks <= 1073741823, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
+  const bool vec = !(((uintptr_t)y | (uintptr_t)w | (uintptr_t)v) & 15); /* y, w (and v) 16-byte aligned */
+  if (d2) {
+    DotDev dot;
+    PetscCall(DotWork(b.nchunks, stream));
+    dot.v     = v;
+    dot.part  = d_dotpart;
+    dot.res   = d2;
+    dot.count = d_dotcount;
+    PetscCall(launch_tiles<true, true>(b, vec, alpha, nullptr, beta, w, y, B, stream, dot));
+  } else PetscCall(launch_tiles<true>(b, vec, alpha, nullptr, beta, w, y, B, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
