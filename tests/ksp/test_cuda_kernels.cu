@@ -271,6 +271,33 @@ int main(int argc, char **argv)
       Compare("FetchBegin/End slot 1", {sc[2], sc[3]}, {h2[0], h2[1]}, 0);
       PetscCall(D.FetchEnd(2, 0, h2));
       Compare("FetchBegin/End slot 0", {sc[0], sc[1]}, {h2[0], h2[1]}, 0);
+      { /* FetchArm: the next reduction (DotNorm2Dev, the pointwise CG step) writes d[0..3) to the host from its
+           finishing block and FetchBegin queues no copy; armed with no reduction before FetchBegin: the copy */
+        std::vector<PetscScalar> rec0 = {1.5, NAN, NAN}, hd2(2), hd3(2);
+        PetscScalar             *drec = Up(rec0), h3[3];
+        PetscCall(H.DotNorm2Dev(n, x.data(), z0.data(), hd2.data()));
+        PetscCall(D.FetchArm(3, drec, 1));
+        PetscCall(D.DotNorm2Dev(n, dx, dz, drec + 1));
+        PetscCall(D.FetchBegin(3, drec, 1));
+        PetscCall(D.FetchEnd(3, 1, h3));
+        Compare("FetchArm + DotNorm2Dev (published)", {1.5}, {h3[0]}, 0);
+        Compare("FetchArm + DotNorm2Dev (published)", hd2, {h3[1], h3[2]}, s);
+        PetscCall(D.FetchArm(2, dsc, 0));
+        PetscCall(D.FetchBegin(2, dsc, 0));
+        PetscCall(D.FetchEnd(2, 0, h2));
+        Compare("FetchArm, nothing taken (copied)", {sc[0], sc[1]}, {h2[0], h2[1]}, 0);
+        /* the pointwise step publishes: jacobi with d = x, taken (no sign check) */
+        std::vector<PetscScalar> hr = z0, hxo(n), hz(n);
+        PetscScalar             *dr2 = Up(z0), *dxo2 = Up(nan), *dz2 = Up(nan);
+        PetscCall(H.CGStepPointwiseDev(n, &sc[0], &sc[2], NULL, x.data(), y0.data(), z0.data(), hxo.data(), hr.data(), x.data(), hz.data(), hd3.data()));
+        PetscCall(D.FetchArm(3, drec, 0));
+        PetscCall(D.CGStepPointwiseDev(n, dsc, dsc + 2, NULL, dx, Up(y0), dz, dxo2, dr2, dx, dz2, drec + 1));
+        PetscCall(D.FetchBegin(3, drec, 0));
+        PetscCall(D.FetchEnd(3, 0, h3));
+        Compare("FetchArm + CGStepPointwiseDev (published)", {1.5}, {h3[0]}, 0);
+        Compare("FetchArm + CGStepPointwiseDev (published)", hd3, {h3[1], h3[2]}, s);
+        for (PetscScalar *q : {drec, dr2, dxo2, dz2}) (void)cudaFree(q);
+      }
       (void)cudaFree(dsc);
       (void)cudaFree(dyy);
       (void)cudaFree(dr);

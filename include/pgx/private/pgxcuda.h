@@ -63,6 +63,22 @@ PETSC_EXTERN PetscErrorCode PGXCUDAGetDeviceProperties(const cudaDeviceProp **);
    large copies through the pipeline of pgxcopy.h; D2H complete on return, H2D complete with sync (else ordered on s) */
 PETSC_EXTERN PetscErrorCode PGXCUDACopy2D(PGXCopyDirection, void *d, void *h, size_t width, size_t height, size_t hpitch, cudaStream_t s, PetscBool sync);
 
+/* A reduction's results published to host memory by the kernel that finishes it, without a copy on the stream (the
+   look-ahead CG's scalars, so that no copy sits between one iteration's last kernel and the next one's first). The
+   caller arms one (k scalars at src, device memory, to dst, the device address of mapped pinned host memory) just
+   before it queues the reduction; that reduction's launcher takes it (PGXCUDAPublishTake, the first launcher that
+   supports it) and passes it to its kernel, whose finishing block writes src[0..k) to dst after its own results
+   (pgxcudareduce.h). PGXCUDAPublishDisarm() clears it and says whether it was still armed, i.e. not taken (then the
+   caller copies the scalars itself). Process-wide, one at a time, on PGX's stream. */
+typedef struct {
+  const void *src; /* k PetscScalar */
+  void       *dst;
+  int         k;
+} PGXCUDAPublish;
+PETSC_INTERN void           PGXCUDAPublishArm(const void *, void *, int);
+PETSC_INTERN PGXCUDAPublish PGXCUDAPublishTake(void);
+PETSC_INTERN PetscBool      PGXCUDAPublishDisarm(void);
+
 /* Kernels that wait on other GPUs (devreduce.cu, ghostpeer.cu): the GPU's clock in ns, and the NaN they leave where a
    wait timed out */
 __device__ __forceinline__ unsigned long long PGXGlobalTimerNs()

@@ -7,12 +7,15 @@
    FinishInLastBlock<THREADS>(nres, nb, part, stride, res, count, add): once thread 0 of each block has written the
    block's partial sums part[r * stride + blockIdx.x], r < nres, the block that counts last (count: blocks done,
    zero before, reset after) sums the nb partials of each result: thread t adds partials t, t + THREADS, ..., then
-   BlockSum; res[r] = that sum (add: res[r] += it). One launch per reduction, no finishing kernel. */
+   BlockSum; res[r] = that sum (add: res[r] += it). One launch per reduction, no finishing kernel. pub (k > 0): then
+   thread 0 of that block writes pub.src[0..k) (PetscScalar, device memory: these results and any written before the
+   kernel) to pub.dst (mapped pinned host memory) and fences them to the system (pgxcuda.h's PGXCUDAPublish). */
 #pragma once
 #if !defined(__CUDACC__)
   #error "pgxcudareduce.h is for CUDA sources"
 #endif
 #include <pgx/private/pgxcudascalar.h>
+#include <pgx/private/pgxcuda.h>
 
 namespace pgx
 {
@@ -40,7 +43,7 @@ __device__ inline PetscScalar BlockSum(PetscScalar v)
 }
 
 template <int THREADS>
-__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, size_t stride, PetscScalar *res, unsigned *count, bool add = false)
+__device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, size_t stride, PetscScalar *res, unsigned *count, bool add = false, const PGXCUDAPublish pub = PGXCUDAPublish{nullptr, nullptr, 0})
 {
   __shared__ bool last;
   __syncthreads();
@@ -57,7 +60,16 @@ __device__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, siz
     a = BlockSum<THREADS>(a);
     if (!threadIdx.x) res[r] = add ? res[r] + a : a;
   }
-  if (!threadIdx.x) *count = 0;
+  if (!threadIdx.x) {
+    *count = 0;
+    if (pub.k > 0) { /* res written by this thread above: its own writes, read back through L2 */
+      const PetscScalar *src = reinterpret_cast<const PetscScalar *>(pub.src);
+      PetscScalar       *dst = reinterpret_cast<PetscScalar *>(pub.dst);
+      __threadfence();
+      for (int i = 0; i < pub.k; i++) dst[i] = LdCg(src + i);
+      __threadfence_system();
+    }
+  }
 }
 } // namespace dev
 } // namespace pgx

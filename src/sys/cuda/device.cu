@@ -217,6 +217,30 @@ PETSC_INTERN PetscErrorCode PGXCUDAProbe(PetscBool *avail, PetscInt *ndev, char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PGXCUDAPublish pgx_publish = {nullptr, nullptr, 0};
+
+void PGXCUDAPublishArm(const void *src, void *dst, int k)
+{
+  pgx_publish.src = src;
+  pgx_publish.dst = dst;
+  pgx_publish.k   = k;
+}
+
+PGXCUDAPublish PGXCUDAPublishTake(void)
+{
+  const PGXCUDAPublish p = pgx_publish;
+  pgx_publish.k          = 0;
+  pgx_publish.src = pgx_publish.dst = nullptr;
+  return p;
+}
+
+PetscBool PGXCUDAPublishDisarm(void)
+{
+  const PetscBool armed = (PetscBool)(pgx_publish.k > 0);
+  (void)PGXCUDAPublishTake();
+  return armed;
+}
+
 PetscErrorCode PGXCUDAGetStream(cudaStream_t *s)
 {
   PetscFunctionBegin;

@@ -17,6 +17,7 @@ typedef struct {
   PetscBool       usedsingle; /* the last solve ran it */
   PetscBool       fusedpc;   /* -ksp_pgx_cg_fused_pc: the look-ahead loop folds PCNONE/PCJACOBI into the step's pass */
   PetscBool       usedfused; /* the last solve did */
+  PetscBool       publish;   /* -ksp_pgx_cg_publish: the look-ahead loop's scalars written to host memory by their last kernel */
 } KSP_PGXCG;
 
 static PetscErrorCode KSPSetUp_PGXCG(KSP ksp)
@@ -215,20 +216,21 @@ static PetscErrorCode PGXCGIterate(KSP ksp, PGXResident r, PetscScalar *X, const
    and ||z||^2 after it (the beta and ||z|| of iteration i + 1); iteration i reads its beta in record (i + 3) % 4,
    betaold in (i + 2) % 4 and dpiold in (i + 3) % 4. The fetch of iteration i goes through slot i % 2. With fuse and
    PCNONE or PCJACOBI, the step, z <- B r and the sums of z'r and ||z||^2 are one pass (two kernels an iteration). */
-static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscBool fuse, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
+static PetscErrorCode PGXCGQueue(KSP ksp, PGXResident r, PetscBool fuse, PetscBool publish, PetscInt i, PetscScalar *ds, PetscScalar *const XX[3], PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
   PetscScalar *rec = ds + 4 * (i % 4), *prev = ds + 4 * ((i + 3) % 4), *prev2 = ds + 4 * ((i + 2) % 4), *P = PP[i % 2];
 
   PetscFunctionBegin;
   /* p <- z + (beta/betaold) p (p <- z first), w <- A p, p'Ap: one pass (p alternates between PP[0] and PP[1]) */
   PetscCall(PGXResidentMultDotAYPXDev(r, Z, i ? PP[(i + 1) % 2] : NULL, &prev[1], &prev2[1], P, W, &rec[0]));
-  /* x += a p, r -= a w; z <- B r; z'r, ||z||^2 */
+  /* x += a p, r -= a w; z <- B r; z'r, ||z||^2 (publish: the kernel that finishes them writes rec[0..2] to the host) */
+  if (publish) PetscCall(PGXResidentFetchArm(r, 3, rec, i % 2));
   PetscCall(PGXResidentCGStepPCDev(ksp, r, fuse, &prev[1], &rec[0], i ? &prev[0] : NULL, P, W, XX[i % 3], XX[(i + 1) % 3], R, Z, &rec[1]));
   PetscCall(PGXResidentFetchBegin(r, 3, rec, i % 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscBool fuse, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
+static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, PetscBool fuse, PetscBool publish, PetscScalar *const XX[3], const PetscScalar *B, PetscScalar *R, PetscScalar *Z, PetscScalar *const PP[2], PetscScalar *W)
 {
   PGXResident  r  = base->res;
   PetscScalar  dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold, h[3];
@@ -257,7 +259,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
   PetscCall(r->K->Set(1, beta, ds + 4 * 3 + 1)); /* iteration 0 reads its beta in record 3 */
 
   i = 0;
-  PetscCall(PGXCGQueue(ksp, r, fuse, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
+  PetscCall(PGXCGQueue(ksp, r, fuse, publish, 0, ds, XX, R, Z, PP, W)); /* max_it > 0 here (KSPSolve_PGXCG) */
   do {
     PetscLogDouble t0, t1, t2;
 
@@ -265,7 +267,7 @@ static PetscErrorCode PGXCGIterateLookahead(KSP ksp, KSP_PGXResident *base, Pets
     PetscCall(PGXCGBetaStop(ksp, i, beta, betaold, &stop));
     if (stop) break;
     PetscCall(PetscTime(&t0));
-    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, fuse, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
+    if (i + 1 < ksp->max_it) PetscCall(PGXCGQueue(ksp, r, fuse, publish, i + 1, ds, XX, R, Z, PP, W)); /* the look-ahead */
     PetscCall(PetscTime(&t1));
     PetscCall(PGXResidentFetchEnd(r, 3, i % 2, h));
     PetscCall(PetscTime(&t2));
@@ -382,7 +384,7 @@ static PetscErrorCode KSPSolve_PGXCG(KSP ksp)
   if (cg->usedla) {
     PetscScalar *const XX[3] = {X, w + 5 * r->n, w + 6 * r->n}, *const PP[2] = {P, w + 7 * r->n};
     cg->usedfused = (PetscBool)(cg->fusedpc && PGXResidentPCPointwise(r));
-    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, cg->fusedpc, XX, B, R, Z, PP, w + 8 * r->n));
+    PetscCall(PGXCGIterateLookahead(ksp, &cg->base, cg->fusedpc, cg->publish, XX, B, R, Z, PP, w + 8 * r->n));
   } else if (cg->usedsingle) PetscCall(PGXCGIterateSingle(ksp, r, X, B, R, w + 3 * r->n, w + 4 * r->n, w + 5 * r->n, w + 6 * r->n));
   else PetscCall(PGXCGIterate(ksp, r, X, B, R, Z, P));
   X          = cg->base.X;
@@ -421,6 +423,7 @@ static PetscErrorCode KSPSetFromOptions_PGXCG(KSP ksp, PGXOptionItems PetscOptio
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &cg->base, PetscOptionsObject));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_single_reduction", "Chronopoulos-Gear CG: one global reduction per iteration instead of two (several ranks; preconditioned or natural norm; symmetric operators only; iterations may differ from KSPCG's by round-off)", "KSPPGXCG", cg->single, &cg->single, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_fused_pc", "Look-ahead loop: with PCNONE or PCJACOBI the step x += a p, r -= a w, z <- B r and the sums of z'r and ||z||^2 in one pass; with PCAIPS (fused remainder, one rank) the sums in its last solve", "KSPPGXCG", cg->fusedpc, &cg->fusedpc, NULL));
+  PetscCall(PetscOptionsBool("-ksp_pgx_cg_publish", "Look-ahead loop on one rank, cuda: the kernel that finishes an iteration's scalars writes them to host memory (no copy between iterations on the stream)", "KSPPGXCG", cg->publish, &cg->publish, NULL));
   PetscCall(PetscOptionsBool("-ksp_pgx_cg_lookahead", "Preconditioned norm: queue iteration i+1 before reading iteration i's scalars (the device never waits for the host; several ranks: with the host backend, or cuda with -pgx_allreduce_peer on GPUs of their own)", "KSPPGXCG", cg->lookahead, &cg->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -461,6 +464,9 @@ static PetscErrorCode KSPView_PGXCG(KSP ksp, PetscViewer viewer)
     z <- B r and the sums of z'r and ||z||^2 in one pass (the same arithmetic per entry, the sums in another order);
     with `PCAIPS` on cuda (its fused remainder, one rank) z'r and ||z||^2 summed in its last solve
     (`PGXPCApplyDeviceDotNorm2()`); default true
+. -ksp_pgx_cg_publish <true,false> - the look-ahead loop on one rank with cuda: the kernel that finishes an iteration's
+    z'r and ||z||^2 writes them and p'Ap to mapped host memory, so that no copy sits on the stream between the
+    iterations; default true
 . -ksp_pgx_cg_lookahead <true,false> - the preconditioned norm: iteration i+1 is queued before the host reads
     iteration i's scalars (x rotates through three arrays, so the iterate returned is the one `KSPCG` stops at);
     on several ranks with cuda only where the reductions are summed GPU to GPU (-pgx_allreduce_peer); default true
@@ -498,6 +504,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXCG(KSP ksp)
   PetscCall(PetscNew(&cg));
   cg->lookahead = PETSC_TRUE;
   cg->fusedpc   = PETSC_TRUE;
+  cg->publish   = PETSC_TRUE;
   ksp->data     = (void *)cg;
   PetscCall(PGXKSPResidentCreate(ksp, &cg->base));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));

@@ -904,6 +904,14 @@ PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident r, const PetscScalar *z, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one rank only: on several the scalars are summed over the ranks after the reduction that would publish them */
+PetscErrorCode PGXResidentFetchArm(PGXResident r, PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  PetscFunctionBegin;
+  if (r->size == 1) PetscCall(r->K->FetchArm(k, d, slot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentFetchBegin(PGXResident r, PetscInt k, const PetscScalar *d, PetscInt slot)
 {
   PetscFunctionBegin;

@@ -132,6 +132,7 @@ PETSC_INTERN PetscErrorCode PGXResidentCGStepDev(PGXResident, const PetscScalar 
 PETSC_INTERN PetscErrorCode PGXResidentCGStepPCDev(KSP, PGXResident, PetscBool, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscBool      PGXResidentPCPointwise(PGXResident);
 PETSC_INTERN PetscErrorCode PGXResidentMultDotAYPXDev(PGXResident, const PetscScalar *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentFetchArm(PGXResident, PetscInt, const PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode PGXResidentFetchBegin(PGXResident, PetscInt, const PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode PGXResidentFetchEnd(PGXResident, PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);

@@ -43,6 +43,9 @@
                  same arithmetic per entry as the three calls; the sums in another order than DotNorm2Dev's)
        FetchBegin / FetchEnd   the Fetch in two halves: Begin queues the copy of d[0..k) (k <= PGX_RESIDENT_FETCHMAX)
                  into slot (0 or 1) and returns; End waits for that copy and gives h[0..k)
+       FetchArm  before the reduction that finishes d[0..k): on cuda that reduction's finishing block writes d[0..k)
+                 to the slot's mapped host memory itself, and the FetchBegin of the slot after it queues no copy
+                 (nothing on the reference backend; a FetchBegin with no reduction in between copies as before)
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
        AYPXIdxDev  p_new[idx[k]] = z + (num[0] / den[0]) p_old (p_old NULL: z) for k < m only, each entry formed as
                  SpMVDotAYPXDev forms it (the entries the ghost exchange sends, before the fused product writes p_new)
@@ -144,6 +147,7 @@ struct Backend {
   PetscErrorCode (*AYPXIdxDev)(PetscInt m, const PetscInt *idx, const Scalar *z, const Scalar *pold, const Scalar *num, const Scalar *den, Scalar *pnew);
   PetscErrorCode (*SpMVAddDotDev)(const CSR &, const Scalar *x, const Scalar *p, Scalar *y, Scalar *d);
   PetscErrorCode (*CGStepPointwiseDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r, const Scalar *d, Scalar *z, Scalar *d2);
+  PetscErrorCode (*FetchArm)(PetscInt k, const Scalar *d, PetscInt slot);
 };
 
 namespace reference
@@ -182,6 +186,7 @@ PetscErrorCode FetchEnd(PetscInt, PetscInt, Scalar *);
 PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *);
 PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode CGStepPointwiseDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, const Scalar *, Scalar *, Scalar *);
+PetscErrorCode FetchArm(PetscInt, const Scalar *, PetscInt);
 } // namespace reference
 
 namespace cuda

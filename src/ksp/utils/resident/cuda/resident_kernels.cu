@@ -38,6 +38,9 @@ struct Coef {
 PetscScalar *d_part = nullptr, *d_res = nullptr, *h_res = nullptr; /* h_res: pinned, for the results' copies */
 unsigned    *d_count = nullptr;                                    /* per result: blocks done (FinishInLastBlock) */
 PetscScalar *h_slot = nullptr;                                     /* pinned: the two FetchBegin slots */
+PetscScalar *h_pub = nullptr, *d_pub = nullptr;                    /* mapped pinned: the two slots the kernels publish to (FetchArm); d_pub its device address */
+PetscInt     pub_slot[2] = {0, 0};                                 /* slot s's last FetchBegin: 1 published by its kernel (read h_pub), 0 copied (h_slot) */
+PetscInt     armed_slot  = -1;                                     /* FetchArm's slot until FetchBegin */
 cudaEvent_t  ev_slot[2] = {nullptr, nullptr};                      /* each slot's copy done */
 
 PetscErrorCode FreeWorkspace(void)
@@ -49,6 +52,8 @@ PetscErrorCode FreeWorkspace(void)
   d_count = nullptr;
   if (h_res) PGXCallCUDA(cudaFreeHost(h_res));
   if (h_slot) PGXCallCUDA(cudaFreeHost(h_slot));
+  if (h_pub) PGXCallCUDA(cudaFreeHost(h_pub));
+  h_pub = d_pub = nullptr;
   for (int i = 0; i < 2; i++)
     if (ev_slot[i]) PGXCallCUDA(cudaEventDestroy(ev_slot[i]));
   d_part = d_res = h_res = h_slot = nullptr;
@@ -67,6 +72,8 @@ PetscErrorCode Workspace(void)
     PGXCallCUDA(cudaDeviceSynchronize()); /* the zeroed counters before PGX's non-blocking stream reads them */
     PGXCallCUDA(cudaMallocHost((void **)&h_res, sizeof(PetscScalar) * NRESULT));
     PGXCallCUDA(cudaMallocHost((void **)&h_slot, sizeof(PetscScalar) * 2 * PGX_RESIDENT_FETCHMAX));
+    PGXCallCUDA(cudaHostAlloc((void **)&h_pub, sizeof(PetscScalar) * 2 * PGX_RESIDENT_FETCHMAX, cudaHostAllocMapped | cudaHostAllocPortable));
+    PGXCallCUDA(cudaHostGetDevicePointer((void **)&d_pub, h_pub, 0));
     for (int i = 0; i < 2; i++) PGXCallCUDA(cudaEventCreateWithFlags(&ev_slot[i], cudaEventDisableTiming));
     PetscCall(PetscRegisterFinalize(FreeWorkspace));
   }
@@ -87,9 +94,9 @@ __device__ __forceinline__ PetscScalar BlockSum(PetscScalar v)
 {
   return pgx::dev::BlockSum<BLOCK>(v);
 }
-__device__ __forceinline__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count, bool add = false)
+__device__ __forceinline__ void FinishInLastBlock(int nres, int nb, const PetscScalar *part, PetscScalar *res, unsigned *count, bool add = false, const PGXCUDAPublish pub = PGXCUDAPublish{nullptr, nullptr, 0})
 {
-  pgx::dev::FinishInLastBlock<BLOCK>(nres, nb, part, NPART, res, count, add);
+  pgx::dev::FinishInLastBlock<BLOCK>(nres, nb, part, NPART, res, count, add, pub);
 }
 
 /* (A x)_row by the SUB lanes of a row group (lane 0 gets the sum); every lane of the warp calls it, valid row or not,
@@ -159,7 +166,7 @@ __global__ void __launch_bounds__(BLOCK) dia_fill_kernel(PetscInt n, const Petsc
 constexpr int UNROLL = 4;
 
 /* kind 0: conj(y) x; 1: |x|^2; 2: conj(t) s and |t|^2 (two sums) */
-__global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
+__global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, int kind, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count, const PGXCUDAPublish pub)
 {
   PetscScalar    a = 0, b = 0;
   const PetscInt st = (PetscInt)gridDim.x * BLOCK;
@@ -191,7 +198,7 @@ __global__ void __launch_bounds__(BLOCK) dot_partial(PetscInt n, const PetscScal
     part[blockIdx.x] = a;
     if (kind == 2) part[NPART + blockIdx.x] = b;
   }
-  FinishInLastBlock(kind == 2 ? 2 : 1, (int)gridDim.x, part, res, count);
+  FinishInLastBlock(kind == 2 ? 2 : 1, (int)gridDim.x, part, res, count, false, pub);
 }
 
 /* column j of V against w: partial sums part[j*NPART + block] */
@@ -295,7 +302,7 @@ PetscErrorCode ReduceDev(PetscInt n, const PetscScalar *x, const PetscScalar *y,
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  dot_partial<<<RedGrid(n), BLOCK, 0, s>>>(n, x, y, kind, d_part, d, d_count);
+  dot_partial<<<RedGrid(n), BLOCK, 0, s>>>(n, x, y, kind, d_part, d, d_count, PGXCUDAPublishTake());
   PGXCheckLaunch("dot_partial");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -359,7 +366,7 @@ __global__ void cg_step_dev_kernel(PetscInt n, const PetscScalar *__restrict__ b
 /* cg_step_dev_kernel, then z = dg .* r (dg NULL: z = r), then the partial sums of conj(z)'r and |z|^2 (dot_partial's
    kind 2 on r and z) with the finishing sum in the last block: the look-ahead CG's step, a pointwise preconditioner
    and the next z'r and ||z||^2 in one pass (r read once, z not read back) */
-__global__ void __launch_bounds__(BLOCK) cg_step_pointwise_dev_kernel(PetscInt n, const PetscScalar *__restrict__ beta, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ dpiold, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ xin, PetscScalar *__restrict__ xout, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ dg, PetscScalar *__restrict__ z, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count)
+__global__ void __launch_bounds__(BLOCK) cg_step_pointwise_dev_kernel(PetscInt n, const PetscScalar *__restrict__ beta, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ dpiold, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ xin, PetscScalar *__restrict__ xout, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ dg, PetscScalar *__restrict__ z, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count, const PGXCUDAPublish pub)
 {
   const PetscScalar d     = *dpi;
   const bool        taken = CGStepTaken(Re(d), Im(d), dpiold ? Re(*dpiold) : 0, dpiold != nullptr);
@@ -403,7 +410,7 @@ __global__ void __launch_bounds__(BLOCK) cg_step_pointwise_dev_kernel(PetscInt n
     part[blockIdx.x]         = s1;
     part[NPART + blockIdx.x] = s2;
   }
-  FinishInLastBlock(2, (int)gridDim.x, part, res, count);
+  FinishInLastBlock(2, (int)gridDim.x, part, res, count, false, pub);
 }
 
 /* dia_spmv_dot_kernel on p_new = z + (num/den) p_old (p_old NULL: z), each row forming its neighbours' p_new
@@ -795,12 +802,29 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
   PetscCall(Workspace());
-  cg_step_pointwise_dev_kernel<<<RedGrid(n), BLOCK, 0, s>>>(n, beta, dpi, dpiold, p, w, xin, xout, r, dg, z, d_part, d2, d_count);
+  cg_step_pointwise_dev_kernel<<<RedGrid(n), BLOCK, 0, s>>>(n, beta, dpi, dpiold, p, w, xin, xout, r, dg, z, d_part, d2, d_count, PGXCUDAPublishTake());
   PGXCheckLaunch("cg_step_pointwise_dev_kernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the copy of k scalars into pinned slot `slot`, and an event behind it; the host is not blocked */
+/* the next reduction that supports it (dot_partial, the pointwise CG step, the tridiagonal solver's tiles with sums)
+   writes d[0..k) to mapped slot `slot` from its finishing block: no copy on the stream (pgxcuda.h's PGXCUDAPublish);
+   FetchBegin of the same slot then finds it taken */
+PetscErrorCode FetchArm(PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchArm: %" PetscInt_FMT " scalars into slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  PetscCall(Workspace());
+  (void)PGXCUDAPublishDisarm();
+  if (k) {
+    PGXCUDAPublishArm(d, d_pub + slot * PGX_RESIDENT_FETCHMAX, (int)k);
+    armed_slot = slot;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an event behind the kernel that published d[0..k) (FetchArm, taken since), or else the copy of d[0..k) into
+   pinned slot `slot` and the event; the host is not blocked */
 PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
 {
   cudaStream_t s;
@@ -809,7 +833,10 @@ PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
   PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchBegin: %" PetscInt_FMT " scalars into slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
   PetscCall(PGXCUDAGetStream(&s));
   PetscCall(Workspace());
-  if (k) PGXCallCUDA(cudaMemcpyAsync(h_slot + slot * PGX_RESIDENT_FETCHMAX, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
+  const PetscBool taken = (PetscBool)(armed_slot == slot && !PGXCUDAPublishDisarm());
+  armed_slot            = -1;
+  pub_slot[slot]        = taken ? 1 : 0;
+  if (k && !taken) PGXCallCUDA(cudaMemcpyAsync(h_slot + slot * PGX_RESIDENT_FETCHMAX, d, sizeof(PetscScalar) * k, cudaMemcpyDeviceToHost, s));
   PGXCallCUDA(cudaEventRecord(ev_slot[slot], s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -820,7 +847,8 @@ PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
   PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchEnd: %" PetscInt_FMT " scalars from slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
   PetscCheck(h_slot, PETSC_COMM_SELF, PETSC_ERR_ORDER, "resident FetchEnd before any FetchBegin");
   PGXCallCUDA(cudaEventSynchronize(ev_slot[slot]));
-  for (PetscInt i = 0; i < k; i++) h[i] = h_slot[slot * PGX_RESIDENT_FETCHMAX + i];
+  const PetscScalar *src = (pub_slot[slot] ? h_pub : h_slot) + slot * PGX_RESIDENT_FETCHMAX; /* complete: the event */
+  for (PetscInt i = 0; i < k; i++) h[i] = src[i];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -892,7 +920,7 @@ struct Adapt<PetscErrorCode (*)(H...), F> {
 };
 #define PGX_RESIDENT_ADAPT(f) Adapt<decltype(Backend::f), f>::call
 
-const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev)};
+const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm)};
 #undef PGX_RESIDENT_ADAPT
 } // namespace cuda
 } // namespace resident

@@ -225,6 +225,15 @@ PetscErrorCode FetchBegin(PetscInt k, const PetscScalar *d, PetscInt slot)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the host's scalars need no publishing: FetchBegin copies them */
+PetscErrorCode FetchArm(PetscInt k, const PetscScalar *d, PetscInt slot)
+{
+  PetscFunctionBegin;
+  (void)d;
+  PetscCheck(k >= 0 && k <= PGX_RESIDENT_FETCHMAX && (slot == 0 || slot == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "resident FetchArm: %" PetscInt_FMT " scalars into slot %" PetscInt_FMT " (at most %d, slot 0 or 1)", k, slot, PGX_RESIDENT_FETCHMAX);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode FetchEnd(PetscInt k, PetscInt slot, PetscScalar *h)
 {
   PetscFunctionBegin;
@@ -327,7 +336,7 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm};
 } // namespace reference
 } // namespace resident
 } // namespace kernels

@@ -164,6 +164,7 @@ struct DotDev {
   const PetscScalar *v;
   PetscScalar       *part, *res;
   unsigned          *count;
+  PGXCUDAPublish     pub; /* taken by the launch (pgxcuda.h): the finishing tile also writes it to the host */
 };
 
 /* v[k] = p[j0 + k] where j0 + k lies in [0, n), else 0; two rows a 16-byte load where the window is inside and
@@ -334,7 +335,7 @@ __global__ void __launch_bounds__(THREADS) tile_kernel(const Chunk *__restrict__
       dot.part[blockIdx.x]             = s1;
       dot.part[gridDim.x + blockIdx.x] = s2;
     }
-    pgx::dev::FinishInLastBlock<THREADS>(2, (int)gridDim.x, dot.part, gridDim.x, dot.res, dot.count);
+    pgx::dev::FinishInLastBlock<THREADS>(2, (int)gridDim.x, dot.part, gridDim.x, dot.res, dot.count, false, dot.pub);
   }
 }
 
@@ -369,7 +370,7 @@ __global__ void correct_kernel(PetscInt nrow, const PetscInt *__restrict__ row, 
 /* the one dispatch on the compile-time parameters of the tile kernel (alignment, threads per tile; fuse: the
    right-hand side is dia's B x, r unused; dot: the sums of y, dot.v) */
 template <bool FUSE, bool DOT = false>
-static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream, const DotDev &dot = DotDev())
+static PetscErrorCode launch_tiles(const Batch &b, bool vec, PetscScalar alpha, const PetscScalar *r, PetscScalar beta, const PetscScalar *w, PetscScalar *y, const DiaDev &dia, cudaStream_t stream, const DotDev &dot = DotDev{nullptr, nullptr, nullptr, nullptr, PGXCUDAPublish{nullptr, nullptr, 0}})
 {
   PetscFunctionBegin;
   PetscCheck(b.nchunks <= 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
@@ -550,6 +551,7 @@ PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Sca
     dot.part  = d_dotpart;
     dot.res   = d2;
     dot.count = d_dotcount;
+    dot.pub   = PGXCUDAPublishTake();
     PetscCall(launch_tiles<true, true>(b, vec, alpha, nullptr, beta, w, y, B, stream, dot));
   } else PetscCall(launch_tiles<true>(b, vec, alpha, nullptr, beta, w, y, B, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
