@@ -276,8 +276,13 @@ int main(int argc, char **argv)
         std::vector<PetscScalar> rec0 = {1.5, NAN, NAN}, hd2(2), hd3(2);
         PetscScalar             *drec = Up(rec0), h3[3];
         PetscCall(H.DotNorm2Dev(n, x.data(), z0.data(), hd2.data()));
+        const std::vector<PetscScalar> junk = {-7.0, -7.0, -7.0};
         PetscCall(D.FetchArm(3, drec, 1));
         PetscCall(D.DotNorm2Dev(n, dx, dz, drec + 1));
+        /* overwrite d after the kernel: a published fetch returns what the kernel wrote, a copy would return the junk */
+        (void)cudaDeviceSynchronize();
+        (void)cudaMemcpy(drec, junk.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
+        (void)cudaDeviceSynchronize();
         PetscCall(D.FetchBegin(3, drec, 1));
         PetscCall(D.FetchEnd(3, 1, h3));
         Compare("FetchArm + DotNorm2Dev (published)", {1.5}, {h3[0]}, 0);
@@ -290,8 +295,12 @@ int main(int argc, char **argv)
         std::vector<PetscScalar> hr = z0, hxo(n), hz(n);
         PetscScalar             *dr2 = Up(z0), *dxo2 = Up(nan), *dz2 = Up(nan);
         PetscCall(H.CGStepPointwiseDev(n, &sc[0], &sc[2], NULL, x.data(), y0.data(), z0.data(), hxo.data(), hr.data(), x.data(), hz.data(), hd3.data()));
+        (void)cudaMemcpy(drec, rec0.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
         PetscCall(D.FetchArm(3, drec, 0));
         PetscCall(D.CGStepPointwiseDev(n, dsc, dsc + 2, NULL, dx, Up(y0), dz, dxo2, dr2, dx, dz2, drec + 1));
+        (void)cudaDeviceSynchronize(); /* as above: the junk after the kernel, before the fetch */
+        (void)cudaMemcpy(drec, junk.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
+        (void)cudaDeviceSynchronize();
         PetscCall(D.FetchBegin(3, drec, 0));
         PetscCall(D.FetchEnd(3, 0, h3));
         Compare("FetchArm + CGStepPointwiseDev (published)", {1.5}, {h3[0]}, 0);

@@ -546,13 +546,6 @@ static PetscErrorCode PCAIPSApplyDevice_AIPS(PC pc, const PetscScalar *x, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCAIPSApplyDeviceDotNorm2_AIPS(PC pc, const PetscScalar *x, PetscScalar *y, PetscScalar *d2, PetscBool *done)
-{
-  PetscFunctionBegin;
-  PetscCall(PCAIPSApplyDeviceSums(pc, x, y, d2, done));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode PCApply_AIPS(PC pc, Vec x, Vec y)
 {
   PC_AIPS *aips = (PC_AIPS *)pc->data;
@@ -1194,7 +1187,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AIPS(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSSetRemainderFormat_C", PCAIPSSetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCAIPSGetRemainderFormat_C", PCAIPSGetRemainderFormat_AIPS));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDevice_C", PCAIPSApplyDevice_AIPS));
-  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDeviceDotNorm2_C", PCAIPSApplyDeviceDotNorm2_AIPS));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCApplyDeviceDotNorm2_C", PCAIPSApplyDeviceSums));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PGXPCGetDeviceMatrix_C", PGXPCGetDeviceMatrix_AIPS));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

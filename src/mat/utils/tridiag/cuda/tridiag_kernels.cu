@@ -542,7 +542,6 @@ PetscErrorCode batch_solve_dia(const Batch &b, Scalar alpha_, const DIA &B_, Sca
     if (d2) PGXCallCUDA(cudaMemsetAsync(d2, 0, 2 * sizeof(PetscScalar), stream)); /* no rows: both sums zero */
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(b.nchunks <= 1073741823, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many tiles (%" PetscInt_FMT ") for one grid", b.nchunks);
   const bool vec = !(((uintptr_t)y | (uintptr_t)w | (uintptr_t)v) & 15); /* y, w (and v) 16-byte aligned */
   if (d2) {
     DotDev dot;
