@@ -3,7 +3,10 @@
 # Runs COMMAND ARGS_A and COMMAND ARGS_B (each must print PETSc's -ksp_converged_reason line), and passes when
 # both converged and their iteration counts differ by at most N (default 0: equal). Used to check that a
 # configuration (device Vecs, several ranks, another backend) takes the same iterations as a reference one.
-tol=0
+# --same-history (first): also the lines of -ksp_monitor ("KSP Residual norm", 12 digits) must be identical
+# (an option that must not change the arithmetic).
+tol=0 hist=0
+[ "${1:-}" = --same-history ] && { hist=1; shift; }
 [ "${1:-}" = --tol ] && { tol=$2; shift 2; }
 cmd=() a=() b=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do cmd+=("$1"); shift; done
@@ -22,4 +25,10 @@ if [ $rca -ne 0 ] || [ $rcb -ne 0 ] || [ -z "$ia" ] || [ -z "$ib" ]; then
 fi
 d=$((ia > ib ? ia - ib : ib - ia))
 [ $d -le "$tol" ] || { echo "same_its.sh: iterations differ by $d (tolerance $tol)"; exit 1; }
+if [ $hist = 1 ]; then
+  ha=$(grep 'KSP Residual norm' <<<"$outa") hb=$(grep 'KSP Residual norm' <<<"$outb")
+  [ -n "$ha" ] || { echo "same_its.sh: no -ksp_monitor lines"; exit 1; }
+  [ "$ha" = "$hb" ] || { echo "same_its.sh: residual histories differ:"; diff <(echo "$ha") <(echo "$hb") | head -10; exit 1; }
+  echo "same_its.sh: residual histories identical ($(wc -l <<<"$ha") lines)"
+fi
 echo "same_its.sh: iterations agree ($ia, $ib)"

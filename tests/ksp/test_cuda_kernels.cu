@@ -271,6 +271,17 @@ int main(int argc, char **argv)
       Compare("FetchBegin/End slot 1", {sc[2], sc[3]}, {h2[0], h2[1]}, 0);
       PetscCall(D.FetchEnd(2, 0, h2));
       Compare("FetchBegin/End slot 0", {sc[0], sc[1]}, {h2[0], h2[1]}, 0);
+      { /* the look-ahead GMRES's normalization by 1/sqrt(Re d[0]) read on the device: the host backend's arithmetic
+           exactly (the same IEEE square root and quotient); d = 0 and d = 1 leave x untouched */
+        std::vector<PetscScalar> nn = {2.7, 0.0, 1.0}, hv = y0;
+        PetscScalar             *dnn = Up(nn), *dv = Up(y0);
+        PetscCall(H.ScaleInvSqrtDev(n, &nn[0], hv.data()));
+        PetscCall(D.ScaleInvSqrtDev(n, dnn, dv));
+        Compare("ScaleInvSqrtDev", hv, Down(dv, n), 0);
+        PetscCall(D.ScaleInvSqrtDev(n, dnn + 1, dv));
+        PetscCall(D.ScaleInvSqrtDev(n, dnn + 2, dv));
+        Compare("ScaleInvSqrtDev (norms 0 and 1: untouched)", hv, Down(dv, n), 0);
+      }
       { /* FetchArm: the next reduction (DotNorm2Dev, the pointwise CG step) writes d[0..3) to the host from its
            finishing block and FetchBegin queues no copy; armed with no reduction before FetchBegin: the copy */
         std::vector<PetscScalar> rec0 = {1.5, NAN, NAN}, hd2(2), hd3(2);

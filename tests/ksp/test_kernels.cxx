@@ -95,6 +95,15 @@ int main(int argc, char **argv)
       CHECK(h[0] == 4 && h[1] == 2, "FetchEnd slot 0 = (%g, %g), expected (4, 2)", (double)PetscRealPart(h[0]), (double)PetscRealPart(h[1]));
       PetscCall(K.FetchEnd(2, 1, h));
       CHECK(h[0] == 8 && h[1] == -1, "FetchEnd slot 1 = (%g, %g), expected (8, -1)", (double)PetscRealPart(h[0]), (double)PetscRealPart(h[1]));
+      /* the look-ahead GMRES's normalization: ||w||^2 = 4 read in memory halves x; 0 and 1 leave it as it is */
+      PetscScalar v[5] = {2, -4, 6, 8, 10}, n2[3] = {4, 0, 1};
+      const double e9[] = {1, -2, 3, 4, 5};
+      PetscCall(K.ScaleInvSqrtDev(5, &n2[0], v));
+      Expect("ScaleInvSqrtDev", v, e9, 5);
+      PetscCall(K.ScaleInvSqrtDev(5, &n2[1], v));
+      Expect("ScaleInvSqrtDev (zero norm)", v, e9, 5);
+      PetscCall(K.ScaleInvSqrtDev(5, &n2[2], v));
+      Expect("ScaleInvSqrtDev (unit norm)", v, e9, 5);
     }
     PetscCall(K.WAXPY(5, -1, x, w, y)); /* y = w - x = (5, 10, 15, 16, 17) */
     const double e6[] = {5, 10, 15, 16, 17};

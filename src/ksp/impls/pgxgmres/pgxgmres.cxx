@@ -20,6 +20,9 @@ typedef struct {
   PetscReal                      rnorm0;      /* residual norm at the start of the cycle */
   PetscInt                       it;          /* current column - 1 */
   PetscBool                      solout;      /* ksp->vec_sol holds the final solution already (copied for the last monitor) */
+  PetscBool                      lookahead;   /* -ksp_pgx_gmres_lookahead: queue the next product before reading a step's scalars */
+  PetscInt                       nahead;      /* steps of the last solve whose next product was queued ahead */
+  PetscLogDouble                 tq, tw;      /* the last solve's look-ahead steps: host time queuing, waiting */
   /* resident vectors of the current solve */
   PetscScalar                   *VV, *TEMP, *TEMP_MATOP, *SOL;
 } KSP_PGXGMRES;
@@ -102,23 +105,36 @@ static PetscErrorCode PGXGMRESOrthogonalize(KSP ksp, KSP_PGXGMRES *g, PGXResiden
 }
 
 /* Reductions in backend memory (one rank, the host backend, or cuda on GPUs of their own: PGXResidentDevReductions(),
-   each product summed over the ranks where it is made), classical Gram-Schmidt without refinement: the step above and the normalization of v_{it+1} with one
-   host synchronization: the products stay in backend memory, MAXPY reads them there (negated, as above), and the
-   products and ||w||^2 come back together; then w is scaled as PGXResidentNormalize() does. Same arithmetic. */
-static PetscErrorCode PGXGMRESOrthogonalizeNormalizeOneSync(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscInt it, PetscReal *tt)
+   each product summed over the ranks where it is made), classical Gram-Schmidt without refinement: the step above and
+   the normalization of v_{it+1} with one host synchronization: the products stay in backend memory, MAXPY reads them
+   there (negated, as above), and the products and ||w||^2 come back together; then w is scaled as
+   PGXResidentNormalize() does. Same arithmetic. In two halves: Queue queues the step (and, with devscale, the
+   scaling of w by 1/||w|| read in backend memory, so that the next product can be queued behind it before the host
+   has the scalars) and the fetch; Finish waits for the scalars and fills the Hessenberg column. */
+static PetscErrorCode PGXGMRESOneSyncQueue(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscInt it, PetscBool devscale)
 {
-  PetscScalar *hh = HH(0, it), *hes = HES(0, it), *w = VEC_VV(it + 1), *ds, h[PGX_RESIDENT_NSCAL];
-  PetscInt     j;
+  PetscScalar *w = VEC_VV(it + 1), *ds;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(PGX_KSPOrthog, ksp, 0, 0, 0));
   PetscCall(PGXResidentScalars(r, &ds));
-  for (j = 0; j <= it; j++) hh[j] = hes[j] = 0.0;
   PetscCall(PGXResidentMDotDev(r, it + 1, VEC_VV(0), r->n, w, ds));
   PetscCall(PGXResidentMAXPYNegDev(r, it + 1, ds, VEC_VV(0), r->n, w));
   PetscCall(PGXResidentNorm2SqDev(r, w, ds + it + 1));
-  PetscCall(PGXResidentFetch(r, it + 2, ds, h));
+  if (devscale) PetscCall(PGXResidentScaleInvSqrtDev(r, ds + it + 1, w));
+  PetscCall(PGXResidentFetchBegin(r, it + 2, ds, it % 2));
   PetscCall(PetscLogEventEnd(PGX_KSPOrthog, ksp, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PGXGMRESOneSyncFinish(KSP ksp, KSP_PGXGMRES *g, PGXResident r, PetscInt it, PetscBool devscale, PetscReal *tt)
+{
+  PetscScalar *hh = HH(0, it), *hes = HES(0, it), h[PGX_RESIDENT_NSCAL];
+  PetscInt     j;
+
+  PetscFunctionBegin;
+  PetscCall(PGXResidentFetchEnd(r, it + 2, it % 2, h));
+  for (j = 0; j <= it; j++) hh[j] = hes[j] = 0.0;
   for (j = 0; j <= it; j++) {
     KSPCheckDot(ksp, h[j]);
     hh[j] -= -h[j];
@@ -126,7 +142,7 @@ static PetscErrorCode PGXGMRESOrthogonalizeNormalizeOneSync(KSP ksp, KSP_PGXGMRE
   }
   *tt = PetscSqrtReal(PetscRealPart(h[it + 1]));
   if (*tt == 0.0) PetscCall(PetscInfo(NULL, "Vector of zero norm can not be normalized; returning only the zero norm\n"));
-  else if (*tt != 1.0) PetscCall(PGXResidentScale(r, 1.0 / *tt, w));
+  else if (*tt != 1.0 && !devscale) PetscCall(PGXResidentScale(r, 1.0 / *tt, VEC_VV(it + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -204,7 +220,7 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
 {
   PetscReal res, hapbnd, tt;
   PetscInt  it = 0, max_k = g->max_k;
-  PetscBool hapend = PETSC_FALSE;
+  PetscBool hapend = PETSC_FALSE, ahead = PETSC_FALSE; /* ahead: v_{it+1} = B A v_it is queued already */
 
   PetscFunctionBegin;
   *itcount = 0;
@@ -234,9 +250,29 @@ static PetscErrorCode PGXGMRESCycle(KSP ksp, KSP_PGXGMRES *g, PGXResident r, Pet
       PetscCall(KSPMonitor(ksp, ksp->its, res));
     }
     g->it = it - 1;
-    PetscCall(PGXResidentApplyBAorAB(ksp, r, VEC_VV(it), VEC_VV(it + 1), g->TEMP_MATOP));
+    if (!ahead) PetscCall(PGXResidentApplyBAorAB(ksp, r, VEC_VV(it), VEC_VV(it + 1), g->TEMP_MATOP));
+    ahead = PETSC_FALSE;
     if (PGXResidentDevReductions(r) && !g->mgs && g->cgstype == KSP_GMRES_CGS_REFINE_NEVER && it + 2 <= PGX_RESIDENT_NSCAL) {
-      PetscCall(PGXGMRESOrthogonalizeNormalizeOneSync(ksp, g, r, it, &tt));
+      /* the look-ahead: when a next step may follow in this cycle, w is scaled on the device and the next product
+         queued behind it before the host waits for this step's scalars; if the host then stops (convergence,
+         breakdown), that product is never read (v_{it+2} exists: it + 2 <= max_k) */
+      const PetscBool la = (PetscBool)(g->lookahead && it + 2 <= max_k && ksp->its + 1 < ksp->max_it);
+      PetscLogDouble  t0 = 0, t1 = 0, t2 = 0;
+
+      PetscCall(PGXGMRESOneSyncQueue(ksp, g, r, it, la));
+      if (la) {
+        PetscCall(PetscTime(&t0));
+        PetscCall(PGXResidentApplyBAorAB(ksp, r, VEC_VV(it + 1), VEC_VV(it + 2), g->TEMP_MATOP));
+        PetscCall(PetscTime(&t1));
+        ahead = PETSC_TRUE;
+      }
+      PetscCall(PGXGMRESOneSyncFinish(ksp, g, r, it, la, &tt));
+      if (la) {
+        PetscCall(PetscTime(&t2));
+        g->tq += t1 - t0;
+        g->tw += t2 - t1;
+        g->nahead++;
+      }
       if (ksp->reason) break;
     } else {
       PetscCall(PGXGMRESOrthogonalize(ksp, g, r, it));
@@ -338,7 +374,11 @@ static PetscErrorCode KSPSolve_PGXGMRES(KSP ksp)
   else PetscCall(PGXResidentCopyIn(r, ksp->vec_sol, X));
   g->base.X  = X;
   g->solout  = PETSC_FALSE;
+  g->nahead  = 0;
+  g->tq = g->tw = 0;
   PetscCall(PGXGMRESIterate(ksp, g, r, X, B));
+  /* where the host's time goes in the look-ahead steps: queuing the next product against waiting for the scalars */
+  if (g->nahead) PetscCall(PetscInfo(ksp, "look-ahead: %" PetscInt_FMT " steps queued their next product before the host waited, the host queued %.1f us and waited %.1f us a step\n", g->nahead, 1e6 * g->tq / g->nahead, 1e6 * g->tw / g->nahead));
   g->base.X = NULL;
   ksp->guess_zero = guess_zero; /* also after an early return from a failed check */
   if (ksp->reason != KSP_DIVERGED_PC_FAILED && !g->solout) PetscCall(PGXResidentCopyOut(r, X, ksp->vec_sol));
@@ -408,6 +448,7 @@ static PetscErrorCode KSPSetFromOptions_PGXGMRES(KSP ksp, PGXOptionItems PetscOp
   flg = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-ksp_gmres_classicalgramschmidt", "Use classical Gram-Schmidt (default: one MDot and one MAXPY per step)", "KSPGMRESSetOrthogonalization", flg, &flg, NULL));
   if (flg) g->mgs = PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-ksp_pgx_gmres_lookahead", "Classical Gram-Schmidt without refinement, reductions in backend memory: scale the new basis vector on the device and queue the next product before the host reads a step's scalars", "KSPPGXGMRES", g->lookahead, &g->lookahead, NULL));
   PetscCall(PetscOptionsEnum("-ksp_gmres_cgs_refinement_type", "Type of iterative refinement for classical (unmodified) Gram-Schmidt", "KSPGMRESSetCGSRefinementType", KSPGMRESCGSRefinementTypes, (PetscEnum)g->cgstype, (PetscEnum *)&g->cgstype, NULL));
   PetscCall(PGXKSPResidentSetFromOptions(ksp, &g->base, PetscOptionsObject));
   PetscOptionsHeadEnd();
@@ -424,6 +465,15 @@ static PetscErrorCode KSPView_PGXGMRES(KSP ksp, PetscViewer viewer)
   if (iascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  restart=%" PetscInt_FMT ", using %s Gram-Schmidt Orthogonalization%s%s\n", g->max_k, g->mgs ? "Modified" : "Classical (unmodified)", g->mgs ? "" : " with refinement ", g->mgs ? "" : KSPGMRESCGSRefinementTypes[g->cgstype]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  happy breakdown tolerance %g\n", (double)g->haptol));
+    {
+      char used[160] = "";
+
+      if (g->lookahead && ksp->totalits) {
+        if (g->nahead) PetscCall(PetscSNPrintf(used, sizeof(used), ", %" PetscInt_FMT " steps of the last solve", g->nahead));
+        else PetscCall(PetscStrncpy(used, ", not used by the last solve (modified Gram-Schmidt, refinement, restart 1, or reductions through the host)", sizeof(used)));
+      }
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  look-ahead (the next product queued before the host reads a step's scalars): %s%s\n", g->lookahead ? "on" : "off", used));
+    }
     PetscCall(PGXKSPResidentView(ksp, &g->base, viewer));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -439,6 +489,9 @@ static PetscErrorCode KSPView_PGXGMRES(KSP ksp, PetscViewer viewer)
 . -ksp_gmres_restart <30> - the restart (`KSPGMRESSetRestart()` works too)
 . -ksp_gmres_cgs_refinement_type <refine_never,refine_ifneeded,refine_always> - as for `KSPGMRES`
 . -ksp_gmres_modifiedgramschmidt - modified Gram-Schmidt
+. -ksp_pgx_gmres_lookahead <true,false> - classical Gram-Schmidt without refinement with its reductions in backend
+    memory (one rank, the host backend, or cuda on GPUs of their own): the new basis vector is scaled on the device
+    by 1/||w|| read there and the next product queued before the host waits for the step's scalars
 . -ksp_gmres_haptol <1e-30> - happy breakdown tolerance
 . -ksp_gmres_breakdown_tolerance <0.1> - restart residual check
 - -ksp_pc_side <left,right> - left (default, preconditioned norm) or right (unpreconditioned norm)
@@ -449,6 +502,9 @@ static PetscErrorCode KSPView_PGXGMRES(KSP ksp, PetscViewer viewer)
   Same algorithm and order of operations as `KSPGMRES` (classical Gram-Schmidt without refinement by default):
   iterations and residual history equal `KSPGMRES`'s with the same preconditioner to round-off. A
   Gram-Schmidt step is one multi-dot product (one reduction) and one multi-AXPY over the contiguous basis.
+  With the look-ahead the device never waits for the host between a step and the next product: the host reads
+  a step's Gram-Schmidt coefficients and norm while the next product runs; a solve that stops (convergence,
+  breakdown) has computed one product more than `KSPGMRES`, never read.
   Preconditioners: `PCNONE`, `PCJACOBI`, `PCDILU`, `PCAIPS`; any other PC is an error.
   Real and complex scalars, on the host and with the cuda backend, with each of these PCs.
 
@@ -466,6 +522,7 @@ PETSC_EXTERN PetscErrorCode KSPCreate_PGXGMRES(KSP ksp)
   g->haptol       = 1.0e-30;
   g->breakdowntol = 0.1;
   g->cgstype      = KSP_GMRES_CGS_REFINE_NEVER;
+  g->lookahead    = PETSC_TRUE;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_RIGHT, 2));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_RIGHT, 1));

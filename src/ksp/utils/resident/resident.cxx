@@ -817,6 +817,16 @@ PetscErrorCode PGXResidentNorm2SqDev(PGXResident r, const PetscScalar *x, PetscS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* x /= sqrt(Re d[0]) unless that is 0 or 1, d[0] read in backend memory (PGXResidentNormalize() with the norm squared
+   left there by PGXResidentNorm2SqDev(), summed over the ranks) */
+PetscErrorCode PGXResidentScaleInvSqrtDev(PGXResident r, const PetscScalar *d, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  PetscCall(r->K->ScaleInvSqrtDev(r->n, d, x));
+  PetscCall(LogFlops(r, r->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PGXResidentFetch(PGXResident r, PetscInt k, const PetscScalar *d, PetscScalar *h)
 {
   PetscFunctionBegin;

@@ -138,6 +138,7 @@ PETSC_INTERN PetscErrorCode PGXResidentFetchEnd(PGXResident, PetscInt, PetscInt,
 PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const PetscScalar *, PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentMAXPYNegDev(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentNorm2SqDev(PGXResident, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PGXResidentScaleInvSqrtDev(PGXResident, const PetscScalar *, PetscScalar *);
 /* Local updates */
 PETSC_INTERN PetscErrorCode PGXResidentAXPY(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentAYPX(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);

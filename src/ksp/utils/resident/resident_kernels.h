@@ -46,6 +46,9 @@
        FetchArm  before the reduction that finishes d[0..k): on cuda that reduction's finishing block writes d[0..k)
                  to the slot's mapped host memory itself, and the FetchBegin of the slot after it queues no copy
                  (nothing on the reference backend; a FetchBegin with no reduction in between copies as before)
+   The look-ahead GMRES (pgxgmres: the next product is queued before the host has read a step's scalars):
+       ScaleInvSqrtDev  t = sqrt(Re d[0]); x *= 1 / t unless t is 0 or 1: the normalization of the new basis
+                 vector with ||w||^2 read in backend memory, the same arithmetic as the host's Scale by 1 / t
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
        AYPXIdxDev  p_new[idx[k]] = z + (num[0] / den[0]) p_old (p_old NULL: z) for k < m only, each entry formed as
                  SpMVDotAYPXDev forms it (the entries the ghost exchange sends, before the fused product writes p_new)
@@ -102,7 +105,7 @@ struct CSR {
 #endif
 /* Whether KSPCG would apply the step of p'Ap = dpi (real and imaginary parts): KSPCheckDot() (finite), then
    its breakdown test (dpi == 0, or a sign change against dpiold from the second iteration on) */
-#define PGX_RESIDENT_FETCHMAX 8 /* scalars of one FetchBegin */
+#define PGX_RESIDENT_FETCHMAX 128 /* scalars of one FetchBegin: a GMRES step's products and norm (PGX_RESIDENT_NSCAL) */
 inline PGX_RESIDENT_HD bool CGStepTaken(PetscReal re, PetscReal im, PetscReal reold, bool checksign)
 {
   const bool finite = (re - re == 0) && (im - im == 0);
@@ -148,6 +151,7 @@ struct Backend {
   PetscErrorCode (*SpMVAddDotDev)(const CSR &, const Scalar *x, const Scalar *p, Scalar *y, Scalar *d);
   PetscErrorCode (*CGStepPointwiseDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r, const Scalar *d, Scalar *z, Scalar *d2);
   PetscErrorCode (*FetchArm)(PetscInt k, const Scalar *d, PetscInt slot);
+  PetscErrorCode (*ScaleInvSqrtDev)(PetscInt n, const Scalar *d, Scalar *x);
 };
 
 namespace reference
@@ -187,6 +191,7 @@ PetscErrorCode AYPXIdxDev(PetscInt, const PetscInt *, const Scalar *, const Scal
 PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode CGStepPointwiseDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode FetchArm(PetscInt, const Scalar *, PetscInt);
+PetscErrorCode ScaleInvSqrtDev(PetscInt, const Scalar *, Scalar *);
 } // namespace reference
 
 namespace cuda

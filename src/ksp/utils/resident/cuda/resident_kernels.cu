@@ -351,6 +351,15 @@ __global__ void aypx_dev_kernel(PetscInt n, const PetscScalar *__restrict__ num,
   for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) y[i] = x[i] + b * y[i];
 }
 
+/* x *= 1 / t with t = sqrt(Re d[0]) read on the device, unless t is 0 or 1 (as the host's normalization) */
+__global__ void scale_invsqrt_dev_kernel(PetscInt n, const PetscScalar *__restrict__ d, PetscScalar *__restrict__ x)
+{
+  const PetscReal t = sqrt(Re(*d));
+  if (t == 0 || t == 1) return;
+  const PetscScalar a = (PetscReal)1 / t;
+  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * BLOCK) x[i] *= a;
+}
+
 /* cg_step_kernel with beta and dpiold read on the device (dpiold NULL: no sign check) and x from xin to xout */
 __global__ void cg_step_dev_kernel(PetscInt n, const PetscScalar *__restrict__ beta, const PetscScalar *__restrict__ dpi, const PetscScalar *__restrict__ dpiold, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, const PetscScalar *__restrict__ xin, PetscScalar *__restrict__ xout, PetscScalar *__restrict__ r)
 {
@@ -758,6 +767,18 @@ PetscErrorCode AYPXDev(PetscInt n, const PetscScalar *num, const PetscScalar *de
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode ScaleInvSqrtDev(PetscInt n, const PetscScalar *d, PetscScalar *x)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  scale_invsqrt_dev_kernel<<<VecGrid(n), BLOCK, 0, s>>>(n, d, x);
+  PGXCheckLaunch("scale_invsqrt_dev_kernel");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CGStepDev(PetscInt n, const PetscScalar *beta, const PetscScalar *dpi, const PetscScalar *dpiold, const PetscScalar *p, const PetscScalar *w, const PetscScalar *xin, PetscScalar *xout, PetscScalar *r)
 {
   cudaStream_t s;
@@ -919,7 +940,7 @@ struct Adapt<PetscErrorCode (*)(H...), F> {
 };
 #define PGX_RESIDENT_ADAPT(f) Adapt<decltype(Backend::f), f>::call
 
-const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm)};
+const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm), PGX_RESIDENT_ADAPT(ScaleInvSqrtDev)};
 #undef PGX_RESIDENT_ADAPT
 } // namespace cuda
 } // namespace resident

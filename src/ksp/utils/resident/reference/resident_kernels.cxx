@@ -181,6 +181,15 @@ PetscErrorCode Fetch(PetscInt k, const PetscScalar *d, PetscScalar *h)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* x *= 1 / sqrt(Re d[0]) unless that root is 0 or 1: the glue's normalization (1 / t formed as it forms it) */
+PetscErrorCode ScaleInvSqrtDev(PetscInt n, const PetscScalar *d, PetscScalar *x)
+{
+  const PetscReal t = PetscSqrtReal(PetscRealPart(d[0]));
+
+  if (t == 0.0 || t == 1.0) return PETSC_SUCCESS;
+  return Scale(n, 1.0 / t, x);
+}
+
 /* y = x + (num / den) y: the quotient formed as the glue forms b = beta / betaold, then AYPX */
 PetscErrorCode AYPXDev(PetscInt n, const PetscScalar *num, const PetscScalar *den, const PetscScalar *x, PetscScalar *y)
 {
@@ -336,7 +345,7 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm, ScaleInvSqrtDev};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
