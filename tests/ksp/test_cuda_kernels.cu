@@ -383,24 +383,6 @@ int main(int argc, char **argv)
       PetscCall(H.MAXPY(n, k, coef.data(), V.data(), ld, hy.data()));
       PetscCall(D.MAXPY(n, k, coef.data(), dV, ld, dyy));
       Compare("MAXPY", hy, Down(dyy, n), 10);
-      { /* MAXPYNegNorm2Dev (the look-ahead GMRES's one pass; k = 70 > MAXK: the two calls) bitwise against the cuda
-           backend's MAXPYNegDev then Norm2SqDev, and against the reference */
-        PetscScalar *dc = Up(coef), *dy1 = Up(y0), *dy2 = Up(y0), *dn = Up(std::vector<PetscScalar>(2, NAN));
-        std::vector<PetscScalar> hy2 = y0, hn2(1);
-        PetscCall(D.MAXPYNegDev(n, k, dc, dV, ld, dy1));
-        PetscCall(D.Norm2SqDev(n, dy1, dn));
-        PetscCall(D.MAXPYNegNorm2Dev(n, k, dc, dV, ld, dy2, dn + 1));
-        const std::vector<PetscScalar> nn = Down(dn, 2);
-        Compare("MAXPYNegNorm2Dev y (against MAXPYNegDev)", Down(dy1, n), Down(dy2, n), 0);
-        Compare("MAXPYNegNorm2Dev ||y||^2 (against Norm2SqDev)", {nn[0]}, {nn[1]}, 0);
-        PetscCall(H.MAXPYNegNorm2Dev(n, k, coef.data(), V.data(), ld, hy2.data(), hn2.data()));
-        Compare("MAXPYNegNorm2Dev y (against the reference)", hy2, Down(dy2, n), 10);
-        Compare("MAXPYNegNorm2Dev ||y||^2 (against the reference)", hn2, {nn[1]}, 10 * PetscRealPart(hn2[0]));
-        (void)cudaFree(dc);
-        (void)cudaFree(dy1);
-        (void)cudaFree(dy2);
-        (void)cudaFree(dn);
-      }
       (void)cudaFree(dV);
       (void)cudaFree(dyy);
     }

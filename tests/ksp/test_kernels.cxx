@@ -104,12 +104,6 @@ int main(int argc, char **argv)
       Expect("ScaleInvSqrtDev (zero norm)", v, e9, 5);
       PetscCall(K.ScaleInvSqrtDev(5, &n2[2], v));
       Expect("ScaleInvSqrtDev (unit norm)", v, e9, 5);
-      /* MAXPYNegNorm2Dev: v -= 2 x with ||v||^2 beside it (x = 1..5 above: v = (-1, -6, -3, -4, -5), 87) */
-      PetscScalar c2 = 2, n3 = -1;
-      const double e10[] = {-1, -6, -3, -4, -5}, e11[] = {87};
-      PetscCall(K.MAXPYNegNorm2Dev(5, 1, &c2, x, 5, v, &n3));
-      Expect("MAXPYNegNorm2Dev y", v, e10, 5);
-      Expect("MAXPYNegNorm2Dev ||y||^2", &n3, e11, 1);
     }
     PetscCall(K.WAXPY(5, -1, x, w, y)); /* y = w - x = (5, 10, 15, 16, 17) */
     const double e6[] = {5, 10, 15, 16, 17};

@@ -119,7 +119,8 @@ static PetscErrorCode PGXGMRESOneSyncQueue(KSP ksp, KSP_PGXGMRES *g, PGXResident
   PetscCall(PetscLogEventBegin(PGX_KSPOrthog, ksp, 0, 0, 0));
   PetscCall(PGXResidentScalars(r, &ds));
   PetscCall(PGXResidentMDotDev(r, it + 1, VEC_VV(0), r->n, w, ds));
-  PetscCall(PGXResidentMAXPYNegNorm2Dev(r, it + 1, ds, VEC_VV(0), r->n, w, ds + it + 1)); /* one pass on cuda */
+  PetscCall(PGXResidentMAXPYNegDev(r, it + 1, ds, VEC_VV(0), r->n, w));
+  PetscCall(PGXResidentNorm2SqDev(r, w, ds + it + 1));
   if (devscale) PetscCall(PGXResidentScaleInvSqrtDev(r, ds + it + 1, w));
   PetscCall(PGXResidentFetchBegin(r, it + 2, ds, it % 2));
   PetscCall(PetscLogEventEnd(PGX_KSPOrthog, ksp, 0, 0, 0));

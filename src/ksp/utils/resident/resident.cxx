@@ -808,16 +808,6 @@ PetscErrorCode PGXResidentMAXPYNegDev(PGXResident r, PetscInt k, const PetscScal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* PGXResidentMAXPYNegDev() then PGXResidentNorm2SqDev() of its result, one pass on cuda with the same results */
-PetscErrorCode PGXResidentMAXPYNegNorm2Dev(PGXResident r, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y, PetscScalar *d2)
-{
-  PetscFunctionBegin;
-  PetscCall(r->K->MAXPYNegNorm2Dev(r->n, k, d, V, ldv, y, d2));
-  PetscCall(LogFlops(r, 2.0 * r->n * k + 2.0 * r->n));
-  PetscCall(AllreduceDev(r, 1, d2));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode PGXResidentNorm2SqDev(PGXResident r, const PetscScalar *x, PetscScalar *d)
 {
   PetscFunctionBegin;

@@ -139,7 +139,6 @@ PETSC_INTERN PetscErrorCode PGXResidentMDotDev(PGXResident, PetscInt, const Pets
 PETSC_INTERN PetscErrorCode PGXResidentMAXPYNegDev(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentNorm2SqDev(PGXResident, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentScaleInvSqrtDev(PGXResident, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode PGXResidentMAXPYNegNorm2Dev(PGXResident, PetscInt, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *, PetscScalar *);
 /* Local updates */
 PETSC_INTERN PetscErrorCode PGXResidentAXPY(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode PGXResidentAYPX(PGXResident, PetscScalar, const PetscScalar *, PetscScalar *);

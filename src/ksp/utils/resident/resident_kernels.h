@@ -49,8 +49,6 @@
    The look-ahead GMRES (pgxgmres: the next product is queued before the host has read a step's scalars):
        ScaleInvSqrtDev  t = sqrt(Re d[0]); x *= 1 / t unless t is 0 or 1: the normalization of the new basis
                  vector with ||w||^2 read in backend memory, the same arithmetic as the host's Scale by 1 / t
-       MAXPYNegNorm2Dev  MAXPYNegDev, then d2[0] = ||y||^2 as Norm2SqDev forms it: one pass on cuda (k <= MAXK),
-                 bitwise the two calls (each entry's MAXPY sum in order; the norm's loads and block sums as Norm2SqDev's)
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
        AYPXIdxDev  p_new[idx[k]] = z + (num[0] / den[0]) p_old (p_old NULL: z) for k < m only, each entry formed as
                  SpMVDotAYPXDev forms it (the entries the ghost exchange sends, before the fused product writes p_new)
@@ -154,7 +152,6 @@ struct Backend {
   PetscErrorCode (*CGStepPointwiseDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r, const Scalar *d, Scalar *z, Scalar *d2);
   PetscErrorCode (*FetchArm)(PetscInt k, const Scalar *d, PetscInt slot);
   PetscErrorCode (*ScaleInvSqrtDev)(PetscInt n, const Scalar *d, Scalar *x);
-  PetscErrorCode (*MAXPYNegNorm2Dev)(PetscInt n, PetscInt k, const Scalar *d, const Scalar *V, PetscInt ldv, Scalar *y, Scalar *d2);
 };
 
 namespace reference
@@ -195,7 +192,6 @@ PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar
 PetscErrorCode CGStepPointwiseDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode FetchArm(PetscInt, const Scalar *, PetscInt);
 PetscErrorCode ScaleInvSqrtDev(PetscInt, const Scalar *, Scalar *);
-PetscErrorCode MAXPYNegNorm2Dev(PetscInt, PetscInt, const Scalar *, const Scalar *, PetscInt, Scalar *, Scalar *);
 } // namespace reference
 
 namespace cuda

@@ -246,36 +246,6 @@ __global__ void maxpy_neg_dev_kernel(PetscInt n, int k, const PetscScalar *__res
   }
 }
 
-/* maxpy_neg_dev_kernel's entries (each the same sum in the same order) and the partial sums of |y|^2 over them as
-   dot_partial's kind 1 forms them (the same UNROLL strides on RedGrid's grid, zero terms past n): the MAXPY and the
-   norm of its result in one pass, bitwise MAXPYNegDev then Norm2SqDev */
-__global__ void __launch_bounds__(BLOCK) maxpy_neg_norm2_partial(PetscInt n, int k, const PetscScalar *__restrict__ d, const PetscScalar *__restrict__ V, PetscInt ldv, PetscScalar *__restrict__ y, PetscScalar *__restrict__ part, PetscScalar *res, unsigned *count, const PGXCUDAPublish pub)
-{
-  __shared__ PetscScalar c[MAXK];
-  for (int j = threadIdx.x; j < k; j += BLOCK) c[j] = -d[j];
-  __syncthreads();
-  PetscScalar    a  = 0;
-  const PetscInt st = (PetscInt)gridDim.x * BLOCK;
-  for (PetscInt i = (PetscInt)blockIdx.x * BLOCK + threadIdx.x; i < n; i += UNROLL * st) {
-    PetscScalar yv[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++) {
-      const PetscInt iu = i + u * st;
-      if (iu < n) {
-        PetscScalar s = y[iu];
-        for (int j = 0; j < k; j++) s += c[j] * V[(size_t)j * ldv + iu];
-        y[iu] = s;
-        yv[u] = s;
-      } else yv[u] = 0;
-    }
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++) a += AbsSq(yv[u]);
-  }
-  a = BlockSum(a);
-  if (!threadIdx.x) part[blockIdx.x] = a;
-  FinishInLastBlock(1, (int)gridDim.x, part, res, count, false, pub);
-}
-
 /* op 0: y += a x; 1: y = x + a y; 2: w = a x + y; 3: z = a x + b y + c z; 4: x *= a; 5: x = a; 6: y = d .* x */
 __global__ void axpy_family(PetscInt n, int op, PetscScalar a, PetscScalar b, PetscScalar c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
@@ -739,23 +709,6 @@ PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
   return ReduceDev(n, x, x, 1, d);
 }
 
-PetscErrorCode MAXPYNegNorm2Dev(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y, PetscScalar *d2)
-{
-  cudaStream_t s;
-
-  PetscFunctionBegin;
-  if (k > MAXK || n <= 0) { /* more coefficients than one pass stages: the two calls */
-    PetscCall(MAXPYNegDev(n, k, d, V, ldv, y));
-    PetscCall(Norm2SqDev(n, y, d2));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PGXCUDAGetStream(&s)); /* first: it selects PGX's device */
-  PetscCall(Workspace());
-  maxpy_neg_norm2_partial<<<RedGrid(n), BLOCK, 0, s>>>(n, (int)k, d, V, ldv, y, d_part, d2, d_count, PGXCUDAPublishTake());
-  PGXCheckLaunch("maxpy_neg_norm2_partial");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* w = A p and p'w: on a DIA copy one kernel (one partial sum per block, at most NPART * NRESULT blocks) and the
    finishing sum in its last block; on CSR the SpMV and DotDev */
 PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
@@ -987,7 +940,7 @@ struct Adapt<PetscErrorCode (*)(H...), F> {
 };
 #define PGX_RESIDENT_ADAPT(f) Adapt<decltype(Backend::f), f>::call
 
-const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm), PGX_RESIDENT_ADAPT(ScaleInvSqrtDev), PGX_RESIDENT_ADAPT(MAXPYNegNorm2Dev)};
+const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm), PGX_RESIDENT_ADAPT(ScaleInvSqrtDev)};
 #undef PGX_RESIDENT_ADAPT
 } // namespace cuda
 } // namespace resident

@@ -276,15 +276,6 @@ PetscErrorCode Norm2SqDev(PetscInt n, const PetscScalar *x, PetscScalar *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the two calls in turn (cuda makes them one pass, with the same results) */
-PetscErrorCode MAXPYNegNorm2Dev(PetscInt n, PetscInt k, const PetscScalar *d, const PetscScalar *V, PetscInt ldv, PetscScalar *y, PetscScalar *d2)
-{
-  PetscFunctionBegin;
-  PetscCall(MAXPYNegDev(n, k, d, V, ldv, y));
-  PetscCall(Norm2SqDev(n, y, d2));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, PetscScalar *d)
 {
   PetscFunctionBegin;
@@ -354,7 +345,7 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm, ScaleInvSqrtDev, MAXPYNegNorm2Dev};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm, ScaleInvSqrtDev};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
