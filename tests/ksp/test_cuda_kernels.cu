@@ -288,35 +288,34 @@ int main(int argc, char **argv)
         PetscScalar             *drec = Up(rec0), h3[3];
         PetscCall(H.DotNorm2Dev(n, x.data(), z0.data(), hd2.data()));
         const std::vector<PetscScalar> junk = {-7.0, -7.0, -7.0};
+        /* d overwritten after the kernel, then fetched through slot: a published fetch returns what the kernel wrote
+           (1.5 before it, its two sums), a copy would return the junk */
+        auto CheckPublished = [&](const char *what, PetscInt slot, const std::vector<PetscScalar> &sums) -> PetscErrorCode {
+          (void)cudaDeviceSynchronize();
+          (void)cudaMemcpy(drec, junk.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
+          (void)cudaDeviceSynchronize();
+          PetscCall(D.FetchBegin(3, drec, slot));
+          PetscCall(D.FetchEnd(3, slot, h3));
+          Compare(what, {1.5}, {h3[0]}, 0);
+          Compare(what, sums, {h3[1], h3[2]}, s);
+          return PETSC_SUCCESS;
+        };
         PetscCall(D.FetchArm(3, drec, 1));
         PetscCall(D.DotNorm2Dev(n, dx, dz, drec + 1));
-        /* overwrite d after the kernel: a published fetch returns what the kernel wrote, a copy would return the junk */
-        (void)cudaDeviceSynchronize();
-        (void)cudaMemcpy(drec, junk.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
-        (void)cudaDeviceSynchronize();
-        PetscCall(D.FetchBegin(3, drec, 1));
-        PetscCall(D.FetchEnd(3, 1, h3));
-        Compare("FetchArm + DotNorm2Dev (published)", {1.5}, {h3[0]}, 0);
-        Compare("FetchArm + DotNorm2Dev (published)", hd2, {h3[1], h3[2]}, s);
+        PetscCall(CheckPublished("FetchArm + DotNorm2Dev (published)", 1, hd2));
         PetscCall(D.FetchArm(2, dsc, 0));
         PetscCall(D.FetchBegin(2, dsc, 0));
         PetscCall(D.FetchEnd(2, 0, h2));
         Compare("FetchArm, nothing taken (copied)", {sc[0], sc[1]}, {h2[0], h2[1]}, 0);
         /* the pointwise step publishes: jacobi with d = x, taken (no sign check) */
         std::vector<PetscScalar> hr = z0, hxo(n), hz(n);
-        PetscScalar             *dr2 = Up(z0), *dxo2 = Up(nan), *dz2 = Up(nan);
+        PetscScalar             *dr2 = Up(z0), *dxo2 = Up(nan), *dz2 = Up(nan), *dy2 = Up(y0);
         PetscCall(H.CGStepPointwiseDev(n, &sc[0], &sc[2], NULL, x.data(), y0.data(), z0.data(), hxo.data(), hr.data(), x.data(), hz.data(), hd3.data()));
         (void)cudaMemcpy(drec, rec0.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
         PetscCall(D.FetchArm(3, drec, 0));
-        PetscCall(D.CGStepPointwiseDev(n, dsc, dsc + 2, NULL, dx, Up(y0), dz, dxo2, dr2, dx, dz2, drec + 1));
-        (void)cudaDeviceSynchronize(); /* as above: the junk after the kernel, before the fetch */
-        (void)cudaMemcpy(drec, junk.data(), 3 * sizeof(PetscScalar), cudaMemcpyHostToDevice);
-        (void)cudaDeviceSynchronize();
-        PetscCall(D.FetchBegin(3, drec, 0));
-        PetscCall(D.FetchEnd(3, 0, h3));
-        Compare("FetchArm + CGStepPointwiseDev (published)", {1.5}, {h3[0]}, 0);
-        Compare("FetchArm + CGStepPointwiseDev (published)", hd3, {h3[1], h3[2]}, s);
-        for (PetscScalar *q : {drec, dr2, dxo2, dz2}) (void)cudaFree(q);
+        PetscCall(D.CGStepPointwiseDev(n, dsc, dsc + 2, NULL, dx, dy2, dz, dxo2, dr2, dx, dz2, drec + 1));
+        PetscCall(CheckPublished("FetchArm + CGStepPointwiseDev (published)", 0, hd3));
+        for (PetscScalar *q : {drec, dr2, dxo2, dz2, dy2}) (void)cudaFree(q);
       }
       (void)cudaFree(dsc);
       (void)cudaFree(dyy);
