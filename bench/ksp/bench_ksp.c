@@ -11,7 +11,7 @@ static char help[] = "Time to solution of the PGX resident Krylov methods agains
                      "-ksp_pgx_spmv_format csr / -pc_aips_remainder_format csr, AIPS's products fused into its solves on one rank unless\n"
                      "-pc_aips_fused_remainder 0), 'it ms/it' over the bound, share of the solve in\n"
                      "host-device copies (PGX copy events, last repetition).\n"
-                     "Symmetric problems (poisson3d, aniso3d) run cg configs; nonsymmetric ones (convdiff3d) run gmres configs.\n";
+                     "Symmetric problems (poisson3d, aniso3d) run cg configs; nonsymmetric ones (convdiff3d) run gmres and bcgs configs.\n";
 #include <petscksp.h>
 #include <pgx.h>
 #include <pgx/gallery.h>
@@ -154,7 +154,7 @@ static PetscErrorCode RunProblem(char *prob, const char *configs, PetscMPIInt si
       *slash = 0;
       PetscCall(PetscStrncpy(pctype, slash + 1, sizeof(pctype)));
       isgmres = (PetscBool)(strstr(ksptype, "gmres") != NULL);
-      if (symmetric == isgmres || strstr(ksptype, "bcgs")) continue; /* cg on symmetric problems, gmres on the others */
+      if (strstr(ksptype, "bcgs") ? symmetric : symmetric == isgmres) continue; /* cg on symmetric problems, gmres and bcgs on the others */
       mc = (PetscBool)(strstr(pctype, "-mc") != NULL);
       if (mc) pctype[strlen(pctype) - 3] = 0;
       PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
