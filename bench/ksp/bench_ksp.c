@@ -53,8 +53,8 @@ static double BytesPerIteration(const char *ksp, const char *pc, PetscInt n, Pet
     pcb = aipsorder * (nnzr * (sizeof(PetscScalar) + (rd ? 0 : sizeof(PetscInt))) + 2.0 * n * sizeof(PetscScalar)) + (aipsorder + 1) * 5.0 * n * sizeof(PetscScalar) + aipsorder * n * sizeof(PetscScalar);
     if (rd && r_fused) pcb -= aipsorder * 2.0 * n * sizeof(PetscScalar);
   }
+  if (strstr(ksp, "bcgs")) return 2 * (spmv + pcb) + 20.0 * n * sizeof(PetscScalar); /* before "cg", which "bcgs" contains */
   if (strstr(ksp, "cg")) vec = 12.0 * n * sizeof(PetscScalar);
-  else if (strstr(ksp, "bcgs")) return 2 * (spmv + pcb) + 20.0 * n * sizeof(PetscScalar);
   else vec = (restart + 6.0) * n * sizeof(PetscScalar);
   return spmv + pcb + vec;
 }

@@ -47,6 +47,9 @@
                  to the slot's mapped host memory itself, and the FetchBegin of the slot after it queues no copy
                  (nothing on the reference backend; a FetchBegin with no reduction in between copies as before)
    The look-ahead GMRES (pgxgmres: the next product is queued before the host has read a step's scalars):
+       InvDiag   inv[i] = 1 / a_ii of the square CSR block A (PCJACOBI's default diagonal, bitwise PETSc's reciprocal);
+                 *nbad = the rows whose diagonal is not stored or is zero (inv is then unspecified there; the caller
+                 takes PETSc's own PC instead). Synchronizes.
        ScaleInvSqrtDev  t = sqrt(Re d[0]); x *= 1 / t unless t is 0 or 1: the normalization of the new basis
                  vector with ||w||^2 read in backend memory, the same arithmetic as the host's Scale by 1 / t
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
@@ -152,6 +155,7 @@ struct Backend {
   PetscErrorCode (*CGStepPointwiseDev)(PetscInt n, const Scalar *beta, const Scalar *dpi, const Scalar *dpiold, const Scalar *p, const Scalar *w, const Scalar *xin, Scalar *xout, Scalar *r, const Scalar *d, Scalar *z, Scalar *d2);
   PetscErrorCode (*FetchArm)(PetscInt k, const Scalar *d, PetscInt slot);
   PetscErrorCode (*ScaleInvSqrtDev)(PetscInt n, const Scalar *d, Scalar *x);
+  PetscErrorCode (*InvDiag)(const CSR &, Scalar *inv, PetscInt *nbad);
 };
 
 namespace reference
@@ -192,6 +196,7 @@ PetscErrorCode SpMVAddDotDev(const CSR &, const Scalar *, const Scalar *, Scalar
 PetscErrorCode CGStepPointwiseDev(PetscInt, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, const Scalar *, Scalar *, Scalar *, const Scalar *, Scalar *, Scalar *);
 PetscErrorCode FetchArm(PetscInt, const Scalar *, PetscInt);
 PetscErrorCode ScaleInvSqrtDev(PetscInt, const Scalar *, Scalar *);
+PetscErrorCode InvDiag(const CSR &, Scalar *, PetscInt *);
 } // namespace reference
 
 namespace cuda

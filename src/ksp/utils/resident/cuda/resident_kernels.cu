@@ -731,6 +731,38 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+__global__ void inv_diag_kernel(PetscInt n, const PetscInt *rowptr, const PetscInt *colidx, const PetscScalar *val, PetscScalar *inv, unsigned long long *nbad)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  PetscScalar d = 0;
+  for (PetscInt k = rowptr[i]; k < rowptr[i + 1]; k++)
+    if (colidx[k] == i) d = val[k];
+  if (d == PetscScalar(0)) atomicAdd(nbad, 1ull);
+  else inv[i] = PetscScalar(1.0) / d;
+}
+
+/* PCJACOBI's inverse diagonal from A's CSR on the device (one thread a row), and the rows without a usable one */
+PetscErrorCode InvDiag(const CSR &A, PetscScalar *inv, PetscInt *nbad)
+{
+  cudaStream_t        s;
+  unsigned long long *dbad = nullptr, bad = 0;
+
+  PetscFunctionBegin;
+  *nbad = 0;
+  if (A.nrows <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PGXCUDAGetStream(&s));
+  PGXCallCUDA(cudaMallocAsync((void **)&dbad, sizeof(*dbad), s));
+  PGXCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(*dbad), s));
+  inv_diag_kernel<<<VecGrid(A.nrows), BLOCK, 0, s>>>(A.nrows, A.rowptr, A.colidx, Dev(A.val), inv, dbad);
+  PGXCheckLaunch("inv_diag_kernel");
+  PGXCallCUDA(cudaMemcpyAsync(&bad, dbad, sizeof(bad), cudaMemcpyDeviceToHost, s));
+  PGXCallCUDA(cudaFreeAsync(dbad, s));
+  PGXCallCUDA(cudaStreamSynchronize(s));
+  *nbad = (PetscInt)bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A's DIA values from its CSR on the device (no host pass): zero, scatter, and a check that every entry found its
    diagonal */
 PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval, PetscBool *miss)
@@ -940,7 +972,7 @@ struct Adapt<PetscErrorCode (*)(H...), F> {
 };
 #define PGX_RESIDENT_ADAPT(f) Adapt<decltype(Backend::f), f>::call
 
-const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm), PGX_RESIDENT_ADAPT(ScaleInvSqrtDev)};
+const Backend backend = {"cuda", PGX_RESIDENT_ADAPT(SpMV), PGX_RESIDENT_ADAPT(SpMVAdd), PGX_RESIDENT_ADAPT(Dot), PGX_RESIDENT_ADAPT(MDot), PGX_RESIDENT_ADAPT(DotNorm2), PGX_RESIDENT_ADAPT(Norm2Sq), PGX_RESIDENT_ADAPT(AXPY), PGX_RESIDENT_ADAPT(AYPX), PGX_RESIDENT_ADAPT(WAXPY), PGX_RESIDENT_ADAPT(AXPBYPCZ), PGX_RESIDENT_ADAPT(MAXPY), PGX_RESIDENT_ADAPT(Scale), PGX_RESIDENT_ADAPT(Copy), PGX_RESIDENT_ADAPT(Set), PGX_RESIDENT_ADAPT(PointwiseMult), PGX_RESIDENT_ADAPT(Gather), PGX_RESIDENT_ADAPT(DotDev), PGX_RESIDENT_ADAPT(DotNorm2Dev), PGX_RESIDENT_ADAPT(CGStep), PGX_RESIDENT_ADAPT(Fetch), PGX_RESIDENT_ADAPT(MDotDev), PGX_RESIDENT_ADAPT(MAXPYNegDev), PGX_RESIDENT_ADAPT(Norm2SqDev), PGX_RESIDENT_ADAPT(SpMVDotDev), PGX_RESIDENT_ADAPT(DIAFill), PGX_RESIDENT_ADAPT(AYPXDev), PGX_RESIDENT_ADAPT(CGStepDev), PGX_RESIDENT_ADAPT(SpMVDotAYPXDev), PGX_RESIDENT_ADAPT(FetchBegin), PGX_RESIDENT_ADAPT(FetchEnd), PGX_RESIDENT_ADAPT(AYPXIdxDev), PGX_RESIDENT_ADAPT(SpMVAddDotDev), PGX_RESIDENT_ADAPT(CGStepPointwiseDev), PGX_RESIDENT_ADAPT(FetchArm), PGX_RESIDENT_ADAPT(ScaleInvSqrtDev), PGX_RESIDENT_ADAPT(InvDiag)};
 #undef PGX_RESIDENT_ADAPT
 } // namespace cuda
 } // namespace resident

@@ -284,6 +284,20 @@ PetscErrorCode SpMVDotDev(const CSR &A, const PetscScalar *x, PetscScalar *y, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode InvDiag(const CSR &A, PetscScalar *inv, PetscInt *nbad)
+{
+  PetscFunctionBegin;
+  *nbad = 0;
+  for (PetscInt i = 0; i < A.nrows; i++) {
+    PetscScalar d = 0;
+    for (PetscInt k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+      if (A.colidx[k] == i) d = A.val[k];
+    if (d == PetscScalar(0)) (*nbad)++;
+    else inv[i] = PetscScalar(1.0) / d;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DIAFill(const CSR &A, PetscInt ndiag, const PetscInt *doff, PetscScalar *dval, PetscBool *miss)
 {
   PetscBool bad = PETSC_FALSE;
@@ -345,7 +359,7 @@ PetscErrorCode CGStepPointwiseDev(PetscInt n, const PetscScalar *beta, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm, ScaleInvSqrtDev};
+const Backend backend = {"host (reference)", SpMV, SpMVAdd, Dot, MDot, DotNorm2, Norm2Sq, AXPY, AYPX, WAXPY, AXPBYPCZ, MAXPY, Scale, Copy, Set, PointwiseMult, Gather, DotDev, DotNorm2Dev, CGStep, Fetch, MDotDev, MAXPYNegDev, Norm2SqDev, SpMVDotDev, DIAFill, AYPXDev, CGStepDev, SpMVDotAYPXDev, FetchBegin, FetchEnd, AYPXIdxDev, SpMVAddDotDev, CGStepPointwiseDev, FetchArm, ScaleInvSqrtDev, InvDiag};
 } // namespace reference
 } // namespace resident
 } // namespace kernels
