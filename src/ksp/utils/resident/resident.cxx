@@ -350,14 +350,14 @@ static PetscErrorCode PGXResidentSetPC(PGXResident r, PC pc, const char ktype[])
       }
 #endif
       if (!fast) { /* The PC's own diagonal (any -pc_jacobi_type): its apply to the vector of ones, exact */
-      PetscCall(MatCreateVecs(P, &one, &d));
-      PetscCall(VecSet(one, 1.0));
-      PetscCall(PCApply(pc, one, d));
-      PetscCall(VecGetArrayRead(d, &a));
-      PetscCall(BPut(r, r->invdiag, a, (size_t)r->n * sizeof(PetscScalar)));
-      PetscCall(VecRestoreArrayRead(d, &a));
-      PetscCall(VecDestroy(&one));
-      PetscCall(VecDestroy(&d));
+        PetscCall(MatCreateVecs(P, &one, &d));
+        PetscCall(VecSet(one, 1.0));
+        PetscCall(PCApply(pc, one, d));
+        PetscCall(VecGetArrayRead(d, &a));
+        PetscCall(BPut(r, r->invdiag, a, (size_t)r->n * sizeof(PetscScalar)));
+        PetscCall(VecRestoreArrayRead(d, &a));
+        PetscCall(VecDestroy(&one));
+        PetscCall(VecDestroy(&d));
       }
       PetscCall(PetscObjectReference((PetscObject)P));
       PetscCall(MatDestroy(&r->jacmat));

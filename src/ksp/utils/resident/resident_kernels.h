@@ -26,6 +26,9 @@
        DIAFill   dval (ndiag * nrows, column-major by diagonal) = the DIA values of the square CSR block A for the
                  offsets doff (pgxdia.h), zero elsewhere (backend memory); an entry of A on none of them sets *miss
                  (offsets from sampled rows: the caller analyzes the whole pattern), or is an error when miss is NULL
+       InvDiag   inv[i] = 1 / a_ii of the square CSR block A (PCJACOBI's default diagonal, bitwise PETSc's reciprocal);
+                 *nbad = the rows whose diagonal is not stored or is zero (inv is then unspecified there; the caller
+                 takes PETSc's own PC instead). Synchronizes.
        SpMVDotDev  y = A x and d[0] = Dot(x, y) (the CG's w = A p and p'w; cuda on a DIA copy: one pass, the sum of
                  p'w in another order than DotDev's)
        MAXPYNegDev  y += sum_j (-d[j]) V_j   (MAXPY with the negated coefficients, read in backend memory: GMRES)
@@ -47,9 +50,6 @@
                  to the slot's mapped host memory itself, and the FetchBegin of the slot after it queues no copy
                  (nothing on the reference backend; a FetchBegin with no reduction in between copies as before)
    The look-ahead GMRES (pgxgmres: the next product is queued before the host has read a step's scalars):
-       InvDiag   inv[i] = 1 / a_ii of the square CSR block A (PCJACOBI's default diagonal, bitwise PETSc's reciprocal);
-                 *nbad = the rows whose diagonal is not stored or is zero (inv is then unspecified there; the caller
-                 takes PETSc's own PC instead). Synchronizes.
        ScaleInvSqrtDev  t = sqrt(Re d[0]); x *= 1 / t unless t is 0 or 1: the normalization of the new basis
                  vector with ||w||^2 read in backend memory, the same arithmetic as the host's Scale by 1 / t
    The same on several ranks (the diagonal block by SpMVDotAYPXDev or SpMVDotDev, then the off-diagonal block):
