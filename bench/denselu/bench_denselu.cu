@@ -10,7 +10,7 @@ static const char help[] = "Dense LU benchmark (issue 14): PGX's dense LU (cuda 
                            "precisions with -mixed_block and the first value of the other lists. The panel options (-priority x\n"
                            "-leafrows x -leafswaps) are swept for every precision, each configuration one row (notes: prio, rows, lsw).\n"
                            "Options: -sizes 1024,...  -matrices diagdom,random  -reps <3>  -blocks 0,128,256,512 (0: PGX's default)\n"
-                           "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -precisions double,tf32,half,bf16 (and tf32x3)\n"
+                           "  -leaves 32  -lookahead 0,1  -coop 1  -small <-1> (fused-path switch)  -onchip 1 (fused path kernel)  -precisions double,tf32,half,bf16 (and tf32x3)\n"
                            "  -petsc_precisions double (rows 'pgx <p> via PETSc', p in double,tf32,half,bf16,auto: MatLUFactorNumeric and MatSolve through PETSc from a host\n"
                            "  MATSEQDENSE, wall-clock: what a user's call costs; none: no such rows)\n"
                            "  -mixed_block <0>  -irs <1> (cuSOLVER X/H/Bgesv rows)  -lapack_nmax <0>  -time_limit <s> (skip the\n"
@@ -182,6 +182,7 @@ static PetscErrorCode BenchCusolver(Problem &P, PetscInt reps, PetscBool irs)
 
 enum { RBT_SWEEP = 5 };
 static dl::Panel g_lowpanel = dl::PANEL_CUSOLVER; /* -low_panel_cusolver (default true, as MATSOLVERPGX's -mat_pgx_lu_low_panel_cusolver): SetLowPanel */
+static PetscBool g_onchip = PETSC_TRUE; /* -onchip: SetFusedOnChip (the fused path's kernel) */
 static dl::RefineOptions g_ropt = dl::RefineOptionsDefault(); /* -refine_steps, -gmres_m, -gmres_rtol, -gmres_stall, -gmres_stall_rho, -refine_monitor */
 
 struct Config {
@@ -227,6 +228,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::SetSmallSize(d, cf.small));
   PetscCall(cu::SetLookAhead(d, cf.lookahead));
   PetscCall(cu::SetLeaf(d, cf.leaf, cf.coop));
+  PetscCall(cu::SetFusedOnChip(d, g_onchip));
   PetscCall(cu::SetPanelOptions(d, cf.priority, cf.leafrows, cf.leafswaps));
   PetscCall(cu::SetLeftSwapStream(d, cf.leftstream));
   PetscCall(cu::SetPath(d, cf.path, cf.clustermax));
@@ -266,7 +268,7 @@ static PetscErrorCode BenchPGX(Problem &P, PetscInt reps, dl::Precision prec, co
   PetscCall(cu::GetInfo(d, &path, &nb, NULL));
   PetscCall(cu::GetLeafInfo(d, &w, &nc, &nbl));
   std::string note = std::string(path) + " nb " + std::to_string((long long)nb);
-  if (std::string(path) != "fused") {
+  if (std::string(path).compare(0, 5, "fused") != 0) {
     PetscInt ru;
     PetscCall(cu::GetLeafRowsUsed(d, &ru));
     note += " leaf " + std::to_string((long long)w) + " (" + std::to_string((long long)nc) + " coop, " + std::to_string((long long)nbl) + " 1-block)";
@@ -499,6 +501,7 @@ int main(int argc, char **argv)
   PetscCall(IntArrayOption(PetscOptionsObject, "-rbts", "PGX: random butterfly depths to sweep (-mat_pgx_lu_rbt; 0: off; rows other than 0 are named 'rbt <depth>')", rbts, RBT_SWEEP, &nrbts));
   PetscCall(PetscOptionsString("-nopivots", "PGX: -mat_pgx_lu_nopivot modes to sweep (auto, never, always; rows other than auto are named 'nopiv <mode>')", NULL, nopivs, nopivs, sizeof(nopivs), NULL));
   PetscCall(IntArrayOption(PetscOptionsObject, "-graph", "PGX: factorization replayed from a CUDA graph off (0) / on (1) to sweep", graphs, 2, &ngraphs));
+  PetscCall(PetscOptionsBool("-onchip", "PGX: the fused path by OnChipLUKernel where it fits (SetFusedOnChip)", NULL, g_onchip, &g_onchip, NULL));
   PetscCall(PetscOptionsInt("-small", "PGX: largest n of the fused path (-1: default)", NULL, small, &small, NULL));
   PetscCall(PetscOptionsString("-precisions", "PGX precisions: double,tf32,half,bf16,tf32x3", NULL, precs, precs, sizeof(precs), NULL));
   PetscCall(PetscOptionsString("-petsc_precisions", "PGX through PETSc (MatLUFactorNumeric/MatSolve of a host MATSEQDENSE): precisions of these rows (none: no rows)", NULL, pprecs, pprecs, sizeof(pprecs), NULL));

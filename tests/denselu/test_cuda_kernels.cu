@@ -25,6 +25,7 @@ static char help[] = "Dense LU: the cuda backend against the reference on the sa
      NOPIVOT_AUTO on a random matrix pivot; tf32 on diagdom without pivoting is refined to backward error < 1.
    -tournament: only the tournament pivoting checks (TournamentPanels, TournamentFactor below).
    -trsv: only the one-column solve checks (TrsvCompare below: PGX's kernel, both variants, against cublasDtrsm).
+   -onchip: only the fused path's OnChipLUKernel (OnChipCompare below) against the reference.
    -tf32x3: only the tf32x3 checks (Tf32x3Compare below: FP32-accurate factors from three tf32 products, plain
    refinement). */
 #include <petscsys.h>
@@ -494,6 +495,43 @@ static PetscErrorCode TrsvCompare(const char *kind, PetscInt n, double cond, dou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The fused path's OnChipLUKernel (SetFusedOnChip; -onchip): PATH_FUSED on kind, n, in precision prec. FP64: the
+   reference's pivots (ties included: the Wilkinson matrix's column ties go to the first row), zero column, factors
+   within 1e-12 relative (random, diagdom), solves' backward error < 10 (not Wilkinson's: growth 2^(n-1)); tf32: refined solves without fallback, backward
+   error < 1. GetInfo's path must be "fused on-chip" (expect_onchip: n <= 1024 with the kernel on) or "fused" */
+static PetscErrorCode OnChipCompare(const char *kind, PetscInt n, double cond, PetscBool onchip, PetscBool expect_onchip, dl::Precision prec = dl::PRECISION_DOUBLE)
+{
+  std::vector<double>   a(n * n), lr(n * n);
+  std::vector<PetscInt> pr(n);
+  PetscInt              zr, zc, nbu;
+  PetscBool             finite;
+  cu::Data             *d;
+  const char           *path;
+  char                  what[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "on-chip %s n %d onchip %d%s", kind, (int)n, (int)onchip, prec == dl::PRECISION_DOUBLE ? "" : " tf32"));
+  DenseLUSeed(7000 + n);
+  PetscCall(DenseLUMatrix(kind, n, cond, a.data()));
+  lr = a;
+  PetscCall(ref::Factor(n, lr.data(), n, 32, pr.data(), &zr));
+  PetscCall(cu::Create(&d));
+  PetscCall(cu::SetPath(d, dl::PATH_FUSED, 0));
+  PetscCall(cu::SetFusedOnChip(d, onchip));
+  PetscCall(cu::SetPrecision(d, prec));
+  PetscCall(cu::Factor(d, n, a.data(), n, &zc, &finite));
+  PetscCall(cu::GetInfo(d, &path, &nbu, NULL));
+  CHECK(!std::strcmp(path, expect_onchip ? "fused on-chip" : "fused"), "%s: path %s", what, path);
+  if (prec == dl::PRECISION_DOUBLE) {
+    CHECK(finite && zc == zr, "%s: cuda zerocol %d finite %d, reference zerocol %d", what, (int)zc, (int)finite, (int)zr);
+    PetscCall(CheckFactors(d, n, lr, pr, (!std::strcmp(kind, "random") || !std::strcmp(kind, "diagdom")) ? PETSC_TRUE : PETSC_FALSE, what));
+    if (zr < 0 && std::strcmp(kind, "wilkinson")) PetscCall(DenseLUCheckSolves(d, n, a, 3, 10, PETSC_FALSE, what)); /* Wilkinson's growth 2^(n-1) spoils any partially pivoted solve: its pivots are the check */
+  } else PetscCall(DenseLUCheckSolves(d, n, a, 2, 1, PETSC_TRUE, what));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: path %s, zero column %d\n", what, path, (int)zc));
+  PetscCall(cu::Destroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const PetscInt sizes[] = {1, 33, 100, 127, 128, 129, 257, 700};
@@ -534,6 +572,25 @@ int main(int argc, char **argv)
     PetscCall(Tf32x3Compare("random", 777, 256, PETSC_FALSE, dl::NOPIVOT_NEVER, 4, dl::PANEL_CUSOLVER));
     PetscCall(Tf32x3Compare("zerolead", 600, 64, PETSC_TRUE, dl::NOPIVOT_NEVER, 4, dl::PANEL_CUSOLVER));
     PetscCall(Tf32x3Compare("diagdom", 1000, 128, PETSC_TRUE, dl::NOPIVOT_AUTO, 3, dl::PANEL_CUSOLVER)); /* no pivot search: no panels */
+    if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
+    PetscCall(PetscFinalize());
+    return nfail ? 1 : 0;
+  }
+  PetscBool onchip = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-onchip", &onchip, NULL));
+  if (onchip) { /* only the fused path's kernels: sizes around its block columns of 16 and its limit 1024 */
+    for (PetscInt n : {1, 2, 15, 16, 17, 31, 33, 100, 255, 256, 257, 500, 1000, 1023, 1024}) PetscCall(OnChipCompare("random", n, 0, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(OnChipCompare("random", 1025, 0, PETSC_TRUE, PETSC_FALSE)); /* above its limit: PanelKernel */
+    PetscCall(OnChipCompare("random", 300, 0, PETSC_FALSE, PETSC_FALSE));  /* turned off: PanelKernel */
+    PetscCall(OnChipCompare("zerolead", 129, 0, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(OnChipCompare("wilkinson", 60, 0, PETSC_TRUE, PETSC_TRUE)); /* ties in every pivot search: the first row */
+    PetscCall(OnChipCompare("singular", 100, 0, PETSC_TRUE, PETSC_TRUE)); /* zero column 53: left unscaled */
+    PetscCall(OnChipCompare("singular", 1000, 0, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(OnChipCompare("illcond", 700, 1e8, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(OnChipCompare("diagdom", 513, 0, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(OnChipCompare("cluster", 300, 1e6, PETSC_TRUE, PETSC_TRUE, dl::PRECISION_TF32)); /* FP32 factors by the same kernel, refined */
+    PetscCall(OnChipCompare("diagdom", 1000, 0, PETSC_TRUE, PETSC_TRUE, dl::PRECISION_TF32));
     if (nfail) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d checks FAILED\n", nfail));
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed\n"));
     PetscCall(PetscFinalize());

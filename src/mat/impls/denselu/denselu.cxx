@@ -35,6 +35,7 @@ typedef struct {
   PetscBool       coop;      /* -mat_pgx_lu_coop: cuda leaves by the cooperative register kernel when it fits */
   PetscBool       priority;  /* -mat_pgx_lu_priority: cuda factorization on a private greatest-priority stream */
   PetscInt        leafrows;  /* -mat_pgx_lu_leaf_rows: rows per thread of the cooperative leaf (1, 2, 4, 8; 0: default rule) */
+  PetscBool       onchip;    /* -mat_pgx_lu_fused_onchip: the fused path by OnChipLUKernel where it fits */
   PetscBool       leafswaps; /* -mat_pgx_lu_leaf_swaps: the leaves swap the rest of their panel (no LaswpKernel in the recursion) */
   PetscBool       leftstream; /* -mat_pgx_lu_left_swap_stream: look-ahead's left swaps on their own stream */
   kern::Path      pathreq;   /* -mat_pgx_lu_path: auto, fused, blocked, cluster (cuda backend) */
@@ -519,6 +520,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
   PetscCall(PetscOptionsInt("-mat_pgx_lu_block", "Block size of the blocked LU (0: the backend's default: host 32, cuda measured)", "MatGetFactor", lu->nbreq, &lu->nbreq, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_small", "Largest n factored by the fused small-matrix path of the cuda backend (-1: default)", "MatGetFactor", lu->nsmall, &lu->nsmall, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf", "Leaf width of the cuda panel recursion, 1..32 (0: default 32)", "MatGetFactor", lu->leafw, &lu->leafw, NULL));
+  PetscCall(PetscOptionsBool("-mat_pgx_lu_fused_onchip", "The cuda fused path (n <= 1024) in one cooperative launch with the matrix in the blocks' shared memory (else one thread block in global memory)", "MatGetFactor", lu->onchip, &lu->onchip, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_coop", "Factor the cuda panel leaves with the cooperative register kernel when its blocks fit (else one thread block)", "MatGetFactor", lu->coop, &lu->coop, NULL));
   PetscCall(PetscOptionsBool("-mat_pgx_lu_priority", "Factor on a private stream of the greatest priority, the look-ahead stream at the least (cuda backend)", "MatGetFactor", lu->priority, &lu->priority, NULL));
   PetscCall(PetscOptionsInt("-mat_pgx_lu_leaf_rows", "Rows per thread of the cuda cooperative leaf kernel: 1, 2, 4 or 8 (fewer blocks per grid synchronization; 0: default rule)", "MatGetFactor", lu->leafrows, &lu->leafrows, NULL));
@@ -594,6 +596,7 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
     PetscCall(kern::cuda::SetLowPanel(lu->d, lu->lowcsp ? kern::PANEL_CUSOLVER : kern::PANEL_PGX));
     PetscCall(kern::cuda::SetGraph(lu->d, lu->graph));
     PetscCall(kern::cuda::SetLeaf(lu->d, lu->leafw, lu->coop));
+    PetscCall(kern::cuda::SetFusedOnChip(lu->d, lu->onchip));
     PetscCall(kern::cuda::SetPanelOptions(lu->d, lu->priority, lu->leafrows, lu->leafswaps));
     PetscCall(kern::cuda::SetPivoting(lu->d, lu->pivoting));
     PetscCall(kern::cuda::SetNoPivot(lu->d, lu->nopivot));
@@ -623,7 +626,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 + -pgx_device <auto,host,cuda> - where the kernels run
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend
-. -mat_pgx_lu_path <auto,fused,blocked,cluster,cusolver> - path of the cuda factorization: fused (one kernel, one thread
+. -mat_pgx_lu_path <auto,fused,blocked,cluster,cusolver> - path of the cuda factorization: fused (one kernel: up to n
+  1024 one cooperative launch with the matrix in its blocks' shared memory, -mat_pgx_lu_fused_onchip; else one thread
   block), blocked, cluster (the blocked loop with its panel leaves factored by one thread-block cluster of up to 16
   blocks on sm_90: one cluster barrier per column instead of a grid synchronization; falls back to the blocked
   path's leaf kernels where a cluster cannot be launched), cusolver (the whole matrix by one cusolverDnDgetrf; FP64
@@ -653,6 +657,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_leaf <w> - leaf width of the cuda panel recursion (1..32, default 32)
 . -mat_pgx_lu_coop <bool> - cuda leaves by the cooperative register kernel (one grid synchronization a column)
   when its blocks fit on the device, else by one thread block (default true)
+. -mat_pgx_lu_fused_onchip <bool> - the cuda fused path (n <= 1024) by one cooperative kernel that holds the matrix
+  in its blocks' shared memory, a block column of 16 a block (default true; else one thread block)
 . -mat_pgx_lu_priority <bool> - cuda: factor on a private stream of the greatest priority (look-ahead stream at
   the least), ordered with PGX's stream at the start and the end (default false)
 . -mat_pgx_lu_leaf_rows <0,1,2,4,8> - cuda: rows per thread of the cooperative leaf, fewer blocks per grid
@@ -745,6 +751,7 @@ PETSC_INTERN PetscErrorCode MatGetFactor_seqdense_pgx(Mat A, MatFactorType ftype
   lu->device                 = PGX_DEVICE_HOST;
   lu->nsmall                 = -1;
   lu->coop                   = PETSC_TRUE;
+  lu->onchip                 = PETSC_TRUE;
   /* measured on the H100 (bench/results/2026-11-24-gpu-s5/call3-denselu.txt, n = 4096 and 16384): look-ahead with
      the panel on the greatest-priority stream and the interchanges inside the leaves is the fastest FP64 and mixed */
   lu->lookahead              = PETSC_TRUE;

@@ -268,6 +268,11 @@ PetscErrorCode SetLeftSwapStream(Data *, PetscBool);
 /* Panel recursion: leaves of at most leafw columns (1..32; 0: 32), factored by the cooperative register kernel
    when coop and its blocks fit on the device, else by one thread block in global memory */
 PetscErrorCode SetLeaf(Data *, PetscInt leafw, PetscBool coop);
+/* The fused path's kernel (PATH_FUSED): OnChipLUKernel (flg, the default; cuda/denselu_onchip.cuh: n <= 1024, one
+   cooperative launch, block columns of 16 each held by one thread block in shared memory, one block barrier a column,
+   the same pivots) where its blocks fit on the device, else (or PETSC_FALSE) PanelKernel, one thread block on the
+   matrix in global memory. GetInfo's path says which ran: "fused on-chip" or "fused" */
+PetscErrorCode SetFusedOnChip(Data *, PetscBool flg);
 /* The panel's critical path (issue 14; all off/0 by default, the bench compares them):
    priority  - factor on a private stream of the greatest priority, ordered with PGX's stream by events at the start
                and the end of the factorization (callers see PGX's stream as before); the look-ahead stream s2 has

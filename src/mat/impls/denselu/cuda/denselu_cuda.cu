@@ -13,7 +13,9 @@
      U row      cublas<t>trsm (left, lower, unit)
      trailing   cublasDgemm (FP64) or cublasGemmEx on FP32 data with compute type
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
-   Small matrices (n <= nsmall) take the fused path: PanelKernel on the whole matrix (one launch).
+   Small matrices (n <= nsmall) take the fused path: OnChipLUKernel (denselu_onchip.cuh; n <= 1024: one cooperative
+   launch, a block column of 16 in each block's shared memory, one block barrier a column) or, above 1024 or when it
+   cannot run, PanelKernel on the whole matrix (one launch, one thread block in global memory).
    Cluster path (SetPath, -mat_pgx_lu_path cluster, or AUTO up to -mat_pgx_lu_cluster_max): the blocked loop whose
    leaves are factored by LeafClusterKernel, one thread-block cluster of at most 16 blocks (sm_90) with one cluster
    barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
@@ -89,6 +91,8 @@ struct Data {
   bool                          lookahead = false; /* blocked path: next panel on PGX's stream, the rest on s2 */
   int                           leafw     = 32;    /* panel recursion stops at leaves of at most this many columns (8, 16, 32) */
   bool                          coop      = true;  /* leaves by the cooperative register kernel when it fits */
+  bool                          onchip    = true;  /* fused path: OnChipLUKernel where it fits (SetFusedOnChip), else PanelKernel */
+  pgx::cuda::DeviceArray<int>   ocsync;          /* OnChipLUKernel: ready, done, count [P] (zeroed before each launch), then the moves [P][2 NB] as int2 */
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
@@ -182,6 +186,8 @@ __device__ inline void ArgMaxCombine(T &best, int &bi, T ob, int oi)
 {
   if (ob > best || (ob == best && oi < bi)) best = ob, bi = oi;
 }
+
+#include "denselu_onchip.cuh"
 
 template <class T>
 __global__ void PanelKernel(int m, int kb, T *p, int lda, int *ipiv, int row0, int *flag)
@@ -1286,6 +1292,72 @@ static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The fused path's OnChipLUKernel (denselu_onchip.cuh) with block columns of NB on the n x n matrix a (leading dimension
+   n) when n <= DENSELU_ONCHIP_NMAX and its P = ceil(n / NB) blocks (a thread per row, the n x NB slice in shared memory)
+   can all be resident (cooperative launch); *done says whether it ran. Its buffer d->ocsync is sized by
+   FactorDeviceDirect before the first launch. With PGX_ONCHIP_PROF in the environment (a bench hook) the launch is
+   timed per panel by the kernel's profile and the averages printed */
+template <class T, int NB>
+static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool *done)
+{
+  static int   maxblocks = -1; /* per instantiation, for the largest slice (PGX uses one device per process) */
+  const int    P = (n + NB - 1) / NB;
+  const size_t smem = (size_t)n * NB * sizeof(T), smax = (size_t)DENSELU_ONCHIP_NMAX * NB * sizeof(T);
+
+  PetscFunctionBegin;
+  *done = false;
+  if (maxblocks < 0) {
+    const cudaDeviceProp *prop;
+    int                   b = 0;
+    PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    maxblocks = 0;
+    if (smax + sizeof(T) * (NB * NB + 64) + 512 <= prop->sharedMemPerBlockOptin) {
+      PGXCallCUDA(cudaFuncSetAttribute(OnChipLUKernel<T, NB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+      PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, OnChipLUKernel<T, NB>, DENSELU_ONCHIP_THREADS, smax));
+      maxblocks = prop->cooperativeLaunch ? b * prop->multiProcessorCount : 0;
+    }
+  }
+  if (P > maxblocks || smem > smax) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(d->ocsync.size() >= (size_t)(4 * ((3 * P + 3) / 4) + 4 * NB * P), PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: OnChipLUKernel's buffer was not sized");
+  int       *sync = d->ocsync.data(), *ipiv = d->ipiv.data(), *flag = d->flag.data(), lda = n;
+  int2      *mv   = (int2 *)(sync + 4 * ((3 * P + 3) / 4)); /* 16-byte aligned */
+  long long *prof = NULL;
+  static pgx::cuda::DeviceArray<long long> dprof;
+  const bool profile = getenv("PGX_ONCHIP_PROF") != NULL;
+  if (profile) {
+    PetscCall(dprof.resize((size_t)4 * P));
+    prof = dprof.data();
+  }
+  PGXCallCUDA(cudaMemsetAsync(sync, 0, (size_t)3 * P * sizeof(int), s));
+  void *args[] = {(void *)&n, (void *)&a, (void *)&lda, (void *)&ipiv, (void *)&flag, (void *)&sync, (void *)&mv, (void *)&prof};
+  PGXCallCUDA(cudaLaunchCooperativeKernel((const void *)OnChipLUKernel<T, NB>, dim3(P), dim3(DENSELU_ONCHIP_THREADS), args, smem, s));
+  *done = true;
+  if (profile) {
+    std::vector<long long> h((size_t)4 * P);
+    double                 ho = 0, up = 0, fa = 0, pu = 0;
+    PGXCallCUDA(cudaMemcpyAsync(h.data(), prof, h.size() * sizeof(long long), cudaMemcpyDeviceToHost, s));
+    PGXCallCUDA(cudaStreamSynchronize(s));
+    for (int b = 0; b < P; b++) {
+      if (b) ho += h[4 * b + 3] - h[4 * (b - 1) + 2], up += h[4 * b + 0] - h[4 * b + 3];
+      fa += h[4 * b + 1] - h[4 * b + 0], pu += h[4 * b + 2] - h[4 * b + 1];
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# onchip n %d NB %d: %d panels, %.1f us from block 0's first panel to the last publish; per panel (us): seen after publish %.2f, earlier panel applied %.2f, columns %.2f, moved and published %.2f\n", n, NB, P, 1e-3 * (h[4 * (P - 1) + 2] - h[0]), P > 1 ? 1e-3 * ho / (P - 1) : 0.0, P > 1 ? 1e-3 * up / (P - 1) : 0.0, 1e-3 * fa / P, 1e-3 * pu / P));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* OnChipLUKernel with block columns of DENSELU_ONCHIP_NB (16). Columns of 32 were measured slower (H100, fiftieth
+   session: 49-52 us a panel of 32 columns against 20-24 us for 16) */
+template <class T>
+static PetscErrorCode LaunchOnChip(Data *d, cudaStream_t s, T *a, int n, bool *done)
+{
+  PetscFunctionBegin;
+  *done = false;
+  if (!d->onchip || n < 1 || n > DENSELU_ONCHIP_NMAX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(LaunchOnChipNB<T, DENSELU_ONCHIP_NB>(d, s, a, n, done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Most rows per thread of the cooperative leaf of width W on T: the leaf's W R values per thread must stay in
    registers (at most 512 bytes: double W 8 up to R 8, W 16 up to 4, W 32 up to 2; float W 8 and 16 up to 8, W 32
    up to 4) */
@@ -1693,11 +1765,16 @@ static PetscErrorCode FactorDeviceWork(Data *d, T *a, Precision prec)
     }
   }
   if (path == PATH_FUSED) {
-    d->path = "fused";
-    d->nb   = n;
+    bool onchip;
+    d->nb = n;
     PetscCall(ProfBegin(d, s, PHASE_LEAF, &tok));
-    PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n, n, a, n, d->ipiv.data(), 0, d->flag.data());
-    PGXCheckLaunch("denselu PanelKernel (fused)");
+    PetscCall(LaunchOnChip<T>(d, s, a, n, &onchip));
+    if (onchip) PGXCheckLaunch("denselu OnChipLUKernel (fused)");
+    else {
+      PanelKernel<T><<<1, DENSELU_THREADS, 0, s>>>(n, n, a, n, d->ipiv.data(), 0, d->flag.data());
+      PGXCheckLaunch("denselu PanelKernel (fused)");
+    }
+    d->path = onchip ? "fused on-chip" : "fused";
     PetscCall(ProfEnd(d, s, tok));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -1776,7 +1853,11 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
   }
-  if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n)); /* every panel's plan, 2 kb {dst, src} pairs */
+  if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n));
+  if (d->onchip && d->n <= DENSELU_ONCHIP_NMAX) { /* OnChipLUKernel's flags and moves, once, for the largest n it takes */
+    const size_t P = DENSELU_ONCHIP_NMAX / DENSELU_ONCHIP_NB;
+    if (d->ocsync.size() < 4 * ((3 * P + 3) / 4) + 4 * DENSELU_ONCHIP_NB * P) PetscCall(d->ocsync.resize(4 * ((3 * P + 3) / 4) + 4 * DENSELU_ONCHIP_NB * P));
+  } /* every panel's plan, 2 kb {dst, src} pairs */
   if (std::is_same<T, float>::value && prec == PRECISION_TF32X3) { /* Trailing's split operands: m x 3k and 3k x n, k <= nb, per stream */
     const size_t need = (size_t)6 * d->n * BlockSizeFor(d, (int)d->n, false);
     for (int w = 0; w < (d->lookahead ? 2 : 1); w++)
@@ -2176,6 +2257,14 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
   d->nsmall = nsmall < 0 ? 128 : nsmall;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetFusedOnChip(Data *d, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscCall(GraphReset(d));
+  d->onchip = flg ? true : false;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
