@@ -92,7 +92,8 @@ struct Data {
   int                           leafw     = 32;    /* panel recursion stops at leaves of at most this many columns (8, 16, 32) */
   bool                          coop      = true;  /* leaves by the cooperative register kernel when it fits */
   bool                          onchip    = true;  /* fused path: OnChipLUKernel where it fits (SetFusedOnChip), else PanelKernel */
-  pgx::cuda::DeviceArray<int>   ocsync;          /* OnChipLUKernel: ready, done, count [P] (zeroed before each launch), then the moves [P][2 NB] as int2 */
+  pgx::cuda::DeviceArray<int>   ocsync;          /* OnChipLUKernel: ready, done, count [P] (zeroed before each launch), then the moves [P][2 NB] as int2 (OnChipMovesAt) */
+  pgx::cuda::DeviceArray<long long> ocprof;      /* OnChipLUKernel's per-panel profile (PGX_ONCHIP_PROF only) */
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
   pgx::cuda::DeviceArray<double> cval;             /* cooperative leaf: candidate rows [2][G][W+1] and row j [2][W] */
   pgx::cuda::DeviceArray<int>    cidx;             /* cooperative leaf: candidate row indices [2][G] */
@@ -1297,6 +1298,13 @@ static PetscErrorCode LaunchLeafCoop(Data *d, cudaStream_t s, int m, int kb, T *
    can all be resident (cooperative launch); *done says whether it ran. Its buffer d->ocsync is sized by
    FactorDeviceDirect before the first launch. With PGX_ONCHIP_PROF in the environment (a bench hook) the launch is
    timed per panel by the kernel's profile and the averages printed */
+/* The layout of Data::ocsync for P panels of NB columns: the moves start at this offset (16-byte aligned after the
+   3 P flags) and take 4 NB P ints */
+static inline size_t OnChipMovesAt(size_t P)
+{
+  return 4 * ((3 * P + 3) / 4);
+}
+
 template <class T, int NB>
 static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool *done)
 {
@@ -1318,15 +1326,14 @@ static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool 
     }
   }
   if (P > maxblocks || smem > smax) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(d->ocsync.size() >= (size_t)(4 * ((3 * P + 3) / 4) + 4 * NB * P), PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: OnChipLUKernel's buffer was not sized");
+  PetscCheck(d->ocsync.size() >= OnChipMovesAt(P) + (size_t)4 * NB * P, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: OnChipLUKernel's buffer was not sized");
   int       *sync = d->ocsync.data(), *ipiv = d->ipiv.data(), *flag = d->flag.data(), lda = n;
-  int2      *mv   = (int2 *)(sync + 4 * ((3 * P + 3) / 4)); /* 16-byte aligned */
+  int2      *mv   = (int2 *)(sync + OnChipMovesAt(P));
   long long *prof = NULL;
-  static pgx::cuda::DeviceArray<long long> dprof;
   const bool profile = getenv("PGX_ONCHIP_PROF") != NULL;
-  if (profile) {
-    PetscCall(dprof.resize((size_t)4 * P));
-    prof = dprof.data();
+  if (profile) { /* a bench hook: this call synchronizes anyway */
+    if (d->ocprof.size() < (size_t)4 * P) PetscCall(d->ocprof.resize((size_t)4 * P));
+    prof = d->ocprof.data();
   }
   PGXCallCUDA(cudaMemsetAsync(sync, 0, (size_t)3 * P * sizeof(int), s));
   void *args[] = {(void *)&n, (void *)&a, (void *)&lda, (void *)&ipiv, (void *)&flag, (void *)&sync, (void *)&mv, (void *)&prof};
@@ -1856,7 +1863,7 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
   if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n));
   if (d->onchip && d->n <= DENSELU_ONCHIP_NMAX) { /* OnChipLUKernel's flags and moves, once, for the largest n it takes */
     const size_t P = DENSELU_ONCHIP_NMAX / DENSELU_ONCHIP_NB;
-    if (d->ocsync.size() < 4 * ((3 * P + 3) / 4) + 4 * DENSELU_ONCHIP_NB * P) PetscCall(d->ocsync.resize(4 * ((3 * P + 3) / 4) + 4 * DENSELU_ONCHIP_NB * P));
+    if (d->ocsync.size() < OnChipMovesAt(P) + 4 * DENSELU_ONCHIP_NB * P) PetscCall(d->ocsync.resize(OnChipMovesAt(P) + 4 * DENSELU_ONCHIP_NB * P));
   } /* every panel's plan, 2 kb {dst, src} pairs */
   if (std::is_same<T, float>::value && prec == PRECISION_TF32X3) { /* Trailing's split operands: m x 3k and 3k x n, k <= nb, per stream */
     const size_t need = (size_t)6 * d->n * BlockSizeFor(d, (int)d->n, false);
