@@ -937,6 +937,12 @@ __global__ void CusolverPivKernel(int kb, int *ipiv, int k, const int *info, int
   if (j == 0 && *info > 0) atomicMin(flag, k + *info - 1);
 }
 
+/* flag[0] = INT_MAX (the first zero pivot's column: none), flag[1] = flag[2] = 0 (ResetFlag) */
+__global__ void ResetFlagKernel(int *flag)
+{
+  if (threadIdx.x < 3) flag[threadIdx.x] = threadIdx.x ? 0 : INT_MAX;
+}
+
 /* ipiv[i] = i: the pivots of a factorization without pivoting */
 __global__ void IotaKernel(int n, int *ipiv)
 {
@@ -1316,10 +1322,12 @@ static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool 
   *done = false;
   if (maxblocks < 0) {
     const cudaDeviceProp *prop;
+    cudaFuncAttributes    fa;
     int                   b = 0;
     PetscCall(PGXCUDAGetDeviceProperties(&prop));
+    PGXCallCUDA(cudaFuncGetAttributes(&fa, OnChipLUKernel<T, NB>)); /* its static shared memory */
     maxblocks = 0;
-    if (smax + sizeof(T) * (NB * NB + 64) + 512 <= prop->sharedMemPerBlockOptin) {
+    if (smax + fa.sharedSizeBytes <= prop->sharedMemPerBlockOptin) {
       PGXCallCUDA(cudaFuncSetAttribute(OnChipLUKernel<T, NB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
       PGXCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, OnChipLUKernel<T, NB>, DENSELU_ONCHIP_THREADS, smax));
       maxblocks = prop->cooperativeLaunch ? b * prop->multiProcessorCount : 0;
@@ -2085,15 +2093,16 @@ static PetscErrorCode FinishFactor(Data *d, PetscInt *zerocol, bool *nopivbad = 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* flag = {INT_MAX (no zero pivot), 0, 0} on PGX's stream, without a host synchronization (a copy from a host array
+   would need one: measured as part of the fused path's fixed cost at small n) */
 static PetscErrorCode ResetFlag(Data *d)
 {
   cudaStream_t s;
-  const int    init[3] = {INT_MAX, 0, 0};
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
-  PGXCallCUDA(cudaMemcpyAsync(d->flag.data(), init, 3 * sizeof(int), cudaMemcpyHostToDevice, s));
-  PGXCallCUDA(cudaStreamSynchronize(s)); /* init lives on this stack frame */
+  ResetFlagKernel<<<1, 32, 0, s>>>(d->flag.data());
+  PGXCheckLaunch("denselu ResetFlagKernel");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

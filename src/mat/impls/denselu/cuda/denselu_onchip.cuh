@@ -5,18 +5,20 @@
    NB = DENSELU_ONCHIP_NB columns (slices). Slice b is owned by thread block b for the whole factorization (grid =
    ceil(n / NB) co-resident blocks, one per slice) and lives in that block's shared memory (n x NB, column-major);
    thread r of every block owns row r. Block b:
-     1. for each earlier panel j < b, as soon as its owner has published it (ready[j]): applies its row interchanges
-        to the slice (as one gather of the <= 2 NB rows they move), solves the slice's NB rows of U by L11 of panel j
-        (one warp a column, the rows in lanes) and updates the rows below by L21 of panel j (one thread a row, L21
-        read from global memory, where panel j's owner wrote it); then counts itself in done[j];
-     2. factors its own slice as panel b: per column, each thread's pivot candidate (|a_rj|, its row's logical
-        position), a warp argmax, ONE block barrier, every warp's argmax of the warps' candidates; then each thread
-        scales and updates its own row. The rows are not moved while the panel is factored: every thread tracks the
-        logical position of its row through the interchanges (the row at position jj goes where the pivot was, the
-        pivot row to jj), so the first largest |a_ij| in logical order is the pivot, as dgetrf's idamax picks it;
-        after the last column the rows move once, and the moves (<= 2 NB {dst, src} pairs) are published with the
-        slice, the pivots (ipiv, 0-based absolute rows) and the count;
-     3. writes the slice to A, then ready[b] (release);
+     1. for each earlier panel j < b, as soon as its owner has published it (ready[j]): loads its rows of panel j's L21
+        from A into registers (the loads overlap the next two steps), applies its row interchanges to the slice (as one
+        gather of the <= 2 NB rows they move), solves the slice's NB rows of U by L11 of panel j (one warp a column,
+        the rows in lanes) and updates the rows below by L21 (one thread a row); then counts itself in done[j];
+     2. factors its own slice as panel b, each thread's row in its registers: per column, each thread's pivot
+        candidate (|a_rj|, its row's logical position), a warp argmax (redux.sync on the value's bits, then the first
+        logical position), the warp's winner writes its row to the warp's candidate slot, ONE block barrier, every
+        warp's argmax of the warps' candidates; then each thread scales and updates its own row by the winning slot.
+        The rows are not moved while the panel is factored: every thread tracks the logical position of its row
+        through the interchanges (the row at position jj goes where the pivot was, the pivot row to jj), so the first
+        largest |a_ij| in logical order is the pivot, as dgetrf's idamax picks it; after the last column each row is
+        written once to its logical position (slice and A), and the moves (<= 2 NB {dst, src} pairs) are published
+        with the pivots (ipiv, 0-based absolute rows) and the count;
+     3. ready[b] (release);
      4. applies the interchanges of every later panel to its slice in shared memory (LAPACK's L has them), and once
         every block that reads panel b's L has counted itself in done[b], writes those rows to A.
    A block waits only for panels that blocks of smaller index publish, and those never wait for it, so the grid
@@ -28,7 +30,7 @@
 #define DENSELU_ONCHIP_NB      16
 #define DENSELU_ONCHIP_THREADS 1024
 #define DENSELU_ONCHIP_NMAX    DENSELU_ONCHIP_THREADS /* a thread per row */
-#define ONCHIP_CHUNK           8 /* columns a thread keeps in registers at a time (the update, the final moves) */
+#define ONCHIP_UCHUNK          4 /* columns of an earlier panel's update a thread keeps in registers at a time (beside its NB of L21) */
 
 /* the global timer (ns; comparable between SMs), for the kernel's optional profile */
 __device__ inline long long OnChipClock()
@@ -69,26 +71,44 @@ __device__ inline void OnChipMoves(T *sl, int n, int w, const int2 *mvj, int cnt
   __syncthreads();
 }
 
+/* The warp's pivot candidate: the largest v (>= 0; its bits ordered as unsigned integers, so three redux.sync in
+   double, two in float, and no shuffles), the first of equal v by key (the row's logical position << 16 | its row;
+   UINT_MAX for a lane without a candidate, which has v = 0). Every lane gets the winner's v and key. */
 template <class T>
-__device__ inline void OnChipArgMax(T &v, int &key, int &row)
+__device__ inline void OnChipArgMax(T &v, unsigned &key)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 /* no redux.sync: shuffles */
   for (int off = 16; off > 0; off >>= 1) {
-    const T   ov = __shfl_xor_sync(0xffffffffu, v, off);
-    const int ok = __shfl_xor_sync(0xffffffffu, key, off);
-    const int orow = __shfl_xor_sync(0xffffffffu, row, off);
-    if (ov > v || (ov == v && ok < key)) v = ov, key = ok, row = orow;
+    const T        ov = __shfl_xor_sync(0xffffffffu, v, off);
+    const unsigned ok = __shfl_xor_sync(0xffffffffu, key, off);
+    if (ov > v || (ov == v && ok < key)) v = ov, key = ok;
   }
+#else
+  if constexpr (sizeof(T) == 8) {
+    const unsigned long long bits = (unsigned long long)__double_as_longlong((double)v);
+    const unsigned           hi = (unsigned)(bits >> 32), lo = (unsigned)bits;
+    const unsigned           mhi = __reduce_max_sync(0xffffffffu, hi);
+    const unsigned           mlo = __reduce_max_sync(0xffffffffu, hi == mhi ? lo : 0u);
+    key = __reduce_min_sync(0xffffffffu, hi == mhi && lo == mlo ? key : 0xffffffffu);
+    v   = (T)__longlong_as_double((long long)(((unsigned long long)mhi << 32) | mlo));
+  } else {
+    const unsigned bits = __float_as_uint((float)v), m = __reduce_max_sync(0xffffffffu, bits);
+    key = __reduce_min_sync(0xffffffffu, bits == m ? key : 0xffffffffu);
+    v   = (T)__uint_as_float(m);
+  }
+#endif
 }
 
 template <class T, int NB>
 __global__ void __launch_bounds__(DENSELU_ONCHIP_THREADS) OnChipLUKernel(int n, T *a, int lda, int *ipiv, int *zflag, int *sync, int2 *mv, long long *prof)
 {
-  static_assert(2 * NB * NB <= DENSELU_ONCHIP_THREADS && NB % ONCHIP_CHUNK == 0 && NB <= 32, "OnChipLUKernel: a panel's moves (<= 2 NB rows x NB columns) take one thread each");
+  static_assert(2 * NB * NB <= DENSELU_ONCHIP_THREADS && NB <= 32, "OnChipLUKernel: a panel's moves (<= 2 NB rows x NB columns) take one thread each");
   extern __shared__ __align__(16) unsigned char onchip_smem[];
   T             *sl = reinterpret_cast<T *>(onchip_smem); /* the slice, n x NB, leading dimension n */
   __shared__ T   L11[NB * NB];                            /* panel j's unit lower NB x NB block, column-major */
-  __shared__ T   cv[2][32];                               /* the warps' pivot candidates (two buffers: one barrier a column) */
-  __shared__ int ck[2][32], cr[2][32];
+  __shared__ __align__(16) T crow[2][32][NB];             /* the warps' pivot candidates' rows (two buffers: one barrier a column) */
+  __shared__ T        cv[2][32];                           /* their |pivot| and key (OnChipArgMax) */
+  __shared__ unsigned ck[2][32];
   __shared__ int scnt;
   const int      P = (int)gridDim.x, b = (int)blockIdx.x, r = (int)threadIdx.x, lane = r & 31, warp = r >> 5, nwarp = (int)(blockDim.x >> 5);
   int           *ready = sync, *done = sync + P, *count = sync + 2 * P;
@@ -105,6 +125,10 @@ __global__ void __launch_bounds__(DENSELU_ONCHIP_THREADS) OnChipLUKernel(int n, 
     const int k = j * NB;
     OnChipWait(ready + j, 1);
     if (prof && r == 0 && j == b - 1) prof[4 * b + 3] = OnChipClock();
+    const bool trail = row && r >= k + NB;
+    T          l[NB]; /* this row's L21 of panel j (in final row order in A), loaded while the moves and U's rows run */
+#pragma unroll
+    for (int t = 0; t < NB; t++) l[t] = trail ? __ldcg(a + r + (size_t)(k + t) * lda) : (T)0;
     OnChipMoves(sl, n, w, mv + (size_t)j * 2 * NB, __ldcg(count + j));
     if (r < NB * NB) L11[r] = __ldcg(a + (k + r % NB) + (size_t)(k + r / NB) * lda);
     __syncthreads();
@@ -118,21 +142,20 @@ __global__ void __launch_bounds__(DENSELU_ONCHIP_THREADS) OnChipLUKernel(int n, 
       if (lane < NB) sl[(size_t)warp * n + k + lane] = x;
     }
     __syncthreads();
-    if (row && r >= k + NB) { /* trailing rows: a_rc -= sum_t l_rt u_tc, by halves of the columns (registers) */
+    if (trail) { /* trailing rows: a_rc -= sum_t l_rt u_tc, by halves of the columns (registers) */
 #pragma unroll
-      for (int h = 0; h < NB; h += ONCHIP_CHUNK) {
-        T acc[ONCHIP_CHUNK];
+      for (int h = 0; h < NB; h += ONCHIP_UCHUNK) {
+        T acc[ONCHIP_UCHUNK];
 #pragma unroll
-        for (int c = 0; c < ONCHIP_CHUNK; c++) acc[c] = h + c < w ? sl[(size_t)(h + c) * n + r] : (T)0;
-#pragma unroll 4
+        for (int c = 0; c < ONCHIP_UCHUNK; c++) acc[c] = h + c < w ? sl[(size_t)(h + c) * n + r] : (T)0;
+#pragma unroll
         for (int t = 0; t < NB; t++) {
-          const T l = __ldcg(a + r + (size_t)(k + t) * lda);
 #pragma unroll
-          for (int c = 0; c < ONCHIP_CHUNK; c++)
-            if (h + c < w) acc[c] -= l * sl[(size_t)(h + c) * n + k + t];
+          for (int c = 0; c < ONCHIP_UCHUNK; c++)
+            if (h + c < w) acc[c] -= l[t] * sl[(size_t)(h + c) * n + k + t];
         }
 #pragma unroll
-        for (int c = 0; c < ONCHIP_CHUNK; c++)
+        for (int c = 0; c < ONCHIP_UCHUNK; c++)
           if (h + c < w) sl[(size_t)(h + c) * n + r] = acc[c];
       }
     }
@@ -141,65 +164,69 @@ __global__ void __launch_bounds__(DENSELU_ONCHIP_THREADS) OnChipLUKernel(int n, 
   }
 
   if (prof && r == 0) prof[4 * b + 0] = OnChipClock();
-  /* 2. this slice as panel b: rows c0..n-1, logical position lp (relative to c0) tracked per row */
+  /* 2. this slice as panel b: rows c0..n-1, each in its thread's registers (x), logical position lp (relative to c0)
+     tracked per row; each warp's pivot candidate publishes its row (crow) with its key before the barrier */
   const bool act  = row && r >= c0;
   const bool wact = (warp + 1) * 32 > c0 && warp * 32 < n; /* the warp holds a row of the panel */
   int        lp   = r - c0;
-  for (int jj = 0; jj < w; jj++) {
-    const int buf = jj & 1;
-    T         v   = (T)-1;
-    int       key = INT_MAX, prow = -1;
-    if (!wact) { /* nothing to pick or update: only the barrier */
-      if (lane == 0) cv[buf][warp] = v, ck[buf][warp] = key, cr[buf][warp] = prow;
-      __syncthreads();
-      continue;
-    }
-    if (act && lp >= jj) v = fabs(sl[(size_t)jj * n + r]), key = lp, prow = r;
-    OnChipArgMax(v, key, prow);
-    if (lane == 0) cv[buf][warp] = v, ck[buf][warp] = key, cr[buf][warp] = prow;
-    __syncthreads();
-    v    = lane < nwarp ? cv[buf][lane] : (T)-1;
-    key  = lane < nwarp ? ck[buf][lane] : INT_MAX;
-    prow = lane < nwarp ? cr[buf][lane] : -1;
-    OnChipArgMax(v, key, prow); /* every lane of every warp: the same pivot */
-    const T d = sl[(size_t)jj * n + prow];
-    if (r == c0) ipiv[c0 + jj] = c0 + key; /* the panel's first row: its warp is active */
-    if (act) {
-      if (r == prow) lp = jj;
-      else if (lp == jj) lp = key;
-    }
-    if (d == (T)0) { /* uniform: the whole column is zero at and below jj */
-      if (r == c0) atomicMin(zflag, c0 + jj);
-      continue;
-    }
-    if (act && lp > jj) {
-      const T l = sl[(size_t)jj * n + r] / d;
-      sl[(size_t)jj * n + r] = l;
+  T          x[NB];
 #pragma unroll
-      for (int c = 1; c < NB; c++)
-        if (jj + c < w) sl[(size_t)(jj + c) * n + r] -= l * sl[(size_t)(jj + c) * n + prow];
+  for (int c = 0; c < NB; c++) x[c] = act && c < w ? sl[(size_t)c * n + r] : (T)0;
+  if (!wact) { /* nothing to pick or update: only the barriers */
+    if (lane == 0)
+      for (int jj = 0; jj < w; jj++) cv[jj & 1][warp] = (T)0, ck[jj & 1][warp] = 0xffffffffu;
+    for (int jj = 0; jj < w; jj++) __syncthreads();
+  } else {
+#pragma unroll
+    for (int jj = 0; jj < NB; jj++) {
+      if (jj >= w) break;
+      const int buf = jj & 1;
+      const bool cand = act && lp >= jj;
+      T          v    = cand ? (T)fabs(x[jj]) : (T)0;
+      unsigned   key  = cand ? ((unsigned)lp << 16 | (unsigned)r) : 0xffffffffu;
+      OnChipArgMax(v, key);
+      if (cand && (key & 0xffffu) == (unsigned)r) { /* this warp's candidate: its row from column jj on */
+#pragma unroll
+        for (int c = jj; c < NB; c++) crow[buf][warp][c] = x[c];
+      }
+      if (lane == 0) cv[buf][warp] = v, ck[buf][warp] = key;
+      __syncthreads();
+      v   = lane < nwarp ? cv[buf][lane] : (T)0;
+      key = lane < nwarp ? ck[buf][lane] : 0xffffffffu;
+      OnChipArgMax(v, key); /* every lane of every warp: the same pivot */
+      const int kp = (int)(key >> 16), prow = (int)(key & 0xffffu);
+      const T  *pr = crow[buf][prow >> 5];
+      const T   d  = pr[jj];
+      if (r == c0) ipiv[c0 + jj] = c0 + kp; /* the panel's first row: its warp is active */
+      if (act) {
+        if (r == prow) lp = jj;
+        else if (lp == jj) lp = kp;
+      }
+      if (d == (T)0) { /* uniform: the whole column is zero at and below jj */
+        if (r == c0) atomicMin(zflag, c0 + jj);
+        continue;
+      }
+      if (act && lp > jj) {
+        const T l = x[jj] / d;
+        x[jj]     = l;
+#pragma unroll
+        for (int c = jj + 1; c < NB; c++) x[c] -= l * pr[c]; /* x[c] = pr[c] = 0 for c >= w */
+      }
     }
   }
   if (prof && r == 0) prof[4 * b + 1] = OnChipClock();
-  /* the rows to their logical positions, once (by halves of the columns: registers); the moves for the other slices */
+  /* the rows to their logical positions, in the slice and in A (nothing reads the slice's rows >= c0 since they were
+     loaded into x); the moves for the other slices */
+  if (act) {
 #pragma unroll
-  for (int h = 0; h < NB; h += ONCHIP_CHUNK) {
-    T vals[ONCHIP_CHUNK];
-#pragma unroll
-    for (int c = 0; c < ONCHIP_CHUNK; c++) vals[c] = act && h + c < w ? sl[(size_t)(h + c) * n + r] : (T)0;
-    __syncthreads();
-    if (act) {
-#pragma unroll
-      for (int c = 0; c < ONCHIP_CHUNK; c++)
-        if (h + c < w) sl[(size_t)(h + c) * n + c0 + lp] = vals[c];
-    }
-    __syncthreads();
+    for (int c = 0; c < NB; c++)
+      if (c < w) sl[(size_t)c * n + c0 + lp] = x[c], a[c0 + lp + (size_t)(c0 + c) * lda] = x[c];
+    if (lp != r - c0) mv[(size_t)b * 2 * NB + atomicAdd(&scnt, 1)] = make_int2(c0 + lp, r);
+  } else if (row) {
+    for (int c = 0; c < w; c++) a[r + (size_t)(c0 + c) * lda] = sl[(size_t)c * n + r];
   }
-  if (act && lp != r - c0) mv[(size_t)b * 2 * NB + atomicAdd(&scnt, 1)] = make_int2(c0 + lp, r);
   __syncthreads();
   /* 3. publish */
-  for (int c = 0; c < w; c++)
-    if (row) a[r + (size_t)(c0 + c) * lda] = sl[(size_t)c * n + r];
   if (r == 0) count[b] = scnt;
   __syncthreads();
   if (r == 0) {
