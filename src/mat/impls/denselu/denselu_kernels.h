@@ -74,13 +74,15 @@ typedef enum {
 } Precision;
 
 /* Path of the cuda factorization (-mat_pgx_lu_path; issue 14, small and medium n):
-   FUSED    PanelKernel on the whole matrix (one launch, one thread block)
+   FUSED    the whole matrix in one launch: OnChipLUKernel (n <= 1024, one cooperative launch, the matrix in the blocks'
+            shared memory) where it can be launched, else PanelKernel (one thread block)
    BLOCKED  the blocked right-looking loop (panel recursion, leaves by the cooperative kernel or one block)
    CLUSTER  the same loop, its leaves factored by ONE thread-block cluster (sm_90: up to 16 blocks, the leaf in
             registers, pivot candidates exchanged through distributed shared memory, one cluster barrier per column
             instead of a grid-wide synchronization); a leaf whose cluster cannot be launched (device before sm_90,
             too many rows, no resident cluster) falls back to the BLOCKED path's leaf kernels
-   AUTO     FUSED for n <= nsmall, CLUSTER for nsmall < n <= clustermax, else BLOCKED
+   AUTO     with pivoting FUSED for n <= nsmall (default 1024 where OnChipLUKernel can be launched, else 128), then
+            (pivoted FP64) the whole matrix by cusolverDnDgetrf up to wholemax, CLUSTER up to clustermax, else BLOCKED
    The reference backend has one path (blocked); it accepts and reports the option. */
 /* Skipping the pivot search (-mat_pgx_lu_nopivot; cuda backend): when A is strictly diagonally dominant by columns,
    |a_jj| > sum_{i != j} |a_ij| for every j, partial pivoting interchanges no rows (the diagonal entry is the unique

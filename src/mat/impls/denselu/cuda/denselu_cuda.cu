@@ -15,7 +15,12 @@
                 CUBLAS_COMPUTE_32F_FAST_TF32 / _FAST_16F / _FAST_16BF (tensor cores) for the mixed precisions
    Small matrices (n <= nsmall) take the fused path: OnChipLUKernel (denselu_onchip.cuh; n <= 1024: one cooperative
    launch, a block column of 16 in each block's shared memory, one block barrier a column) or, above 1024 or when it
-   cannot run, PanelKernel on the whole matrix (one launch, one thread block in global memory).
+   cannot run, PanelKernel on the whole matrix (one launch, one thread block in global memory). Under AUTO the fused
+   path comes first (before cuSOLVER's whole getrf) for a pivoted factorization; nsmall's default is 1024 where the
+   on-chip kernel can be launched for that n (and the low precisions pivot partially), else 128 (H100, fifty-first
+   session: the on-chip kernel 1.33-1.74x cusolverDnDgetrf at n = 256-1024 and faster than PGX's call of it from
+   n = 32 on; tf32 refined through it 1.0-1.6x cuSOLVER's FP64 factor + solve on the random matrix at 256-1024,
+   where the blocked path's were 0.28-0.48x).
    Cluster path (SetPath, -mat_pgx_lu_path cluster, or AUTO up to -mat_pgx_lu_cluster_max): the blocked loop whose
    leaves are factored by LeafClusterKernel, one thread-block cluster of at most 16 blocks (sm_90) with one cluster
    barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
@@ -92,6 +97,7 @@ struct Data {
   int                           leafw     = 32;    /* panel recursion stops at leaves of at most this many columns (8, 16, 32) */
   bool                          coop      = true;  /* leaves by the cooperative register kernel when it fits */
   bool                          onchip    = true;  /* fused path: OnChipLUKernel where it fits (SetFusedOnChip), else PanelKernel */
+  bool                          ocfits    = false; /* OnChipLUKernel can be launched for the matrix being factored (FactorDeviceDirect) */
   pgx::cuda::DeviceArray<int>   ocsync;          /* OnChipLUKernel: ready, done, count [P] (zeroed before each launch), then the moves [P][2 NB] as int2 (OnChipMovesAt) */
   pgx::cuda::DeviceArray<long long> ocprof;      /* OnChipLUKernel's per-panel profile (PGX_ONCHIP_PROF only) */
   int                           ncoop = 0, nblockleaf = 0; /* leaves by each kernel in the last factorization */
@@ -1311,15 +1317,15 @@ static inline size_t OnChipMovesAt(size_t P)
   return 4 * ((3 * P + 3) / 4);
 }
 
+/* How many blocks of OnChipLUKernel<T, NB> (with the largest slice) can be resident at once on PGX's device (0: none,
+   or no cooperative launch); queried once per instantiation (PGX uses one device per process) */
 template <class T, int NB>
-static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool *done)
+static PetscErrorCode OnChipMaxBlocks(int *maxb)
 {
-  static int   maxblocks = -1; /* per instantiation, for the largest slice (PGX uses one device per process) */
-  const int    P = (n + NB - 1) / NB;
-  const size_t smem = (size_t)n * NB * sizeof(T), smax = (size_t)DENSELU_ONCHIP_NMAX * NB * sizeof(T);
+  static int   maxblocks = -1;
+  const size_t smax      = (size_t)DENSELU_ONCHIP_NMAX * NB * sizeof(T);
 
   PetscFunctionBegin;
-  *done = false;
   if (maxblocks < 0) {
     const cudaDeviceProp *prop;
     cudaFuncAttributes    fa;
@@ -1333,6 +1339,34 @@ static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool 
       maxblocks = prop->cooperativeLaunch ? b * prop->multiProcessorCount : 0;
     }
   }
+  *maxb = maxblocks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether OnChipLUKernel (block columns of DENSELU_ONCHIP_NB) can factor an n x n matrix in T here */
+template <class T>
+static PetscErrorCode OnChipFits(const Data *d, int n, bool *fits)
+{
+  int maxb = 0;
+
+  PetscFunctionBegin;
+  *fits = false;
+  if (!d->onchip || n < 1 || n > DENSELU_ONCHIP_NMAX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(OnChipMaxBlocks<T, DENSELU_ONCHIP_NB>(&maxb));
+  *fits = (n + DENSELU_ONCHIP_NB - 1) / DENSELU_ONCHIP_NB <= maxb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <class T, int NB>
+static PetscErrorCode LaunchOnChipNB(Data *d, cudaStream_t s, T *a, int n, bool *done)
+{
+  const int    P = (n + NB - 1) / NB;
+  const size_t smem = (size_t)n * NB * sizeof(T), smax = (size_t)DENSELU_ONCHIP_NMAX * NB * sizeof(T);
+  int          maxblocks;
+
+  PetscFunctionBegin;
+  *done = false;
+  PetscCall(OnChipMaxBlocks<T, NB>(&maxblocks));
   if (P > maxblocks || smem > smax) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(d->ocsync.size() >= OnChipMovesAt(P) + (size_t)4 * NB * P, PETSC_COMM_SELF, PETSC_ERR_PLIB, "denselu cuda: OnChipLUKernel's buffer was not sized");
   int       *sync = d->ocsync.data(), *ipiv = d->ipiv.data(), *flag = d->flag.data(), lda = n;
@@ -1670,13 +1704,24 @@ static PetscErrorCode PanelRecursive(Data *d, T *a, int n, int k, int kb, Precis
 /* The path a factorization of the n x n matrix on T takes, and whether its panels are cuSOLVER's (*cspanel): the one
    place where -mat_pgx_lu_path, -mat_pgx_lu_panel and their ranges are resolved (FactorDeviceDirect sizes cuSOLVER's
    buffers from it, FactorDeviceWork follows it). cuSOLVER's getrf takes pivoted FP64 only */
+/* The largest n of the fused path under AUTO: -mat_pgx_lu_small where set, else 1024 where OnChipLUKernel can be
+   launched for the matrix being factored (d->ocfits, FactorDeviceDirect) and, in low precision, pivoting is partial
+   (the fused path has no tournament), else 128 */
+template <class T>
+static PetscInt SmallSize(const Data *d)
+{
+  if (d->nsmall >= 0) return d->nsmall;
+  return d->onchip && d->ocfits && (sizeof(T) == sizeof(double) || d->pivoting == PIVOTING_PARTIAL) ? DENSELU_ONCHIP_NMAX : 128;
+}
+
 template <class T>
 static Path ResolvePath(const Data *d, int n, bool *cspanel)
 {
   const bool pivd = sizeof(T) == sizeof(double) && !d->nopiv;
   Path       path = d->pathreq;
+  if (path == PATH_AUTO && !d->nopiv && n <= SmallSize<T>(d)) path = PATH_FUSED;
   if (path == PATH_AUTO && pivd && d->panelreq == PANEL_AUTO && n <= d->wholemax) path = PATH_CUSOLVER;
-  if (path == PATH_AUTO) path = n <= d->nsmall && !d->nopiv ? PATH_FUSED : (n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED);
+  if (path == PATH_AUTO) path = n <= d->clustermax ? PATH_CLUSTER : PATH_BLOCKED;
   if (path == PATH_CUSOLVER && !pivd) path = PATH_BLOCKED;
   *cspanel = pivd && path != PATH_FUSED && path != PATH_CUSOLVER && (d->panelreq == PANEL_CUSOLVER || (d->panelreq == PANEL_AUTO && n <= d->panelmax));
   if (sizeof(T) == sizeof(float)) *cspanel = !d->nopiv && path != PATH_FUSED && path != PATH_CUSOLVER && d->lowpanel == PANEL_CUSOLVER && d->pivoting == PIVOTING_PARTIAL; /* SetLowPanel */
@@ -1858,6 +1903,7 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
 
   PetscFunctionBegin;
   PetscCall(PGXCUDAGetStream(&s));
+  PetscCall(OnChipFits<T>(d, (int)d->n, &d->ocfits)); /* before ResolvePath: auto's fused range depends on it */
   d->ncoop = d->nblockleaf = d->leafrowsused = d->nclusterleaf = d->clusterblocks = d->ntourn = d->ncspanel = 0;
   {
     bool csp;
@@ -2272,7 +2318,7 @@ PetscErrorCode SetSmallSize(Data *d, PetscInt nsmall)
 {
   PetscFunctionBegin;
   PetscCall(GraphReset(d));
-  d->nsmall = nsmall < 0 ? 128 : nsmall;
+  d->nsmall = nsmall < 0 ? -1 : nsmall; /* -1: SmallSize's default */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -2667,7 +2713,6 @@ static PetscErrorCode FactorBegin(Data *d, PetscInt n, PetscInt *zerocol, PetscB
 {
   PetscFunctionBegin;
   PetscCheck(n <= INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "denselu cuda: n = %" PetscInt_FMT " is too large (device pivots and cuBLAS sizes are int)", n);
-  if (d->nsmall < 0) d->nsmall = 128;
   d->n        = n;
   d->dblvalid = d->lowvalid = d->lupvalid = false;
   d->rbt      = false;
