@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(DENSELU_ONCHIP_THREADS) OnChipLUKernel(int n, 
       if (lane < NB) sl[(size_t)warp * n + k + lane] = x;
     }
     __syncthreads();
-    if (trail) { /* trailing rows: a_rc -= sum_t l_rt u_tc, by halves of the columns (registers) */
+    if (trail) { /* trailing rows: a_rc -= sum_t l_rt u_tc, ONCHIP_UCHUNK columns at a time (registers) */
 #pragma unroll
       for (int h = 0; h < NB; h += ONCHIP_UCHUNK) {
         T acc[ONCHIP_UCHUNK];
