@@ -1914,11 +1914,11 @@ static PetscErrorCode FactorDeviceDirect(Data *d, T *a, Precision prec)
     PetscCall(d->cval.resize((size_t)2 * DENSELU_LEAF_GMAX * 33 + 64));
     PetscCall(d->cidx.resize((size_t)2 * DENSELU_LEAF_GMAX));
   }
-  if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n));
+  if (d->swapplan && (size_t)4 * d->n > d->swplan.size()) PetscCall(d->swplan.resize((size_t)4 * d->n)); /* every panel's plan, 2 kb {dst, src} pairs */
   if (d->onchip && d->n <= DENSELU_ONCHIP_NMAX) { /* OnChipLUKernel's flags and moves, once, for the largest n it takes */
     const size_t P = DENSELU_ONCHIP_NMAX / DENSELU_ONCHIP_NB;
     if (d->ocsync.size() < OnChipMovesAt(P) + 4 * DENSELU_ONCHIP_NB * P) PetscCall(d->ocsync.resize(OnChipMovesAt(P) + 4 * DENSELU_ONCHIP_NB * P));
-  } /* every panel's plan, 2 kb {dst, src} pairs */
+  }
   if (std::is_same<T, float>::value && prec == PRECISION_TF32X3) { /* Trailing's split operands: m x 3k and 3k x n, k <= nb, per stream */
     const size_t need = (size_t)6 * d->n * BlockSizeFor(d, (int)d->n, false);
     for (int w = 0; w < (d->lookahead ? 2 : 1); w++)
