@@ -627,7 +627,8 @@ static PetscErrorCode MatLUFactorSymbolic_PGXDenseLU(Mat F, Mat A, IS r, IS c, c
 . -mat_pgx_lu_block <nb> - block size of the blocked algorithm (0: the backend's default)
 . -mat_pgx_lu_small <n> - largest n of the fused small-matrix path of the cuda backend under auto (default 1024 where
   its on-chip kernel can be launched and, in low precision, pivoting is partial, else 128; measured on an H100: the
-  on-chip kernel 1.33-1.74x faster than cusolverDnDgetrf at n = 256-1024)
+  on-chip kernel 1.33-1.67x faster than cusolverDnDgetrf at n = 256-1024 on a random matrix, 1.37-1.74x on a dominant
+  one with the pivot search kept)
 . -mat_pgx_lu_path <auto,fused,blocked,cluster,cusolver> - path of the cuda factorization: fused (one kernel: up to n
   1024 one cooperative launch with the matrix in its blocks' shared memory, -mat_pgx_lu_fused_onchip; else one thread
   block), blocked, cluster (the blocked loop with its panel leaves factored by one thread-block cluster of up to 16

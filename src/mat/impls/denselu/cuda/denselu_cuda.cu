@@ -18,9 +18,10 @@
    cannot run, PanelKernel on the whole matrix (one launch, one thread block in global memory). Under AUTO the fused
    path comes first (before cuSOLVER's whole getrf) for a pivoted factorization; nsmall's default is 1024 where the
    on-chip kernel can be launched for that n (and the low precisions pivot partially), else 128 (H100, fifty-first
-   session: the on-chip kernel 1.33-1.74x cusolverDnDgetrf at n = 256-1024 and faster than PGX's call of it from
-   n = 32 on; tf32 refined through it 1.0-1.6x cuSOLVER's FP64 factor + solve on the random matrix at 256-1024,
-   where the blocked path's were 0.28-0.48x).
+   session: the on-chip kernel 1.33-1.67x cusolverDnDgetrf at n = 256-1024 on a random matrix, 1.37-1.74x on a
+   dominant one with the pivot search kept, and faster than PGX's call of it from n = 32 on; tf32 refined through it
+   1.0-1.6x cuSOLVER's FP64 factor + solve on the random matrix at 256-1024, where the blocked path's were
+   0.28-0.48x).
    Cluster path (SetPath, -mat_pgx_lu_path cluster, or AUTO up to -mat_pgx_lu_cluster_max): the blocked loop whose
    leaves are factored by LeafClusterKernel, one thread-block cluster of at most 16 blocks (sm_90) with one cluster
    barrier and one round of distributed shared memory loads per column instead of a grid synchronization (about 3.4
